@@ -1,0 +1,25 @@
+"""translate: English<->Chinese RNN attention NMT with pluggable attention mechanisms."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from translate.config import RunConfig
+    from translate.translator import Translator
+
+__all__ = ["RunConfig", "Translator", "__version__"]
+
+
+def __getattr__(name: str) -> Any:  # lazy re-exports keep `import translate` light
+    if name == "Translator":
+        from translate.translator import Translator
+
+        return Translator
+    if name == "RunConfig":
+        from translate.config import RunConfig
+
+        return RunConfig
+    raise AttributeError(name)

@@ -1,0 +1,66 @@
+"""Cleaning: whitespace normalisation, empty/over-long/length-ratio filters, duplicate pairs; all counted."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import datasets
+
+# Zero-width characters and the BOM are dropped; every other Unicode space (incl. U+3000) collapses.
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_whitespace(text: str) -> str:
+    """Drop zero-width and control characters, collapse all whitespace runs to one space, strip."""
+    text = _CONTROL.sub(" ", _ZERO_WIDTH.sub("", text))
+    return _SPACES.sub(" ", text).strip()
+
+
+@dataclass
+class CleanReport:
+    kept: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{n} {reason}" for reason, n in sorted(self.dropped.items()))
+        return f"kept {self.kept} pairs" + (f"; dropped {parts}" if parts else "")
+
+
+def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_training: bool) -> tuple[datasets.Dataset, CleanReport]:
+    """Normalise whitespace; for training data also drop empty, over-long, badly-ratioed and duplicate pairs.
+
+    Dev/test data (`filter_training=False`) keep every row so scores stay comparable.
+    """
+    report = CleanReport()
+    en_out: list[str] = []
+    zh_out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for en_raw, zh_raw in zip(ds["en"], ds["zh"]):
+        en, zh = normalize_whitespace(en_raw), normalize_whitespace(zh_raw)
+        reason = _reject_reason(en, zh, max_chars, max_ratio, seen) if filter_training else None
+        if reason:
+            report.dropped[reason] += 1
+            continue
+        seen.add((en, zh))
+        en_out.append(en)
+        zh_out.append(zh)
+    report.kept = len(en_out)
+    return datasets.Dataset.from_dict({"en": en_out, "zh": zh_out}), report
+
+
+def _reject_reason(en: str, zh: str, max_chars: int, max_ratio: float, seen: set[tuple[str, str]]) -> str | None:
+    if not en or not zh:
+        return "empty"
+    if len(en) > max_chars or len(zh) > max_chars:
+        return "over-long"
+    # English characters vs Chinese characters: ~2-4 en chars per zh char is normal; compare in that unit.
+    ratio = (len(en) / 3 + 1) / (len(zh) + 1)
+    if ratio > max_ratio or 1 / ratio > max_ratio:
+        return "length-ratio"
+    if (en, zh) in seen:
+        return "duplicate"
+    return None

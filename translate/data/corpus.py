@@ -1,0 +1,113 @@
+"""The data flow from files to training batches: read -> clean -> SentencePiece -> numericalise (cached)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import datasets
+
+from translate.config import DataConfig, RunConfig
+from translate.data.batching import fingerprint, numericalize
+from translate.data.cleaning import clean
+from translate.data.readers import read_split
+from translate.data.tokenizer import Tokenizer, train_tokenizer
+
+logger = logging.getLogger(__name__)
+datasets.disable_progress_bars()
+
+
+@dataclass
+class Corpus:
+    """Cleaned text of one split (columns en, zh) and its numericalised form (src_ids, tgt_ids)."""
+
+    text: datasets.Dataset
+    ids: datasets.Dataset
+
+    def sources(self, cfg: DataConfig) -> list[str]:
+        return list(self.text[cfg.src_lang])
+
+    def references(self, cfg: DataConfig) -> list[str]:
+        return list(self.text[cfg.tgt_lang])
+
+
+@dataclass
+class PreparedData:
+    train: Corpus
+    dev: Corpus
+    src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
+    report: list[str] = field(default_factory=list)
+
+
+def _source_key(cfg: DataConfig, split: str) -> str:
+    """Identify a split's content: file bytes for local data, name and split for the hub."""
+    if cfg.format == "hf":
+        return f"{cfg.hf_name}:{getattr(cfg, split)}"
+    base = Path(cfg.data_dir) / getattr(cfg, split)
+    files = [base] if cfg.format != "text" else [base.with_name(base.name + ".en"), base.with_name(base.name + ".zh")]
+    h = hashlib.sha1()
+    for file in files:
+        if file.is_file():
+            h.update(file.read_bytes())
+    return h.hexdigest()
+
+
+def read_clean(cfg: DataConfig, split: str, report: list[str]) -> datasets.Dataset:
+    ds, read_report = read_split(cfg, split)
+    cleaned, clean_report = clean(ds, cfg.max_chars, cfg.max_ratio, filter_training=split == "train")
+    report.append(f"{split}: {read_report.summary()}; {clean_report.summary()}")
+    return cleaned
+
+
+def _tokenizer(cfg: RunConfig, lang: str, train_text: datasets.Dataset, key: str, cache: Path) -> Tokenizer:
+    tok_cfg = json.dumps(dataclasses.asdict(cfg.tokenizer), sort_keys=True)
+    path = cache / f"spm-{lang}-{fingerprint(key, tok_cfg, lang)}.model"
+    if path.is_file():
+        return Tokenizer.load(path)
+    logger.info("training SentencePiece (%s, %d pieces) on %d sentences", lang, cfg.tokenizer.vocab_size(lang),
+                len(train_text))
+    tokenizer = Tokenizer(train_tokenizer(train_text[lang], lang, cfg.tokenizer))
+    tokenizer.save(path)
+    return tokenizer
+
+
+def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None = None) -> PreparedData:
+    """Read and clean train/dev, train (or reuse) tokenizers, numericalise with an on-disk cache.
+
+    Pass `tokenizers` (src, tgt) to reuse a run's own models when resuming.
+    """
+    data = cfg.data
+    cache = Path(data.cache_dir)
+    cache.mkdir(parents=True, exist_ok=True)
+    report: list[str] = []
+    train_text = read_clean(data, "train", report)
+    dev_text = read_clean(data, "dev", report)
+    clean_key = fingerprint(_source_key(data, "train"), str(data.max_chars), str(data.max_ratio))
+    if tokenizers is None:
+        tokenizers = (_tokenizer(cfg, data.src_lang, train_text, clean_key, cache),
+                      _tokenizer(cfg, data.tgt_lang, train_text, clean_key, cache))
+    src_tok, tgt_tok = tokenizers
+    tok_key = fingerprint(src_tok.proto, tgt_tok.proto, data.direction)
+    train_ids = numericalize(train_text, data.src_lang, data.tgt_lang, src_tok, tgt_tok, cache,
+                             f"train-{fingerprint(clean_key, tok_key)}")
+    before = len(train_ids)
+    train_ids = train_ids.filter(lambda r: len(r["src_ids"]) <= data.max_tokens and len(r["tgt_ids"]) <= data.max_tokens + 1)
+    dev_ids = numericalize(dev_text, data.src_lang, data.tgt_lang, src_tok, tgt_tok, cache,
+                           f"dev-{fingerprint(_source_key(data, 'dev'), tok_key)}")
+    report.append(f"train: dropped {before - len(train_ids)} pairs over {data.max_tokens} pieces; "
+                  f"{len(train_ids)} pairs for training")
+    dev_refs = list(dev_text[data.tgt_lang])
+    report.append(f"dev <unk> rate: source {src_tok.unk_rate(list(dev_text[data.src_lang])):.4%}, "
+                  f"target {tgt_tok.unk_rate(dev_refs):.4%}; vocab {len(src_tok)} src / {len(tgt_tok)} tgt pieces")
+    return PreparedData(Corpus(train_text, train_ids), Corpus(dev_text, dev_ids), src_tok, tgt_tok, report)
+
+
+def load_eval_split(cfg: RunConfig, split: str) -> tuple[list[str], list[str]]:
+    """Sources and references of dev or test, whitespace-normalised, nothing filtered."""
+    text = read_clean(cfg.data, split, [])
+    return list(text[cfg.data.src_lang]), list(text[cfg.data.tgt_lang])

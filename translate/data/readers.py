@@ -1,0 +1,157 @@
+"""Corpus readers: TSV, a pair of plain-text files, JSONL, a Hugging Face dataset by name.
+
+Every reader returns a `datasets.Dataset` with string columns `en` and `zh`. Errors name the
+file and the line; rows that can only be skipped are counted in a `ReadReport`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import datasets
+
+from translate.config import LANGS, DataConfig
+from translate.errors import DataError
+
+
+@dataclass
+class ReadReport:
+    """What a reader saw: rows kept, and rows skipped with the reason and first line number."""
+
+    path: str
+    rows: int = 0
+    skipped: dict[str, list[int]] = field(default_factory=dict)
+
+    def skip(self, reason: str, line: int) -> None:
+        self.skipped.setdefault(reason, []).append(line)
+
+    def summary(self) -> str:
+        parts = [f"{len(lines)} {reason} (first at line {lines[0]})" for reason, lines in self.skipped.items()]
+        return f"{self.path}: {self.rows} rows" + (f"; skipped {', '.join(parts)}" if parts else "")
+
+
+def _suspect_encoding(raw: bytes) -> str:
+    for name in ("gb18030", "big5", "latin-1"):
+        try:
+            raw.decode(name)
+            return name.upper() if name != "gb18030" else "GB18030/GBK"
+        except UnicodeDecodeError:
+            continue
+    return "unknown"
+
+
+def read_text_lines(path: Path) -> list[str]:
+    """Read a UTF-8 file (BOM tolerated, CRLF accepted) into lines; clear errors otherwise."""
+    if not path.exists():
+        raise DataError(f"{path}: file not found")
+    if path.is_dir():
+        raise DataError(f"{path}: is a directory, expected a file")
+    raw = path.read_bytes()
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DataError(f"{path}: file is UTF-16 (byte-order mark found); convert it to UTF-8, "
+                        f"e.g. iconv -f UTF-16 -t UTF-8 {path.name}")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); the file looks like "
+                        f"{_suspect_encoding(raw)}: convert it, e.g. iconv -f GB18030 -t UTF-8") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _pairs_to_dataset(en: list[str], zh: list[str], path: Path) -> datasets.Dataset:
+    if not en:
+        raise DataError(f"{path}: no sentence pairs found (empty file?)")
+    return datasets.Dataset.from_dict({"en": en, "zh": zh})
+
+
+def read_tsv(path: Path, columns: tuple[str, str] = ("en", "zh")) -> tuple[datasets.Dataset, ReadReport]:
+    """Read `col0<TAB>col1[<TAB>ignored...]` with no CSV quoting; blank lines are skipped and counted."""
+    report = ReadReport(str(path))
+    cols: dict[str, list[str]] = {columns[0]: [], columns[1]: []}
+    for number, line in enumerate(read_text_lines(path), start=1):
+        if "\x00" in line:
+            raise DataError(f"{path}:{number}: NUL byte in line (binary file?)")
+        if not line.strip():
+            report.skip("blank lines", number)
+            continue
+        fields = line.split("\t")
+        if len(fields) < 2:
+            raise DataError(f"{path}:{number}: expected 2 tab-separated columns ({columns[0]}<TAB>{columns[1]}), "
+                            f"found 1: {line[:60]!r}")
+        if len(fields) > 2:
+            report.skip("rows with extra columns (extra columns ignored, rows kept)", number)
+        cols[columns[0]].append(fields[0])
+        cols[columns[1]].append(fields[1])
+        report.rows += 1
+    return _pairs_to_dataset(cols["en"], cols["zh"], path), report
+
+
+def read_text_pair(en_path: Path, zh_path: Path) -> tuple[datasets.Dataset, ReadReport]:
+    """Read two line-aligned plain-text files."""
+    en, zh = read_text_lines(en_path), read_text_lines(zh_path)
+    if len(en) != len(zh):
+        raise DataError(f"{en_path} has {len(en)} lines but {zh_path} has {len(zh)}: the files must be line-aligned")
+    report = ReadReport(f"{en_path}+{zh_path}", rows=len(en))
+    return _pairs_to_dataset(en, zh, en_path), report
+
+
+def read_jsonl(path: Path) -> tuple[datasets.Dataset, ReadReport]:
+    """Read one JSON object per line with string fields `en` and `zh` (or a `translation` object)."""
+    report = ReadReport(str(path))
+    en: list[str] = []
+    zh: list[str] = []
+    for number, line in enumerate(read_text_lines(path), start=1):
+        if not line.strip():
+            report.skip("blank lines", number)
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{number}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+        obj = obj.get("translation", obj) if isinstance(obj, dict) else obj
+        if not isinstance(obj, dict) or not all(isinstance(obj.get(k), str) for k in LANGS):
+            raise DataError(f"{path}:{number}: expected an object with string fields 'en' and 'zh'")
+        en.append(obj["en"])
+        zh.append(obj["zh"])
+        report.rows += 1
+    return _pairs_to_dataset(en, zh, path), report
+
+
+def load_hf(name: str, split: str) -> tuple[datasets.Dataset, ReadReport]:
+    """Load a Hugging Face dataset by name (needs internet); accepts `en`/`zh` or `translation` columns."""
+    try:
+        ds = datasets.load_dataset(name, split=split)
+    except Exception as exc:  # noqa: BLE001 - any hub/network failure becomes one clear line
+        raise DataError(f"could not load dataset '{name}' split '{split}': {exc}") from None
+    assert isinstance(ds, datasets.Dataset)
+    if "translation" in ds.column_names:
+        ds = ds.map(lambda row: {k: row["translation"].get(k, "") for k in LANGS},
+                    remove_columns=ds.column_names)
+    missing = [k for k in LANGS if k not in ds.column_names]
+    if missing:
+        raise DataError(f"dataset '{name}' split '{split}' has columns {ds.column_names}, "
+                        f"not the requested languages {missing}")
+    ds = ds.select_columns(list(LANGS))
+    return ds, ReadReport(f"{name}:{split}", rows=len(ds))
+
+
+def read_split(cfg: DataConfig, split: str) -> tuple[datasets.Dataset, ReadReport]:
+    """Read `train`, `dev` or `test` as configured."""
+    filename = getattr(cfg, split)
+    if cfg.format == "hf":
+        return load_hf(cfg.hf_name, filename)
+    data_dir = Path(cfg.data_dir)
+    if not data_dir.is_dir():
+        raise DataError(f"data directory not found: {data_dir} (set --data-dir or data.data_dir)")
+    if cfg.format == "tsv":
+        return read_tsv(data_dir / filename)
+    if cfg.format == "jsonl":
+        return read_jsonl(data_dir / filename)
+    # text: <name>.en and <name>.zh
+    return read_text_pair(data_dir / f"{filename}.en", data_dir / f"{filename}.zh")

@@ -1,0 +1,80 @@
+"""SentencePiece per language: training on the training split, encode/decode, special ids in one place."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from pathlib import Path
+
+import sentencepiece as spm
+
+from translate.config import TokenizerConfig
+from translate.errors import CheckpointError
+
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+
+
+def train_tokenizer(sentences: Iterable[str], lang: str, cfg: TokenizerConfig, vocab_size: int | None = None) -> bytes:
+    """Train a SentencePiece model on `sentences`; return the serialized model."""
+    sentences = list(sentences)
+    model = io.BytesIO()
+    normalization = cfg.zh_normalization if lang == "zh" else cfg.en_normalization
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences),
+        model_writer=model,
+        vocab_size=vocab_size or cfg.vocab_size(lang),
+        model_type=cfg.model_type,
+        character_coverage=cfg.zh_character_coverage if lang == "zh" else 1.0,
+        normalization_rule_name=normalization,
+        byte_fallback=cfg.byte_fallback,
+        add_dummy_prefix=lang != "zh",  # Chinese has no spaces: no "▁" pieces inside a sentence
+        pad_id=PAD_ID, unk_id=UNK_ID, bos_id=BOS_ID, eos_id=EOS_ID,
+        hard_vocab_limit=False,
+        input_sentence_size=2_000_000,
+        shuffle_input_sentence=True,
+        num_threads=2,
+        minloglevel=2,
+    )
+    return model.getvalue()
+
+
+class Tokenizer:
+    """A loaded SentencePiece model with the project's special ids."""
+
+    def __init__(self, model_proto: bytes) -> None:
+        self.proto = model_proto
+        self.sp = spm.SentencePieceProcessor()
+        try:
+            self.sp.LoadFromSerializedProto(model_proto)
+        except (RuntimeError, OSError) as exc:
+            raise CheckpointError(f"not a SentencePiece model: {exc}") from None
+        if self.sp.pad_id() != PAD_ID or self.sp.eos_id() != EOS_ID:
+            raise CheckpointError("SentencePiece model has unexpected special ids (train it with translate)")
+
+    @classmethod
+    def load(cls, path: Path) -> Tokenizer:
+        if not path.is_file():
+            raise CheckpointError(f"tokenizer model missing: {path}")
+        return cls(path.read_bytes())
+
+    def save(self, path: Path) -> None:
+        path.write_bytes(self.proto)
+
+    def __len__(self) -> int:
+        return int(self.sp.GetPieceSize())
+
+    def encode(self, texts: list[str]) -> list[list[int]]:
+        return [list(ids) for ids in self.sp.Encode(texts)]
+
+    def decode(self, ids: list[list[int]]) -> list[str]:
+        specials = (PAD_ID, BOS_ID, EOS_ID)
+        return [str(self.sp.Decode([i for i in seq if i not in specials])) for seq in ids]
+
+    def pieces(self, text: str) -> list[str]:
+        return [str(p) for p in self.sp.EncodeAsPieces(text)]
+
+    def unk_rate(self, texts: list[str]) -> float:
+        """Share of pieces that are <unk> (byte fallback counts as known)."""
+        encoded = self.encode(texts)
+        total = sum(len(s) for s in encoded)
+        return sum(s.count(UNK_ID) for s in encoded) / max(total, 1)

@@ -1,0 +1,65 @@
+"""Attention registry: every mechanism by name, built by `build_attention`.
+
+kinds: soft | hard | multihead | none; scorers: additive | dot | scaled-dot | bilinear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from translate.config import AttentionConfig
+from translate.errors import ConfigError
+from translate.model.attention.base import Attention, AttentionOutput, Memory, NoAttention
+from translate.model.attention.hard import HardAttention
+from translate.model.attention.multihead import MULTIHEAD_SCORERS, MultiHeadAttention
+from translate.model.attention.scoring import SCORERS
+from translate.model.attention.self_attention import SelfAttentionLayer
+from translate.model.attention.soft import SoftAttention
+
+__all__ = ["ATTENTION", "SCORERS", "Attention", "AttentionOutput", "Memory", "SelfAttentionLayer",
+           "build_attention", "check_attention_config"]
+
+Builder = Callable[[AttentionConfig, int, int], Attention]
+
+
+def _soft(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
+    scorer = SCORERS[cfg.scorer](query_size, memory_size)
+    return SoftAttention(scorer, memory_size, key_value=cfg.mode == "key-value")
+
+
+def _hard(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
+    scorer = SCORERS[cfg.scorer](query_size, memory_size)
+    return HardAttention(scorer, memory_size, cfg.mode == "key-value", cfg)
+
+
+def _multihead(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
+    return MultiHeadAttention(query_size, memory_size, cfg.heads, cfg.scorer)
+
+
+def _none(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
+    return NoAttention(query_size, memory_size)
+
+
+ATTENTION: dict[str, Builder] = {
+    "hard": _hard,
+    "multihead": _multihead,
+    "none": _none,
+    "soft": _soft,
+}
+
+
+def check_attention_config(cfg: AttentionConfig) -> None:
+    """Raise ConfigError naming the bad field and listing the valid names."""
+    if cfg.kind not in ATTENTION:
+        raise ConfigError(f"model.attention.kind={cfg.kind!r} is unknown; valid kinds: {', '.join(sorted(ATTENTION))}")
+    if cfg.scorer not in SCORERS:
+        raise ConfigError(f"model.attention.scorer={cfg.scorer!r} is unknown; "
+                          f"valid scorers: {', '.join(sorted(SCORERS))}")
+    if cfg.kind == "multihead" and cfg.scorer not in MULTIHEAD_SCORERS:
+        raise ConfigError(f"model.attention.scorer={cfg.scorer!r} is not available with kind=multihead; "
+                          f"valid: {', '.join(MULTIHEAD_SCORERS)}")
+
+
+def build_attention(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
+    check_attention_config(cfg)
+    return ATTENTION[cfg.kind](cfg, query_size, memory_size)

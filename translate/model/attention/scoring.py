@@ -1,0 +1,101 @@
+"""Scoring functions s(q, k): pure maths on tensors, plus tiny modules that own the weights.
+
+All pure functions take a query `(..., D)` and keys `(..., S, D)` and return scores `(..., S)`;
+the leading dimensions may include heads, so multi-head attention reuses them unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Luong et al. 2015, eq. 8 "dot": s = kᵀq. Shapes: (..., D), (..., S, D) -> (..., S)."""
+    return (keys @ query.unsqueeze(-1)).squeeze(-1)
+
+
+def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Vaswani et al. 2017, eq. 1: s = kᵀq / √d, keeping score variance independent of d."""
+    return dot_score(query, keys) / math.sqrt(query.size(-1))
+
+
+def bilinear_score(query: torch.Tensor, keys: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """Luong et al. 2015, eq. 8 "general": s = kᵀ W q, W of shape (D_k, D_q)."""
+    return dot_score(query @ weight.transpose(-1, -2), keys)
+
+
+def additive_score(query_proj: torch.Tensor, keys_proj: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Bahdanau et al. 2015, Appendix A.1.2: s = vᵀ tanh(W k + U q), with W k and U q precomputed.
+
+    Shapes: query_proj (..., A), keys_proj (..., S, A), v (A,) or (heads, A) -> (..., S).
+    """
+    return (torch.tanh(keys_proj + query_proj.unsqueeze(-2)) @ v.unsqueeze(-1)).squeeze(-1)
+
+
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Softmax over the last dim where `mask` is True; padded positions get exactly 0."""
+    return scores.masked_fill(~mask, float("-inf")).softmax(-1)
+
+
+class Scorer(nn.Module):
+    """A scoring function with its weights: `prepare` transforms keys once per batch."""
+
+    def prepare(self, keys: torch.Tensor) -> torch.Tensor:
+        return keys
+
+    def forward(self, query: torch.Tensor, prepared_keys: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+
+class DotScorer(Scorer):
+    def __init__(self, query_size: int, key_size: int) -> None:
+        super().__init__()
+        if query_size != key_size:
+            raise ValueError(f"dot scoring needs query size == key size ({query_size} != {key_size})")
+
+    def forward(self, query: torch.Tensor, prepared_keys: torch.Tensor) -> torch.Tensor:
+        return dot_score(query, prepared_keys)
+
+
+class ScaledDotScorer(DotScorer):
+    def forward(self, query: torch.Tensor, prepared_keys: torch.Tensor) -> torch.Tensor:
+        return scaled_dot_score(query, prepared_keys)
+
+
+class BilinearScorer(Scorer):
+    def __init__(self, query_size: int, key_size: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(key_size, query_size))
+        nn.init.xavier_uniform_(self.weight)
+
+    def prepare(self, keys: torch.Tensor) -> torch.Tensor:
+        return keys @ self.weight  # kᵀW computed once per batch: (..., S, D_q)
+
+    def forward(self, query: torch.Tensor, prepared_keys: torch.Tensor) -> torch.Tensor:
+        return dot_score(query, prepared_keys)
+
+
+class AdditiveScorer(Scorer):
+    def __init__(self, query_size: int, key_size: int, attention_size: int | None = None) -> None:
+        super().__init__()
+        size = attention_size or query_size
+        self.key_layer = nn.Linear(key_size, size, bias=False)
+        self.query_layer = nn.Linear(query_size, size, bias=False)
+        self.v = nn.Parameter(torch.empty(size).uniform_(-0.1, 0.1))
+
+    def prepare(self, keys: torch.Tensor) -> torch.Tensor:
+        return self.key_layer(keys)
+
+    def forward(self, query: torch.Tensor, prepared_keys: torch.Tensor) -> torch.Tensor:
+        return additive_score(self.query_layer(query), prepared_keys, self.v)
+
+
+SCORERS: dict[str, type[Scorer]] = {
+    "additive": AdditiveScorer,
+    "bilinear": BilinearScorer,
+    "dot": DotScorer,
+    "scaled-dot": ScaledDotScorer,
+}

@@ -1,0 +1,50 @@
+"""Soft attention: scores -> masked softmax -> weighted sum of values (Bahdanau 2015; Luong 2015)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from translate.model.attention.base import Attention, AttentionOutput, Memory
+from translate.model.attention.scoring import Scorer, masked_softmax
+
+
+@dataclass
+class Choice:
+    """Normalised weights (B, S); hard attention adds the log-prob and entropy of its choice (B,)."""
+
+    weights: torch.Tensor
+    log_prob: torch.Tensor | None = None
+    entropy: torch.Tensor | None = None
+
+
+class SoftAttention(Attention):
+    """α = softmax(s(q, K)) over real tokens, context = Σ αᵢ vᵢ.
+
+    Plain mode: keys = values = encoder states. Key-value mode: keys = W_K X and values = W_V X,
+    separate learned projections of the encoder states.
+    """
+
+    def __init__(self, scorer: Scorer, memory_size: int, key_value: bool = False) -> None:
+        super().__init__()
+        self.scorer = scorer
+        self.key_proj = nn.Linear(memory_size, memory_size, bias=False) if key_value else None
+        self.value_proj = nn.Linear(memory_size, memory_size, bias=False) if key_value else None
+        self.context_size = memory_size
+
+    def prepare(self, states: torch.Tensor, mask: torch.Tensor) -> Memory:
+        keys = self.key_proj(states) if self.key_proj is not None else states
+        values = self.value_proj(states) if self.value_proj is not None else states
+        return Memory(keys=self.scorer.prepare(keys), values=values, mask=mask)
+
+    def normalise(self, scores: torch.Tensor, mask: torch.Tensor) -> Choice:
+        """Turn scores (B, S) into weights (B, S)."""
+        return Choice(weights=masked_softmax(scores, mask))
+
+    def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
+        scores = self.scorer(query, memory.keys)  # (B, S)
+        choice = self.normalise(scores, memory.mask)
+        context = (choice.weights.unsqueeze(1) @ memory.values).squeeze(1)  # (B, Dv)
+        return AttentionOutput(context, choice.weights, choice.log_prob, choice.entropy)

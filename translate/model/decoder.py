@@ -1,0 +1,108 @@
+"""Attentional RNN decoder with input feeding (Luong et al. 2015, sec. 3.3).
+
+One `step()` computes a single target position; teacher forcing (`forward`) loops over it and
+beam search calls it directly. The attention module is injected: the decoder never asks its kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from translate.config import ModelConfig
+from translate.data.tokenizer import PAD_ID
+from translate.model.attention import Attention, AttentionOutput, Memory
+
+
+@dataclass
+class DecoderState:
+    """hidden / cell (layers, B, H) (cell only for LSTM); feed (B, H) the previous attentional output."""
+
+    hidden: torch.Tensor
+    cell: torch.Tensor | None
+    feed: torch.Tensor
+
+    def select(self, indices: torch.Tensor) -> DecoderState:
+        return DecoderState(hidden=self.hidden.index_select(1, indices),
+                            cell=None if self.cell is None else self.cell.index_select(1, indices),
+                            feed=self.feed.index_select(0, indices))
+
+
+@dataclass
+class DecoderOutput:
+    """hidden (B, T, H) attentional outputs (the output layer is applied by the caller, only where
+    needed); attention weights (B, T, S); choice log-probs / entropies (B, T) for hard attention."""
+
+    hidden: torch.Tensor
+    weights: torch.Tensor
+    choice_log_probs: torch.Tensor | None
+    choice_entropies: torch.Tensor | None
+
+
+class Decoder(nn.Module):
+    def __init__(self, cfg: ModelConfig, vocab_size: int, attention: Attention) -> None:
+        super().__init__()
+        hidden = cfg.hidden_size
+        self.layers, self.hidden_size, self.input_feeding = cfg.decoder_layers, hidden, cfg.input_feeding
+        self.embedding = nn.Embedding(vocab_size, cfg.embedding_size, padding_idx=PAD_ID)
+        # N(0, 1/E): with tied output weights, unit-variance embeddings would start with huge logits
+        nn.init.normal_(self.embedding.weight, std=cfg.embedding_size ** -0.5)
+        self.embedding_dropout = nn.Dropout(cfg.embedding_dropout)
+        cell = nn.GRUCell if cfg.rnn_type == "gru" else nn.LSTMCell
+        first_input = cfg.embedding_size + (hidden if cfg.input_feeding else 0)
+        self.cells = nn.ModuleList([cell(first_input if i == 0 else hidden, hidden) for i in range(self.layers)])
+        self.is_lstm = cfg.rnn_type == "lstm"
+        self.bridge = nn.Linear(hidden, hidden * self.layers)
+        self.attention = attention
+        self.combine = nn.Linear(attention.context_size + hidden, hidden, bias=False)
+        self.dropout = nn.Dropout(cfg.dropout)
+        self.generator = nn.Linear(hidden, vocab_size)
+        if cfg.tie_embeddings:
+            self.generator.weight = self.embedding.weight
+
+    def init_state(self, final: torch.Tensor) -> DecoderState:
+        """final (B, H) encoder summary -> initial state through a tanh bridge."""
+        hidden = torch.tanh(self.bridge(final)).view(final.size(0), self.layers, self.hidden_size).transpose(0, 1)
+        hidden = hidden.contiguous()
+        cell = torch.zeros_like(hidden) if self.is_lstm else None
+        return DecoderState(hidden=hidden, cell=cell, feed=final.new_zeros(final.size(0), self.hidden_size))
+
+    def _step(self, embedded: torch.Tensor, state: DecoderState, memory: Memory) -> tuple[torch.Tensor, DecoderState, AttentionOutput]:
+        """embedded (B, E) -> attentional output (B, H), new state, attention output."""
+        x = torch.cat([embedded, state.feed], dim=-1) if self.input_feeding else embedded
+        hiddens, cells = [], []
+        for layer, cell in enumerate(self.cells):
+            if self.is_lstm:
+                assert state.cell is not None
+                h, c = cell(x, (state.hidden[layer], state.cell[layer]))
+                cells.append(c)
+            else:
+                h = cell(x, state.hidden[layer])
+            hiddens.append(h)
+            x = self.dropout(h) if layer < self.layers - 1 else h
+        attended = self.attention(x, memory)
+        out = self.dropout(torch.tanh(self.combine(torch.cat([attended.context, x], dim=-1))))  # (B, H)
+        new_state = DecoderState(hidden=torch.stack(hiddens), cell=torch.stack(cells) if cells else None, feed=out)
+        return out, new_state, attended
+
+    def step(self, prev_tokens: torch.Tensor, state: DecoderState, memory: Memory) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
+        """prev_tokens (B,) -> logits (B, V), new state, attention weights (B, S)."""
+        out, state, attended = self._step(self.embedding_dropout(self.embedding(prev_tokens)), state, memory)
+        return self.generator(out), state, attended.weights
+
+    def forward(self, tgt_in: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
+        """Teacher forcing: tgt_in (B, T) -> DecoderOutput; `generator` then maps hidden to logits."""
+        embedded = self.embedding_dropout(self.embedding(tgt_in))  # (B, T, E)
+        outs, weights, log_probs, entropies = [], [], [], []
+        for t in range(tgt_in.size(1)):
+            out, state, attended = self._step(embedded[:, t], state, memory)
+            outs.append(out)
+            weights.append(attended.weights)
+            if attended.log_prob is not None and attended.entropy is not None:
+                log_probs.append(attended.log_prob)
+                entropies.append(attended.entropy)
+        return DecoderOutput(hidden=torch.stack(outs, dim=1), weights=torch.stack(weights, dim=1),
+                             choice_log_probs=torch.stack(log_probs, 1) if log_probs else None,
+                             choice_entropies=torch.stack(entropies, 1) if entropies else None)

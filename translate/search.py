@@ -1,0 +1,148 @@
+"""Greedy and batched beam search over any step function; knows nothing about RNNs.
+
+A step function maps the previous tokens (N,) and a context to log-probabilities (N, V) and the
+next context; the context only needs `select(indices)` to follow beams. Finished sentences are
+dropped from the batch, so each sentence's result is independent of what it is batched with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+import torch
+
+
+class Selectable(Protocol):
+    def select(self, indices: torch.Tensor) -> Selectable: ...
+
+
+C = TypeVar("C", bound=Selectable)
+StepFn = Callable[[torch.Tensor, C], tuple[torch.Tensor, C]]
+
+
+@dataclass
+class Hypothesis:
+    """tokens without BOS/EOS; score = log_prob / length_penalty (what the beam ranks by)."""
+
+    tokens: list[int]
+    score: float
+    log_prob: float
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """GNMT (Wu et al. 2016, eq. 14): ((5 + |Y|) / 6) ** alpha; alpha = 0 gives 1 (raw log-probability)."""
+    return ((5.0 + length) / 6.0) ** alpha
+
+
+def max_lengths(src_lens: torch.Tensor, a: float, b: int) -> torch.Tensor:
+    """Longest output allowed per sentence (EOS excluded): a * source length + b."""
+    return (src_lens.float() * a).long() + b
+
+
+def _only_eos(log_probs: torch.Tensor, rows: torch.Tensor, eos: int) -> torch.Tensor:
+    """Rows that reached their length limit may only end: every token but EOS gets -inf."""
+    if rows.any():
+        eos_scores = log_probs[rows, ..., eos].clone()
+        log_probs[rows] = float("-inf")
+        log_probs[rows, ..., eos] = eos_scores
+    return log_probs
+
+
+@torch.no_grad()
+def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int) -> list[Hypothesis]:
+    """Pick the most probable token at each step. max_lens (B,)."""
+    batch = max_lens.size(0)
+    tokens = torch.full((batch,), bos, dtype=torch.long)
+    outputs: list[list[int]] = [[] for _ in range(batch)]
+    total = torch.zeros(batch)
+    active = torch.arange(batch)
+    for t in range(int(max_lens.max()) + 1):
+        log_probs, ctx = step_fn(tokens, ctx)
+        log_probs = _only_eos(log_probs, max_lens[active] <= t, eos)
+        best, tokens = log_probs.max(-1)
+        total[active] += best
+        for row, token in zip(active.tolist(), tokens.tolist()):
+            if token != eos:
+                outputs[row].append(token)
+        going = tokens != eos
+        if not going.any():
+            break
+        if not going.all():
+            keep = going.nonzero().squeeze(1)
+            active, tokens, ctx = active[keep], tokens[keep], ctx.select(keep)  # type: ignore[assignment]
+    return [Hypothesis(out, float(s), float(s)) for out, s in zip(outputs, total)]
+
+
+@dataclass
+class _Beams:
+    """Live beams of the active sentences: scores (A, K), history (A, K, t), ids (A,) sentence numbers."""
+
+    scores: torch.Tensor
+    history: torch.Tensor
+    ids: torch.Tensor
+
+
+def _top_candidates(beams: _Beams, log_probs: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Best 2k continuations per sentence: scores, source beam, token (each (A, 2k))."""
+    vocab = log_probs.size(-1)
+    candidates = beams.scores.unsqueeze(-1) + log_probs  # (A, K, V)
+    top_scores, flat = candidates.view(candidates.size(0), -1).topk(min(2 * k, k * vocab), dim=1)
+    return top_scores, flat // vocab, flat % vocab
+
+
+def _collect_finished(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor], k: int, eos: int,
+                      alpha: float, finished: list[list[Hypothesis]]) -> None:
+    """EOS among the k best candidates ends a hypothesis (fairseq's rule: never from ranks >= k)."""
+    scores, origin, tokens = top
+    ranks = torch.arange(scores.size(1)).unsqueeze(0)
+    ends = (tokens == eos) & (ranks < k) & torch.isfinite(scores)
+    for row, rank in ends.nonzero().tolist():
+        seq = beams.history[row, origin[row, rank]].tolist()
+        raw = float(scores[row, rank])
+        finished[int(beams.ids[row])].append(Hypothesis(seq, raw / length_penalty(len(seq) + 1, alpha), raw))
+
+
+def _advance(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor], k: int, eos: int) -> tuple[_Beams, torch.Tensor, torch.Tensor]:
+    """Keep the k best non-EOS candidates; return new beams, their source rows (A*k,), and their tokens."""
+    scores, origin, tokens = top
+    ranks = torch.arange(scores.size(1)).unsqueeze(0) + (tokens == eos).long() * scores.size(1)
+    keep = ranks.argsort(dim=1, stable=True)[:, :k]  # (A, k)
+    origin, tokens = origin.gather(1, keep), tokens.gather(1, keep)
+    history = beams.history.gather(1, origin.unsqueeze(-1).expand(-1, -1, beams.history.size(2)))
+    rows = (torch.arange(origin.size(0)).unsqueeze(1) * k + origin).view(-1)
+    new = _Beams(scores=scores.gather(1, keep), history=torch.cat([history, tokens.unsqueeze(-1)], dim=2), ids=beams.ids)
+    return new, rows, tokens.view(-1)
+
+
+@torch.no_grad()
+def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int, beam_size: int,
+                alpha: float = 1.0, n_best: int = 1) -> list[list[Hypothesis]]:
+    """Batched beam search; a sentence ends once it holds `beam_size` finished hypotheses or hits its max length.
+
+    Returns, per sentence, the `n_best` hypotheses ordered by length-penalised score.
+    """
+    batch, k = max_lens.size(0), beam_size
+    ctx = ctx.select(torch.arange(batch).repeat_interleave(k))  # type: ignore[assignment]
+    scores = torch.full((batch, k), float("-inf"))
+    scores[:, 0] = 0.0  # only the first beam is live at the start
+    beams = _Beams(scores=scores, history=torch.zeros(batch, k, 0, dtype=torch.long), ids=torch.arange(batch))
+    tokens = torch.full((batch * k,), bos, dtype=torch.long)
+    finished: list[list[Hypothesis]] = [[] for _ in range(batch)]
+    for t in range(int(max_lens.max()) + 1):
+        log_probs, ctx = step_fn(tokens, ctx)
+        log_probs = _only_eos(log_probs.view(-1, k, log_probs.size(-1)), max_lens[beams.ids] <= t, eos)
+        top = _top_candidates(beams, log_probs, k)
+        _collect_finished(beams, top, k, eos, alpha, finished)
+        beams, rows, tokens = _advance(beams, top, k, eos)
+        open_rows = torch.tensor([len(finished[i]) < k for i in beams.ids.tolist()]) & (max_lens[beams.ids] > t)
+        if not open_rows.any():
+            break
+        ctx = ctx.select(rows)  # type: ignore[assignment]
+        if not open_rows.all():
+            keep = open_rows.nonzero().squeeze(1)
+            beam_rows = (keep.unsqueeze(1) * k + torch.arange(k)).view(-1)
+            beams = _Beams(beams.scores[keep], beams.history[keep], beams.ids[keep])
+            ctx, tokens = ctx.select(beam_rows), tokens[beam_rows]  # type: ignore[assignment]
+    return [sorted(hyps, key=lambda h: -h.score)[:n_best] for hyps in finished]

@@ -1,0 +1,78 @@
+"""Translator: checkpoint -> strings in, strings out. Used by the CLI, evaluation, training validation and tests."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from translate.checkpoint import Loaded, load_checkpoint
+from translate.config import DecodeConfig, RunConfig
+from translate.data.batching import pad
+from translate.data.cleaning import normalize_whitespace
+from translate.data.tokenizer import BOS_ID, EOS_ID, Tokenizer
+from translate.model import Seq2Seq
+from translate.search import Hypothesis, beam_search, greedy, max_lengths
+
+logger = logging.getLogger(__name__)
+
+MAX_SOURCE_TOKENS = 200  # longer inputs are truncated (with a warning) to bound time and memory
+
+
+@dataclass
+class Translation:
+    text: str
+    score: float
+    tokens: list[int]
+
+
+class Translator:
+    def __init__(self, model: Seq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, cfg: RunConfig) -> None:
+        self.model, self.src_tokenizer, self.tgt_tokenizer, self.cfg = model, src_tokenizer, tgt_tokenizer, cfg
+
+    @classmethod
+    def from_checkpoint(cls, path: Path) -> Translator:
+        loaded: Loaded = load_checkpoint(path)
+        return cls(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.config)
+
+    def encode_sources(self, texts: list[str]) -> list[list[int]]:
+        encoded = self.src_tokenizer.encode([normalize_whitespace(t) for t in texts])
+        for i, ids in enumerate(encoded):
+            if len(ids) > MAX_SOURCE_TOKENS:
+                logger.warning("sentence %d has %d pieces; truncated to %d", i + 1, len(ids), MAX_SOURCE_TOKENS)
+                encoded[i] = ids[:MAX_SOURCE_TOKENS]
+        return [ids + [EOS_ID] for ids in encoded]
+
+    def translate(self, texts: list[str], decode: DecodeConfig | None = None) -> list[str]:
+        return [n_best[0].text for n_best in self.translate_n_best(texts, decode)]
+
+    @torch.no_grad()
+    def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        """Translate in batches of similar length; returns n-best lists in input order."""
+        decode = decode or self.cfg.decode
+        was_training = self.model.training
+        self.model.eval()
+        sources = self.encode_sources(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(sources[i]))
+        results: list[list[Translation]] = [[] for _ in texts]
+        for start in range(0, len(order), decode.batch_size):
+            chunk = order[start:start + decode.batch_size]
+            for i, hyps in zip(chunk, self._search([sources[i] for i in chunk], decode)):
+                results[i] = [Translation(text, h.score, h.tokens)
+                              for text, h in zip(self.tgt_tokenizer.decode([h.tokens for h in hyps]), hyps)]
+        for i, text in enumerate(texts):
+            if not normalize_whitespace(text):
+                results[i] = [Translation("", 0.0, [])]
+        self.model.train(was_training)
+        return results
+
+    def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        src_lens = torch.tensor([len(s) for s in sources])
+        ctx = self.model.encode(pad(sources), src_lens)
+        limits = max_lengths(src_lens, decode.max_len_a, decode.max_len_b)
+        if decode.beam_size == 1:
+            return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID)]
+        return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,
+                           decode.length_penalty, decode.n_best)
