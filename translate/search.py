@@ -41,8 +41,9 @@ def max_lengths(src_lens: torch.Tensor, a: float, b: int) -> torch.Tensor:
     return (src_lens.float() * a).long() + b
 
 
-def _only_eos(log_probs: torch.Tensor, rows: torch.Tensor, eos: int) -> torch.Tensor:
-    """Rows that reached their length limit may only end: every token but EOS gets -inf."""
+def _only_eos(log_probs: torch.Tensor, rows: torch.Tensor, eos: int, banned: tuple[int, ...]) -> torch.Tensor:
+    """Never emit `banned` (padding, BOS); rows that reached their length limit may only end."""
+    log_probs[..., list(banned)] = float("-inf")
     if rows.any():
         eos_scores = log_probs[rows, ..., eos].clone()
         log_probs[rows] = float("-inf")
@@ -51,7 +52,7 @@ def _only_eos(log_probs: torch.Tensor, rows: torch.Tensor, eos: int) -> torch.Te
 
 
 @torch.no_grad()
-def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int) -> list[Hypothesis]:
+def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int, pad: int = 0) -> list[Hypothesis]:
     """Pick the most probable token at each step. max_lens (B,)."""
     batch = max_lens.size(0)
     tokens = torch.full((batch,), bos, dtype=torch.long)
@@ -60,7 +61,7 @@ def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: in
     active = torch.arange(batch)
     for t in range(int(max_lens.max()) + 1):
         log_probs, ctx = step_fn(tokens, ctx)
-        log_probs = _only_eos(log_probs, max_lens[active] <= t, eos)
+        log_probs = _only_eos(log_probs, max_lens[active] <= t, eos, (pad, bos))
         best, tokens = log_probs.max(-1)
         total[active] += best
         for row, token in zip(active.tolist(), tokens.tolist()):
@@ -116,10 +117,22 @@ def _advance(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor]
     return new, rows, tokens.view(-1)
 
 
+def _still_open(beams: _Beams, finished: list[list[Hypothesis]], k: int, alpha: float, t: int) -> torch.Tensor:
+    """(A,) True where the sentence needs more steps: fewer than k finished, or the best live beam may still win."""
+    best_live = (beams.scores[:, 0] / length_penalty(t + 2, alpha)).tolist()
+    flags = []
+    for sid, live in zip(beams.ids.tolist(), best_live):
+        done = sorted((h.score for h in finished[sid]), reverse=True)
+        flags.append(len(done) < k or live > done[k - 1])
+    return torch.tensor(flags, dtype=torch.bool)
+
+
 @torch.no_grad()
 def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int, beam_size: int,
-                alpha: float = 1.0, n_best: int = 1) -> list[list[Hypothesis]]:
-    """Batched beam search; a sentence ends once it holds `beam_size` finished hypotheses or hits its max length.
+                alpha: float = 1.0, n_best: int = 1, pad: int = 0) -> list[list[Hypothesis]]:
+    """Batched beam search. A sentence ends at its max length, or once it holds `beam_size` finished
+    hypotheses none of which its best live beam can still beat (exact for alpha = 0; with a length
+    penalty the live score is normalised at the current length, as Hugging Face's `BeamHypotheses`).
 
     Returns, per sentence, the `n_best` hypotheses ordered by length-penalised score.
     """
@@ -132,11 +145,11 @@ def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eo
     finished: list[list[Hypothesis]] = [[] for _ in range(batch)]
     for t in range(int(max_lens.max()) + 1):
         log_probs, ctx = step_fn(tokens, ctx)
-        log_probs = _only_eos(log_probs.view(-1, k, log_probs.size(-1)), max_lens[beams.ids] <= t, eos)
+        log_probs = _only_eos(log_probs.view(-1, k, log_probs.size(-1)), max_lens[beams.ids] <= t, eos, (pad, bos))
         top = _top_candidates(beams, log_probs, k)
         _collect_finished(beams, top, k, eos, alpha, finished)
         beams, rows, tokens = _advance(beams, top, k, eos)
-        open_rows = torch.tensor([len(finished[i]) < k for i in beams.ids.tolist()]) & (max_lens[beams.ids] > t)
+        open_rows = _still_open(beams, finished, k, alpha, t) & (max_lens[beams.ids] > t)
         if not open_rows.any():
             break
         ctx = ctx.select(rows)  # type: ignore[assignment]

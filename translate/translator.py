@@ -12,7 +12,7 @@ from translate.checkpoint import Loaded, load_checkpoint
 from translate.config import DecodeConfig, RunConfig
 from translate.data.batching import pad
 from translate.data.cleaning import normalize_whitespace
-from translate.data.tokenizer import BOS_ID, EOS_ID, Tokenizer
+from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
 from translate.model import Seq2Seq
 from translate.search import Hypothesis, beam_search, greedy, max_lengths
 
@@ -73,6 +73,6 @@ class Translator:
         ctx = self.model.encode(pad(sources), src_lens)
         limits = max_lengths(src_lens, decode.max_len_a, decode.max_len_b)
         if decode.beam_size == 1:
-            return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID)]
+            return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
         return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,
-                           decode.length_penalty, decode.n_best)
+                           decode.length_penalty, decode.n_best, PAD_ID)

@@ -34,7 +34,8 @@ class HardAttention(SoftAttention):
         return self._reinforce_choice(probs)
 
     def _straight_through(self, scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        gumbel = -torch.log(-torch.log(torch.rand_like(scores).clamp_min(1e-20)).clamp_min(1e-20))
+        uniform = torch.rand_like(scores).clamp(1e-10, 1 - 1e-7)
+        gumbel = -torch.log(-torch.log(uniform))  # Gumbel(0, 1) noise
         soft = masked_softmax((scores + gumbel) / self.cfg.gumbel_temperature, mask)
         hard = _one_hot(soft.argmax(-1), soft)
         return hard - soft.detach() + soft

@@ -1,0 +1,166 @@
+"""Every registered attention mechanism: shapes, normalisation, masking, gradients, special cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from translate.config import AttentionConfig
+from translate.errors import ConfigError
+from translate.model.attention import ATTENTION, SCORERS, SelfAttentionLayer, build_attention
+from translate.model.attention.multihead import MULTIHEAD_SCORERS
+from translate.model.attention.scoring import AdditiveScorer, ScaledDotScorer
+from translate.model.attention.soft import SoftAttention
+
+D = 8
+
+
+def variants() -> list[AttentionConfig]:
+    out = []
+    for kind in sorted(ATTENTION):
+        scorers = MULTIHEAD_SCORERS if kind == "multihead" else sorted(SCORERS) if kind != "none" else ["additive"]
+        modes = ["plain", "key-value"] if kind in ("soft", "hard") else ["plain"]
+        trainings = ["reinforce", "straight-through"] if kind == "hard" else ["reinforce"]
+        out += [AttentionConfig(kind=kind, scorer=s, mode=m, heads=2, hard_training=t)  # type: ignore[arg-type]
+                for s in scorers for m in modes for t in trainings]
+    return out
+
+
+VARIANTS = variants()
+IDS = [f"{c.kind}-{c.scorer}-{c.mode}" + (f"-{c.hard_training}" if c.kind == "hard" else "") for c in VARIANTS]
+
+
+def inputs(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    states = torch.randn(3, 5, D, generator=g)
+    mask = torch.tensor([[True] * 5, [True] * 3 + [False] * 2, [True] + [False] * 4])
+    query = torch.randn(3, D, generator=g)
+    return states, mask, query
+
+
+def test_every_kind_and_scorer_is_covered() -> None:
+    assert {c.kind for c in VARIANTS} == set(ATTENTION)
+    assert {c.scorer for c in VARIANTS} == set(SCORERS)
+
+
+@pytest.mark.parametrize("cfg", VARIANTS, ids=IDS)
+def test_shapes_normalisation_and_padding(cfg: AttentionConfig) -> None:
+    torch.manual_seed(0)
+    attention = build_attention(cfg, D, D).eval()
+    states, mask, query = inputs()
+    out = attention(query, attention.prepare(states, mask))
+    assert out.context.shape == (3, D) and out.weights.shape == (3, 5)
+    assert torch.all(out.weights[~mask] == 0)  # exactly zero on padding
+    if cfg.kind != "none":
+        assert torch.allclose(out.weights.sum(-1), torch.ones(3), atol=1e-6)
+    if cfg.kind == "hard":  # argmax at inference: one-hot
+        assert torch.all((out.weights == 0) | (out.weights == 1))
+    # padding content cannot change anything
+    noisy = states.clone()
+    noisy[~mask] = 1e3
+    again = attention(query, attention.prepare(noisy, mask))
+    assert torch.allclose(out.context, again.context, atol=1e-5)
+    assert torch.allclose(out.weights, again.weights, atol=1e-6)
+
+
+@pytest.mark.parametrize("cfg", [c for c in VARIANTS if c.kind != "none"], ids=[i for i, c in zip(IDS, VARIANTS) if c.kind != "none"])
+def test_gradients_reach_every_parameter_and_the_states(cfg: AttentionConfig) -> None:
+    torch.manual_seed(0)
+    attention = build_attention(cfg, D, D).train()
+    states, mask, query = inputs()
+    states.requires_grad_(True)
+    out = attention(query, attention.prepare(states, mask))
+    loss = out.context.pow(2).sum()
+    if out.log_prob is not None and out.entropy is not None:  # REINFORCE path
+        rewards = torch.randn(3, 1)
+        loss = loss + attention.auxiliary_loss(out.log_prob.unsqueeze(1), out.entropy.unsqueeze(1), rewards,
+                                               torch.ones(3, 1))
+    loss.backward()
+    assert states.grad is not None and states.grad.abs().sum() > 0
+    for name, param in attention.named_parameters():
+        assert param.grad is not None and param.grad.abs().sum() > 0, name
+
+
+def test_hard_attention_training_weights_are_one_hot_without_soft_mixing() -> None:
+    for training in ("reinforce", "straight-through"):
+        cfg = AttentionConfig(kind="hard", scorer="dot", hard_training=training, soft_mix=0.0)  # type: ignore[arg-type]
+        attention = build_attention(cfg, D, D).train()
+        states, mask, query = inputs()
+        out = attention(query, attention.prepare(states, mask))
+        assert torch.allclose(out.weights.detach().sum(-1), torch.ones(3))
+        assert torch.all((out.weights.detach() == 0) | (out.weights.detach() == 1))
+        assert torch.all(out.weights.detach()[~mask] == 0)
+
+
+def test_reinforce_gradient_flows_only_through_log_prob_to_the_scorer() -> None:
+    cfg = AttentionConfig(kind="hard", scorer="bilinear", soft_mix=0.0, entropy_weight=0.0)
+    attention = build_attention(cfg, D, D).train()
+    states, mask, query = inputs()
+    states.requires_grad_(True)
+    out = attention(query, attention.prepare(states, mask))
+    assert out.log_prob is not None and out.entropy is not None
+    loss = attention.auxiliary_loss(out.log_prob.unsqueeze(1), out.entropy.unsqueeze(1), torch.ones(3, 1), torch.ones(3, 1))
+    loss.backward()
+    scorer_weight = attention.scorer.weight  # type: ignore[union-attr]
+    assert scorer_weight.grad is not None and scorer_weight.grad.abs().sum() > 0
+    assert states.grad is not None and states.grad.abs().sum() > 0
+    assert attention.baseline.item() != 0.0  # moving-average baseline moved towards the reward
+
+
+def test_dot_and_scaled_dot_differ_by_sqrt_d() -> None:
+    states, mask, query = inputs()
+    dot = build_attention(AttentionConfig(kind="soft", scorer="dot"), D, D)
+    scaled = build_attention(AttentionConfig(kind="soft", scorer="scaled-dot"), D, D)
+    s_dot = dot.scorer(query, dot.prepare(states, mask).keys)  # type: ignore[operator, union-attr]
+    s_scaled = scaled.scorer(query, scaled.prepare(states, mask).keys)  # type: ignore[operator, union-attr]
+    assert torch.allclose(s_dot, s_scaled * math.sqrt(D), atol=1e-5)
+
+
+@pytest.mark.parametrize("scorer", ["scaled-dot", "additive"])
+def test_multihead_with_one_head_is_single_head_key_value_attention(scorer: str) -> None:
+    torch.manual_seed(0)
+    multi = build_attention(AttentionConfig(kind="multihead", scorer=scorer, heads=1), D, D)
+    single_scorer = ScaledDotScorer(D, D) if scorer == "scaled-dot" else AdditiveScorer(D, D)
+    single = SoftAttention(single_scorer, D, key_value=True)
+    with torch.no_grad():
+        eye = torch.eye(D)
+        multi.query_proj.weight.copy_(eye)  # type: ignore[union-attr]
+        multi.out_proj.weight.copy_(eye)  # type: ignore[union-attr]
+        assert single.key_proj is not None and single.value_proj is not None
+        single.key_proj.weight.copy_(multi.key_proj.weight)  # type: ignore[union-attr]
+        single.value_proj.weight.copy_(multi.value_proj.weight)  # type: ignore[union-attr]
+        if scorer == "additive":
+            assert isinstance(single_scorer, AdditiveScorer)
+            single_scorer.key_layer.weight.copy_(eye)
+            single_scorer.query_layer.weight.copy_(eye)
+            single_scorer.v.copy_(multi.v[0])  # type: ignore[index]
+    states, mask, query = inputs()
+    a = multi(query, multi.prepare(states, mask))
+    b = single(query, single.prepare(states, mask))
+    assert torch.allclose(a.context, b.context, atol=1e-5)
+    assert torch.allclose(a.weights, b.weights, atol=1e-6)
+
+
+def test_self_attention_ignores_padding() -> None:
+    torch.manual_seed(0)
+    layer = SelfAttentionLayer(D, heads=2, dropout=0.0).eval()
+    states, mask, _ = inputs()
+    out, weights = layer(states, mask)
+    noisy = states.clone()
+    noisy[~mask] = -50.0
+    out2, _ = layer(noisy, mask)
+    assert torch.allclose(out, out2, atol=1e-5)
+    assert torch.all(out[~mask] == 0)
+    assert torch.all(weights.masked_select(~mask[:, None, None, :].expand_as(weights)) == 0)
+    # a sentence alone gives the same result as inside a padded batch
+    alone, _ = layer(states[1:2, :3], mask[1:2, :3])
+    assert torch.allclose(alone, out[1:2, :3], atol=1e-5)
+
+
+def test_unknown_names_list_the_valid_ones() -> None:
+    with pytest.raises(ConfigError, match="valid kinds: hard, multihead, none, soft"):
+        build_attention(AttentionConfig(kind="sparse"), D, D)
+    with pytest.raises(ConfigError, match="valid scorers: additive, bilinear, dot, scaled-dot"):
+        build_attention(AttentionConfig(scorer="mlp"), D, D)

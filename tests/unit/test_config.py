@@ -1,0 +1,68 @@
+from pathlib import Path
+
+import pytest
+
+from translate.config import RunConfig, config_from_json, config_to_json, load_config, parse_set
+from translate.errors import ConfigError
+
+
+def test_defaults_are_valid_and_round_trip_through_json() -> None:
+    cfg = load_config()
+    assert config_from_json(config_to_json(cfg)) == cfg
+    assert cfg.data.src_lang == "en" and cfg.data.tgt_lang == "zh"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"train.learnin_rate": 0.1}, "did you mean 'train.learning_rate'"),
+        ({"modle.hidden_size": 8}, "did you mean 'model'"),
+        ({"train.learning_rate": -1.0}, "train.learning_rate=-1.0 is invalid: must be > 0"),
+        ({"train.learning_rate": "fast"}, "expected a number"),
+        ({"tokenizer.zh_vocab_size": 0}, "tokenizer.zh_vocab_size=0"),
+        ({"decode.beam_size": 0}, "decode.beam_size=0"),
+        ({"decode.n_best": 6}, "decode.n_best=6"),
+        ({"model.attention.kind": "multihead", "model.attention.heads": 3}, "must divide model.hidden_size (256)"),
+        ({"model.attention.kind": "fancy"}, "valid kinds: hard, multihead, none, soft"),
+        ({"model.attention.scorer": "cosine"}, "valid scorers: additive, bilinear, dot, scaled-dot"),
+        ({"model.attention.kind": "multihead", "model.attention.scorer": "bilinear"}, "not available with kind=multihead"),
+        ({"data.direction": "en-fr"}, "choose one of en-zh, zh-en"),
+        ({"model.bidirectional": "maybe"}, "expected true or false"),
+        ({"train.max_steps": 2.5}, "expected an integer"),
+    ],
+)
+def test_bad_values_name_the_key(overrides: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_config(None, overrides)
+
+
+def test_set_parses_yaml_scalars() -> None:
+    assert parse_set(["a.b=3", "c=0.5", "d=true", "e=text"]) == {"a.b": 3, "c": 0.5, "d": True, "e": "text"}
+    with pytest.raises(ConfigError, match="expected key=value"):
+        parse_set(["novalue"])
+
+
+def test_yaml_and_toml_files(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("train:\n  learning_rate: 0.005\nmodel:\n  attention:\n    kind: none\n")
+    (tmp_path / "b.toml").write_text("[train]\nlearning_rate = 0.005\n[model.attention]\nkind = 'none'\n")
+    a, b = load_config(tmp_path / "a.yaml"), load_config(tmp_path / "b.toml")
+    assert a == b and a.train.learning_rate == 0.005 and a.model.attention.kind == "none"
+    # --set wins over the file
+    assert load_config(tmp_path / "a.yaml", {"train.learning_rate": 0.1}).train.learning_rate == 0.1
+
+
+def test_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "missing.yaml")
+    (tmp_path / "bad.yaml").write_text("train: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(tmp_path / "bad.yaml")
+    (tmp_path / "unknown.yaml").write_text("trian:\n  seed: 1\n")
+    with pytest.raises(ConfigError, match="did you mean 'train'"):
+        load_config(tmp_path / "unknown.yaml")
+
+
+def test_replace_returns_new_frozen_config() -> None:
+    cfg = RunConfig()
+    new = cfg.replace({"decode.beam_size": 2})
+    assert new.decode.beam_size == 2 and cfg.decode.beam_size == 5

@@ -1,0 +1,112 @@
+"""Readers on awkward input, cleaning, tokenizer round trips, batching."""
+
+from pathlib import Path
+
+import pytest
+
+from translate.data.batching import collate, token_batches
+from translate.data.cleaning import clean, normalize_whitespace
+from translate.data.readers import read_jsonl, read_text_pair, read_tsv
+from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
+from translate.errors import DataError
+
+from tests.conftest import TINY_DIR
+
+
+def write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_tsv_bom_quotes_crlf_and_extra_columns(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.tsv", '\ufeffHe said "hi".\t他说"嗨"。\tCC-BY attribution\r\n\r\nNA\tnull\r\n'.encode())
+    ds, report = read_tsv(path)
+    assert ds["en"] == ['He said "hi".', "NA"]  # BOM stripped, quotes kept, NA stays text
+    assert ds["zh"] == ['他说"嗨"。', "null"]
+    assert report.rows == 2 and report.skipped["blank lines"] == [2]
+    assert "extra columns" in report.summary()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"one column only\n", r"a.tsv:1: expected 2 tab-separated columns"),
+        (b"ok\tfine\n\xce\xd2\xca\xc7\tx\n", r"a.tsv:2: not valid UTF-8.*GB18030"),
+        ("hi\t你好\n".encode("utf-16"), r"UTF-16"),
+        (b"a\tb\nc\x00\td\n", r"a.tsv:2: NUL byte"),
+        (b"", r"no sentence pairs"),
+        (b"\n  \n", r"no sentence pairs"),
+    ],
+)
+def test_tsv_errors_name_file_and_line(tmp_path: Path, data: bytes, message: str) -> None:
+    with pytest.raises(DataError, match=message):
+        read_tsv(write(tmp_path, "a.tsv", data))
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="file not found"):
+        read_tsv(tmp_path / "nope.tsv")
+    with pytest.raises(DataError, match="is a directory"):
+        read_tsv(tmp_path)
+
+
+def test_jsonl_and_text_pair(tmp_path: Path) -> None:
+    ok = write(tmp_path, "a.jsonl", '{"en": "Hi.", "zh": "你好。"}\n{"translation": {"en": "Yes.", "zh": "是。"}}\n'.encode())
+    ds, _ = read_jsonl(ok)
+    assert ds["zh"] == ["你好。", "是。"]
+    bad = write(tmp_path, "b.jsonl", b'{"en": "Hi.", "zh": "x"}\n{"en": oops}\n')
+    with pytest.raises(DataError, match=r"b.jsonl:2: malformed JSON"):
+        read_jsonl(bad)
+    wrong = write(tmp_path, "c.jsonl", b'{"en": "Hi.", "de": "Hallo"}\n')
+    with pytest.raises(DataError, match=r"c.jsonl:1: expected an object with string fields 'en' and 'zh'"):
+        read_jsonl(wrong)
+    en, zh = write(tmp_path, "t.en", b"a\nb\n"), write(tmp_path, "t.zh", "甲\n".encode())
+    with pytest.raises(DataError, match="2 lines but .* has 1"):
+        read_text_pair(en, zh)
+
+
+def test_whitespace_normalisation() -> None:
+    assert normalize_whitespace("  a\u3000b\u200bc\t\td \u00a0") == "a bc d"
+    assert normalize_whitespace("x\x07y") == "x y"
+
+
+def test_clean_counts_every_drop(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.tsv", "a\tb\na\tb\n \t空\nx\t" .encode() + ("长" * 50).encode() + b"\nlong\tz\n")
+    ds, _ = read_tsv(path)
+    cleaned, report = clean(ds, max_chars=40, max_ratio=3.0, filter_training=True)
+    assert cleaned["en"] == ["a", "long"]
+    assert report.dropped == {"duplicate": 1, "empty": 1, "over-long": 1}
+    kept, report = clean(ds, max_chars=40, max_ratio=3.0, filter_training=False)
+    assert len(kept) == 5 and not report.dropped  # dev/test rows are never dropped
+
+
+def test_tokenizer_round_trip_keeps_fullwidth_punctuation(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    src, tgt = tiny_tokenizers
+    ds, _ = read_tsv(TINY_DIR / "dev.tsv")
+    assert tgt.decode(tgt.encode(list(ds["zh"]))) == list(ds["zh"])  # identity normalisation: ，。？ kept
+    assert src.decode(src.encode(list(ds["en"]))) == list(ds["en"])
+    assert "？" in tgt.decode(tgt.encode(["车站在哪里？"]))[0]
+    assert tgt.unk_rate(list(ds["zh"])) == 0.0
+    assert not any(p.startswith("▁") for p in tgt.pieces("我喜欢茶。"))  # no dummy prefix for Chinese
+    assert (PAD_ID, BOS_ID, EOS_ID) == (tgt.sp.pad_id(), tgt.sp.bos_id(), tgt.sp.eos_id())
+
+
+def test_token_batches_respect_budget_and_cover_everything() -> None:
+    src = [3, 9, 4, 12, 5, 7, 30, 2, 8, 6]
+    tgt = [4, 8, 5, 11, 5, 6, 28, 3, 9, 7]
+    batches = token_batches(src, tgt, batch_tokens=32, bucket_batches=2, seed=1, epoch=0)
+    assert sorted(i for b in batches for i in b) == list(range(10))
+    for batch in batches:
+        assert len(batch) == 1 or max(max(src[i], tgt[i]) for i in batch) * len(batch) <= 32
+    assert batches == token_batches(src, tgt, 32, 2, seed=1, epoch=0)  # deterministic
+    assert batches != token_batches(src, tgt, 32, 2, seed=1, epoch=1)
+
+
+def test_collate_pads_and_shifts() -> None:
+    batch = collate([[5, 6, EOS_ID], [7, EOS_ID]], [[BOS_ID, 8, EOS_ID], [BOS_ID, 9, 10, EOS_ID]])
+    assert batch.src.tolist() == [[5, 6, EOS_ID], [7, EOS_ID, PAD_ID]]
+    assert batch.src_mask.tolist() == [[True, True, True], [True, True, False]]
+    assert batch.tgt_in.tolist() == [[BOS_ID, 8, EOS_ID], [BOS_ID, 9, 10]]
+    assert batch.tgt_out.tolist() == [[8, EOS_ID, PAD_ID], [9, 10, EOS_ID]]
+    assert batch.num_tgt_tokens == 5

@@ -1,0 +1,108 @@
+"""Beam search and greedy on scripted probabilities: exact hypotheses and scores."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pytest
+import torch
+
+from translate.search import beam_search, greedy, length_penalty, max_lengths
+
+BOS, EOS, A, B, C = 2, 3, 4, 5, 6
+V = 7
+TINY = 1e-6
+# sentence id -> prefix (tokens after BOS) -> next-token probabilities; unlisted prefixes end (EOS 1.0)
+TABLES: dict[int, dict[tuple[int, ...], dict[int, float]]] = {
+    0: {(): {A: 0.5, B: 0.4, EOS: 0.1}, (A,): {EOS: 0.6, C: 0.4}, (B,): {C: 0.7, EOS: 0.3}},
+    1: {(): {C: 0.9, EOS: 0.1}, (C,): {C: 0.5, A: 0.3, EOS: 0.2}, (C, C): {EOS: 0.9, B: 0.1}},
+    2: {(): {A: 1.0}, (A,): {A: 1.0}, (A, A): {A: 1.0}, (A, A, A): {A: 0.9, EOS: 0.1}, (A, A, A, A): {A: 1.0}},
+}
+
+
+@dataclass
+class Scripted:
+    """Search context: which sentence each row is, and what it has emitted so far."""
+
+    sentence: list[int]
+    prefix: list[tuple[int, ...]]
+    started: bool = False
+
+    def select(self, indices: torch.Tensor) -> Scripted:
+        idx = indices.tolist()
+        return Scripted([self.sentence[i] for i in idx], [self.prefix[i] for i in idx], self.started)
+
+
+def step(tokens: torch.Tensor, ctx: Scripted) -> tuple[torch.Tensor, Scripted]:
+    prefixes = [p + (t,) if ctx.started else p for p, t in zip(ctx.prefix, tokens.tolist())]
+    log_probs = torch.full((len(prefixes), V), math.log(TINY))
+    for row, (sid, prefix) in enumerate(zip(ctx.sentence, prefixes)):
+        for token, p in TABLES[sid].get(prefix, {EOS: 1.0}).items():
+            log_probs[row, token] = math.log(p)
+    return log_probs, Scripted(ctx.sentence, prefixes, True)
+
+
+def context(sentences: list[int]) -> Scripted:
+    return Scripted(sentences, [() for _ in sentences])
+
+
+def limits(n: int, value: int = 10) -> torch.Tensor:
+    return torch.full((n,), value)
+
+
+def test_greedy_takes_the_locally_best_token() -> None:
+    [hyp] = greedy(step, context([0]), limits(1), BOS, EOS)
+    assert hyp.tokens == [A]
+    assert hyp.log_prob == pytest.approx(math.log(0.5 * 0.6))
+
+
+def test_beam_finds_the_better_sequence_and_orders_n_best() -> None:
+    [hyps] = beam_search(step, context([0]), limits(1), BOS, EOS, beam_size=2, alpha=0.0, n_best=3)
+    assert [h.tokens for h in hyps] == [[A], [B, C], [A, C]]
+    assert [h.score for h in hyps] == pytest.approx([math.log(0.3), math.log(0.28), math.log(0.2)])
+
+
+def test_length_penalty_prefers_the_longer_hypothesis() -> None:
+    [hyps] = beam_search(step, context([0]), limits(1), BOS, EOS, beam_size=2, alpha=1.0, n_best=2)
+    assert [h.tokens for h in hyps] == [[B, C], [A]]
+    assert hyps[0].score == pytest.approx(math.log(0.28) / ((5 + 3) / 6))
+    assert hyps[0].log_prob == pytest.approx(math.log(0.28))
+    assert hyps[1].score == pytest.approx(math.log(0.3) / ((5 + 2) / 6))
+
+
+def test_length_penalty_formula() -> None:
+    assert length_penalty(7, 0.0) == 1.0
+    assert length_penalty(7, 1.0) == pytest.approx(2.0)
+    assert length_penalty(1, 0.6) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("sentence", [0, 1, 2])
+def test_beam_one_equals_greedy(sentence: int) -> None:
+    [g] = greedy(step, context([sentence]), limits(1, 3), BOS, EOS)
+    [[b]] = beam_search(step, context([sentence]), limits(1, 3), BOS, EOS, beam_size=1, alpha=0.0)
+    assert b.tokens == g.tokens
+    assert b.log_prob == pytest.approx(g.log_prob)
+
+
+def test_max_length_forces_the_end() -> None:
+    [g] = greedy(step, context([2]), limits(1, 3), BOS, EOS)
+    assert g.tokens == [A, A, A]
+    [[b]] = beam_search(step, context([2]), limits(1, 3), BOS, EOS, beam_size=3, alpha=0.0)
+    assert b.tokens == [A, A, A]
+    assert b.log_prob == pytest.approx(math.log(0.1))  # the forced EOS is scored, not free
+    assert max_lengths(torch.tensor([4, 10]), 1.5, 2).tolist() == [8, 17]
+
+
+@pytest.mark.parametrize("beam", [1, 2, 4])
+def test_batched_search_equals_one_by_one(beam: int) -> None:
+    sentences = [0, 1, 2, 1, 0]
+    lims = torch.tensor([10, 10, 3, 2, 10])
+    batched = beam_search(step, context(sentences), lims, BOS, EOS, beam, alpha=0.6, n_best=beam)
+    for i, sid in enumerate(sentences):
+        alone = beam_search(step, context([sid]), lims[i:i + 1], BOS, EOS, beam, alpha=0.6, n_best=beam)[0]
+        assert [h.tokens for h in batched[i]] == [h.tokens for h in alone]
+        assert [h.score for h in batched[i]] == pytest.approx([h.score for h in alone])
+    greedy_batched = greedy(step, context(sentences), lims, BOS, EOS)
+    assert [h.tokens for h in greedy_batched] == [greedy(step, context([s]), lims[i:i + 1], BOS, EOS)[0].tokens
+                                                   for i, s in enumerate(sentences)]
