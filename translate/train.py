@@ -12,7 +12,8 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -132,6 +133,7 @@ class Trainer:
         self.dev_stream = BatchStream(data.dev.ids, cfg.data.batch_tokens, 1, 0)
         self.translator = Translator(model, data.src_tokenizer, data.tgt_tokenizer, cfg)
         self.history: list[dict[str, Any]] = []
+        self._epoch_batches: tuple[int, list[list[int]]] | None = None
 
     # ------------------------------------------------------------------ state in and out
     def trainer_state(self) -> dict[str, Any]:
@@ -152,13 +154,16 @@ class Trainer:
                         self.data.tgt_tokenizer, meta, self.trainer_state() if with_trainer else None)
 
     # ------------------------------------------------------------------ the loop
-    def batches(self) -> Iterator[Batch]:
-        while True:
-            epoch_batches = self.stream.epoch_batches(self.state.epoch)
-            while self.state.batch_in_epoch < len(epoch_batches):
-                indices = epoch_batches[self.state.batch_in_epoch]
-                self.state.batch_in_epoch += 1
-                yield self.stream.batch(indices)
+    def next_batch(self) -> Batch:
+        """The batch at the saved data position (epoch, batch_in_epoch); `advance()` moves past it."""
+        if self._epoch_batches is None or self._epoch_batches[0] != self.state.epoch:
+            self._epoch_batches = (self.state.epoch, self.stream.epoch_batches(self.state.epoch))
+        return self.stream.batch(self._epoch_batches[1][self.state.batch_in_epoch])
+
+    def advance(self) -> None:
+        self.state.batch_in_epoch += 1
+        assert self._epoch_batches is not None
+        if self.state.batch_in_epoch >= len(self._epoch_batches[1]):
             self.state.epoch += 1
             self.state.batch_in_epoch = 0
 
@@ -199,11 +204,9 @@ class Trainer:
         meter = self.files.meter(self.state)
         started, start_seconds = time.monotonic(), self.state.seconds
         self.model.train()
-        for batch in self.batches():
-            reason = self.stop_reason(started, start_seconds)
-            if reason:
-                return reason
-            out = self.train_step(batch)
+        while not (reason := self.stop_reason(started, start_seconds)):
+            out = self.train_step(self.next_batch())
+            self.advance()  # only after the step: an interrupted step is redone on resume
             self.state.seconds = start_seconds + time.monotonic() - started
             if out is None:
                 continue
@@ -212,7 +215,7 @@ class Trainer:
                 self.files.log_progress(meter.flush(self.state, self.scheduler.get_last_lr()[0], self.cfg))
             if self.state.step % self.cfg.train.validate_every == 0:
                 self.validate()
-        return "data exhausted"  # pragma: no cover - batches() is endless
+        return reason
 
     # ------------------------------------------------------------------ validation and checkpoints
     def validate(self, tag: str = "") -> float:
