@@ -64,14 +64,18 @@ def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) ->
     return load_config(config, overrides)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"translate {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
          quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only warnings and errors.")] = False,
-         version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False) -> None:
+         version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True,
+                                               callback=_print_version)] = False) -> None:
     """English<->Chinese NMT: train attentional RNNs, translate, evaluate, compare attention mechanisms."""
-    if version:
-        typer.echo(f"translate {__version__}")
-        raise typer.Exit()
     level = logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO
     logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
     logging.getLogger("datasets").setLevel(logging.WARNING)

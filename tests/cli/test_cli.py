@@ -1,0 +1,105 @@
+"""The command line: help, exit codes, one-line errors, and a tiny end-to-end run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from translate.cli import app
+
+from tests.conftest import TINY_DIR, tiny_overrides
+
+runner = CliRunner()
+COMMANDS = ["prepare", "train", "text", "file", "evaluate", "info"]
+
+
+def sets(tmp: Path, **extra: object) -> list[str]:
+    args: list[str] = []
+    for key, value in tiny_overrides(tmp, **extra).items():
+        args += ["--set", f"{key}={value}"]
+    return args
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage" in result.output
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.startswith("translate ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["text", "hi", "--checkpoint", "no/such/run"], "error: checkpoint not found: no/such/run"),
+        (["info", "--checkpoint", "tests"], "is not a checkpoint"),
+        (["train", "--set", "model.attention.kind=fancy"], "valid kinds: hard, multihead, none, soft"),
+        (["train", "--set", "train.lerning_rate=1"], "did you mean 'train.learning_rate'"),
+        (["train", "--direction", "en-de"], "choose one of en-zh, zh-en"),
+        (["train", "--data-dir", "no/such/dir", "--name", "x"], "data directory not found: no/such/dir"),
+        (["train", "--resume", "no/such/run"], "no config.yaml there"),
+        (["file", "no/such/file.txt", "--checkpoint", "no/such/run"], "file not found"),
+    ],
+)
+def test_user_errors_are_one_line_and_exit_1(tmp_path: Path, args: list[str], message: str) -> None:
+    result = runner.invoke(app, args + (["--set", f"runs_dir={tmp_path}"] if args[0] == "train" and "--resume" not in args else []))
+    assert result.exit_code == 1, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_bad_split_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["evaluate", "--split", "train"])
+    assert result.exit_code == 2
+
+
+def test_train_translate_evaluate_resume(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["train", *sets(tmp_path), "--max-steps", "20"])
+    assert result.exit_code == 0, result.output
+    run = tmp_path / "runs" / "tiny"
+    assert (run / "best" / "model.safetensors").is_file() and (run / "last" / "trainer.pt").is_file()
+
+    result = runner.invoke(app, ["text", "I like tea.", "", "Thank you.", "--checkpoint", str(run)])
+    assert result.exit_code == 0, result.output
+    assert len(result.output.splitlines()) == 3
+
+    result = runner.invoke(app, ["text", "--checkpoint", str(run), "--n-best", "2", "--beam", "2"], input="I like tea.\n")
+    assert result.exit_code == 0 and len(result.output.splitlines()) == 2 and "\t" in result.output
+
+    (tmp_path / "in.txt").write_text("I like tea.\nWe are friends.\n")
+    result = runner.invoke(app, ["file", str(tmp_path / "in.txt"), "-o", str(tmp_path / "out.txt"), "--checkpoint", str(run)])
+    assert result.exit_code == 0, result.output
+    assert len((tmp_path / "out.txt").read_text().splitlines()) == 2
+
+    result = runner.invoke(app, ["evaluate", "--checkpoint", str(run), "--split", "test", "--beam", "2"])
+    assert result.exit_code == 0, result.output
+    assert "tok:zh" in result.output and "chrF" in result.output
+    assert (run / "report.test.json").is_file()
+
+    result = runner.invoke(app, ["train", "--resume", str(run), "--max-steps", "30"])
+    assert result.exit_code == 0, result.output
+    assert "30 steps" in result.output
+
+    result = runner.invoke(app, ["info", "--checkpoint", str(run)])
+    assert result.exit_code == 0 and "direction: en-zh" in result.output
+
+
+def test_zh_en_direction_uses_13a(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["train", *sets(tmp_path, **{"data.direction": "zh-en"}), "--max-steps", "10"])
+    assert result.exit_code == 0, result.output
+    run = tmp_path / "runs" / "tiny"
+    result = runner.invoke(app, ["evaluate", "--checkpoint", str(run), "--split", "dev", "--data-dir", str(TINY_DIR)])
+    assert result.exit_code == 0, result.output
+    assert "tok:13a" in result.output
+
+
+def test_prepare_reports_counts(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["prepare", *sets(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "train:" in result.output and "24 rows" in result.output and "<unk> rate" in result.output
