@@ -81,8 +81,9 @@ def save_checkpoint(path: Path, cfg: RunConfig, model: Seq2Seq, src_tok: Tokeniz
     shutil.rmtree(old, ignore_errors=True)
 
 
-def resolve(path: Path) -> Path:
+def resolve(path: Path | str) -> Path:
     """Accept a checkpoint directory or a run directory (-> its best/ checkpoint)."""
+    path = Path(path)
     for candidate in (path, path / "best", path / "last"):
         if (candidate / META).is_file() or (candidate / WEIGHTS).is_file():
             return candidate
@@ -108,7 +109,7 @@ def read_meta(path: Path) -> dict[str, Any]:
     return dict(meta)
 
 
-def load_checkpoint(path: Path) -> Loaded:
+def load_checkpoint(path: Path | str) -> Loaded:
     """Rebuild config, tokenizers and model (eval mode) from a checkpoint or run directory."""
     path = resolve(path)
     meta = read_meta(path)

@@ -34,6 +34,7 @@ class DataConfig:
     dev: str = "dev.tsv"
     test: str = "test.tsv"
     hf_name: str = ""  # for format=hf: a dataset on the Hugging Face hub (needs internet)
+    hf_config: str = ""  # its configuration, e.g. "en-zh" for Helsinki-NLP/opus-100
     direction: Direction = "en-zh"
     max_chars: int = 300  # training pairs with a longer side are dropped
     max_ratio: float = 9.0  # training pairs whose length ratio exceeds this are dropped

@@ -15,7 +15,14 @@ import torch
 
 
 class Selectable(Protocol):
-    def select(self, indices: torch.Tensor) -> Selectable: ...
+    def select(self, indices: torch.Tensor) -> Selectable:
+        """Rows `indices` of the batch, in that order (may change which sentences are present)."""
+        ...
+
+    def reorder(self, indices: torch.Tensor) -> Selectable:
+        """Like select, but `indices` only permute rows among the beams of the same sentence, so
+        whatever is constant per sentence (the encoder memory) can be kept as is."""
+        ...
 
 
 C = TypeVar("C", bound=Selectable)
@@ -152,7 +159,7 @@ def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eo
         open_rows = _still_open(beams, finished, k, alpha, t) & (max_lens[beams.ids] > t)
         if not open_rows.any():
             break
-        ctx = ctx.select(rows)  # type: ignore[assignment]
+        ctx = ctx.reorder(rows)  # type: ignore[assignment]
         if not open_rows.all():
             keep = open_rows.nonzero().squeeze(1)
             beam_rows = (keep.unsqueeze(1) * k + torch.arange(k)).view(-1)

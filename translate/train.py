@@ -39,7 +39,8 @@ class TrainState:
     step: int = 0
     epoch: int = 0
     batch_in_epoch: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall time of training, validation included (what the time budget counts)
+    step_seconds: float = 0.0  # time inside training steps only
     target_tokens: int = 0
     best_bleu: float = -1.0
     best_step: int = 0
@@ -205,7 +206,9 @@ class Trainer:
         started, start_seconds = time.monotonic(), self.state.seconds
         self.model.train()
         while not (reason := self.stop_reason(started, start_seconds)):
+            step_began = time.monotonic()
             out = self.train_step(self.next_batch())
+            self.state.step_seconds += time.monotonic() - step_began
             self.advance()  # only after the step: an interrupted step is redone on resume
             self.state.seconds = start_seconds + time.monotonic() - started
             if out is None:

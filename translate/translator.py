@@ -33,7 +33,7 @@ class Translator:
         self.model, self.src_tokenizer, self.tgt_tokenizer, self.cfg = model, src_tokenizer, tgt_tokenizer, cfg
 
     @classmethod
-    def from_checkpoint(cls, path: Path) -> Translator:
+    def from_checkpoint(cls, path: Path | str) -> Translator:
         loaded: Loaded = load_checkpoint(path)
         return cls(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.config)
 

@@ -33,6 +33,10 @@ class Scripted:
         idx = indices.tolist()
         return Scripted([self.sentence[i] for i in idx], [self.prefix[i] for i in idx], self.started)
 
+    def reorder(self, indices: torch.Tensor) -> Scripted:
+        assert [self.sentence[i] for i in indices.tolist()] == self.sentence  # beams stay with their sentence
+        return self.select(indices)
+
 
 def step(tokens: torch.Tensor, ctx: Scripted) -> tuple[torch.Tensor, Scripted]:
     prefixes = [p + (t,) if ctx.started else p for p, t in zip(ctx.prefix, tokens.tolist())]

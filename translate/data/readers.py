@@ -123,10 +123,10 @@ def read_jsonl(path: Path) -> tuple[datasets.Dataset, ReadReport]:
     return _pairs_to_dataset(en, zh, path), report
 
 
-def load_hf(name: str, split: str) -> tuple[datasets.Dataset, ReadReport]:
+def load_hf(name: str, split: str, config: str = "") -> tuple[datasets.Dataset, ReadReport]:
     """Load a Hugging Face dataset by name (needs internet); accepts `en`/`zh` or `translation` columns."""
     try:
-        ds = datasets.load_dataset(name, split=split)
+        ds = datasets.load_dataset(name, config or None, split=split)
     except Exception as exc:  # noqa: BLE001 - any hub/network failure becomes one clear line
         raise DataError(f"could not load dataset '{name}' split '{split}': {exc}") from None
     assert isinstance(ds, datasets.Dataset)
@@ -145,7 +145,7 @@ def read_split(cfg: DataConfig, split: str) -> tuple[datasets.Dataset, ReadRepor
     """Read `train`, `dev` or `test` as configured."""
     filename = getattr(cfg, split)
     if cfg.format == "hf":
-        return load_hf(cfg.hf_name, filename)
+        return load_hf(cfg.hf_name, filename, cfg.hf_config)
     data_dir = Path(cfg.data_dir)
     if not data_dir.is_dir():
         raise DataError(f"data directory not found: {data_dir} (set --data-dir or data.data_dir)")

@@ -23,6 +23,10 @@ class DecodingContext:
     def select(self, indices: torch.Tensor) -> DecodingContext:
         return DecodingContext(state=self.state.select(indices), memory=self.memory.select(indices))
 
+    def reorder(self, indices: torch.Tensor) -> DecodingContext:
+        """Beam reordering within each sentence: the memory is the same for all its beams."""
+        return DecodingContext(state=self.state.select(indices), memory=self.memory)
+
 
 class Seq2Seq(nn.Module):
     def __init__(self, cfg: ModelConfig, encoder: Encoder, decoder: Decoder) -> None:

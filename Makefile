@@ -1,0 +1,13 @@
+.PHONY: setup test demo benchmark
+
+setup:
+	bash scripts/setup.sh
+
+test:
+	bash scripts/test.sh
+
+demo:
+	bash scripts/demo.sh
+
+benchmark: setup
+	.venv/bin/python scripts/benchmark.py --minutes 20 --threads 2 --name bench-en-zh

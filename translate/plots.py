@@ -1,0 +1,109 @@
+"""Figures for `translate compare`: BLEU with intervals, dev BLEU over time, attention heatmaps.
+
+Chinese labels need a font with Han glyphs (JoeyNMT's heatmaps show empty boxes without one): we
+use an installed CJK font if matplotlib knows one, else the Noto Sans CJK SC shipped by `mplfonts`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
+
+logger = logging.getLogger(__name__)
+KNOWN_CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
+                      "WenQuanYi Zen Hei", "SimHei", "Microsoft YaHei", "PingFang SC")
+
+
+def cjk_font() -> str | None:
+    """The family name of a font that draws Han characters, registering mplfonts' copy if needed."""
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    for family in KNOWN_CJK_FAMILIES:
+        if family in installed:
+            return family
+    try:
+        import mplfonts
+    except ImportError:
+        logger.warning("no CJK font found: Chinese labels will show as boxes (pip install mplfonts)")
+        return None
+    path = Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf"
+    if not path.is_file():
+        return None
+    font_manager.fontManager.addfont(str(path))
+    return str(font_manager.FontProperties(fname=str(path)).get_name())
+
+
+def _style() -> None:
+    family = cjk_font()
+    plt.rcParams["font.family"] = ["DejaVu Sans"] + ([family] if family else [])
+    plt.rcParams["axes.unicode_minus"] = False
+
+
+@dataclass
+class BarRow:
+    name: str
+    bleu: float
+    ci: float
+
+
+def plot_bleu(rows: list[BarRow], path: Path, title: str) -> None:
+    _style()
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * len(rows)), 4))
+    ax.bar([r.name for r in rows], [r.bleu for r in rows], yerr=[r.ci for r in rows], capsize=4, color="#4C72B0")
+    ax.set_ylabel("test BLEU (95 % bootstrap interval)")
+    ax.set_title(title)
+    ax.tick_params(axis="x", rotation=40)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_curves(curves: dict[str, list[tuple[float, float]]], path: Path) -> None:
+    """curves: name -> [(minutes, dev BLEU)]."""
+    _style()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, points in curves.items():
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name)
+    ax.set_xlabel("training minutes")
+    ax.set_ylabel("dev BLEU (greedy)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+@dataclass
+class Heatmap:
+    """weights (tgt_len, src_len) with the pieces that label each axis."""
+
+    title: str
+    weights: list[list[float]]
+    src_pieces: list[str]
+    tgt_pieces: list[str]
+
+
+def plot_heatmaps(grid: list[list[Heatmap]], path: Path) -> None:
+    """grid[row][col]: rows are sentences, columns mechanisms."""
+    _style()
+    rows, cols = len(grid), max(len(r) for r in grid)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.6 * rows), squeeze=False)
+    for r, row in enumerate(grid):
+        for c in range(cols):
+            ax = axes[r][c]
+            if c >= len(row):
+                ax.axis("off")
+                continue
+            cell = row[c]
+            ax.imshow(cell.weights, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
+            ax.set_xticks(range(len(cell.src_pieces)), cell.src_pieces, rotation=90, fontsize=6)
+            ax.set_yticks(range(len(cell.tgt_pieces)), cell.tgt_pieces, fontsize=7)
+            ax.set_title(cell.title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
