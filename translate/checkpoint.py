@@ -13,6 +13,7 @@ loadable checkpoint (`<ckpt>` or, mid-swap, `<ckpt>.old`).
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
 import pickle
@@ -72,8 +73,9 @@ def save_checkpoint(path: Path, cfg: RunConfig, model: Seq2Seq, src_tok: Tokeniz
             torch.save(trainer_state, tmp / TRAINER)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise CheckpointError(f"could not write checkpoint {path}: {exc.strerror or exc}; "
-                              f"the previous checkpoint is kept") from None
+        cause = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        raise CheckpointError(f"could not write checkpoint {path}: {cause}; the previous checkpoint is kept "
+                              f"(free space, then continue with --resume)") from None
     if path.exists():
         shutil.rmtree(old, ignore_errors=True)
         path.rename(old)

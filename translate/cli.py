@@ -173,14 +173,14 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
 @handle_errors
 def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
              split: Annotated[str, typer.Option(help="dev or test (report test only once you are done tuning).")] = "dev",
-             data_dir: DataDirOpt = None, beam: BeamOpt = None,
+             data_dir: DataDirOpt = None, beam: BeamOpt = None, direction: DirectionOpt = None,
              output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Hypotheses file.")] = None) -> None:
     """Translate dev or test and print BLEU and chrF with the sacrebleu signatures; writes hypotheses and report.json."""
     from translate.evaluation_run import evaluate_split
 
     if split not in ("dev", "test"):
         raise typer.BadParameter(f"'{split}': choose dev or test", param_hint="--split")
-    report, hyp_path = evaluate_split(checkpoint, split, data_dir, beam, output)
+    report, hyp_path = evaluate_split(checkpoint, split, data_dir, beam, output, direction)
     typer.echo(report.summary())
     typer.echo(f"hypotheses: {hyp_path}")
 

@@ -194,7 +194,7 @@ class DecodeConfig:
     max_len_a: float = 2.0  # max output length = a * source length + b
     max_len_b: int = 10
     n_best: int = 1
-    batch_size: int = 64  # sentences per decoding batch
+    batch_size: int = 256  # sentences per decoding batch (sorted by length: larger is faster on CPU)
 
     def __post_init__(self) -> None:
         _check(self.beam_size >= 1, "decode.beam_size", self.beam_size, "must be >= 1")

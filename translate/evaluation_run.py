@@ -10,15 +10,19 @@ from typing import Any
 
 from translate.checkpoint import resolve
 from translate.data.corpus import load_eval_split
+from translate.errors import ConfigError
 from translate.evaluate import EvalReport, score
 from translate.translator import Translator
 
 
 def evaluate_split(checkpoint: Path, split: str, data_dir: str | None = None, beam: int | None = None,
-                   output: Path | None = None) -> tuple[EvalReport, Path]:
+                   output: Path | None = None, direction: str | None = None) -> tuple[EvalReport, Path]:
     ckpt = resolve(checkpoint)
     translator = Translator.from_checkpoint(ckpt)
     cfg = translator.cfg
+    if direction is not None and direction != cfg.data.direction:
+        raise ConfigError(f"the checkpoint translates {cfg.data.direction}, but {direction} was asked for; "
+                          f"use a {direction} checkpoint (see `translate info --checkpoint {checkpoint}`)")
     if data_dir is not None:
         cfg = cfg.replace({"data.data_dir": data_dir})
     if beam is not None:

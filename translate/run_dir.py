@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from safetensors.torch import load_file, save_model
 
-from translate.errors import TrainingError
+from translate.errors import ConfigError, TrainingError
 
 if TYPE_CHECKING:
     from translate.config import RunConfig
@@ -82,8 +82,22 @@ def _eta(state: TrainState, cfg: RunConfig) -> float | None:
 
 
 class RunFiles:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, tensorboard: bool = False) -> None:
         self.root = root
+        self._writer: Any = None
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:
+                raise ConfigError("train.tensorboard=true needs the tensorboard package: pip install tensorboard") from None
+            self._writer = SummaryWriter(str(root / "tensorboard"))
+
+    def _scalars(self, prefix: str, record: dict[str, Any]) -> None:
+        if self._writer is not None:
+            for key, value in record.items():
+                if isinstance(value, (int, float)) and key != "step":
+                    self._writer.add_scalar(f"{prefix}/{key}", value, record["step"])
+            self._writer.flush()
 
     def prepare_new(self) -> None:
         if (self.root / "last").exists() or (self.root / "best").exists():
@@ -105,6 +119,7 @@ class RunFiles:
 
     def log_progress(self, record: dict[str, Any]) -> None:
         self._metrics({"kind": "train", **record})
+        self._scalars("train", record)
         eta = _duration(record["eta"]) if record["eta"] is not None else "-"
         self.log_line(f"step {record['step']:>6}  loss {record['loss']:.3f}  ppl {record['ppl']:8.2f}  "
                       f"{record['tgt_tok_per_s']:>6} tgt tok/s  lr {record['lr']:.2e}  "
@@ -112,6 +127,7 @@ class RunFiles:
 
     def log_validation(self, record: dict[str, Any], samples: list[tuple[str, str, str]]) -> None:
         self._metrics({"kind": "dev", **record})
+        self._scalars("dev", record)
         tag = f" [{record['tag']}]" if "tag" in record else ""
         self.log_line(f"validation{tag} at step {record['step']}: dev loss {record['dev_loss']:.3f}  "
                       f"ppl {record['dev_ppl']:.2f}  BLEU {record['dev_bleu']:.2f}  ({record['seconds']}s)")

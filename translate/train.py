@@ -274,7 +274,7 @@ def _disk_errors() -> Iterator[None]:
 
 def train(cfg: RunConfig, resume: bool = False) -> TrainResult:
     """Train (or resume) the run `cfg.run_dir`; returns when a budget or early stopping ends it."""
-    files = RunFiles(cfg.run_dir)
+    files = RunFiles(cfg.run_dir, cfg.train.tensorboard)
     with lock_run(files.root), _disk_errors():
         trainer = _make_trainer(cfg, files, resume)
         if not resume or trainer.state.step == 0:
@@ -285,10 +285,8 @@ def train(cfg: RunConfig, resume: bool = False) -> TrainResult:
             trainer.save("last", {"interrupted": True}, with_trainer=True)
             files.log_line(f"interrupted at step {trainer.state.step}; resume with: translate train --resume {files.root}")
             raise
-        if trainer.history and trainer.history[-1]["step"] != trainer.state.step:
-            trainer.validate()
-        elif not trainer.history:
-            trainer.validate()
+        if not trainer.history or trainer.history[-1]["step"] != trainer.state.step:
+            trainer.validate()  # the final weights always get a dev score
         trainer.finish()
         trainer.save("last", {"stop_reason": reason}, with_trainer=True)
         files.log_line(f"stopped: {reason}; best dev BLEU {trainer.state.best_bleu:.2f} at step {trainer.state.best_step}")

@@ -1,0 +1,51 @@
+"""`translate compare` on the tiny corpus: tables, plots, resumption; the CJK font for heatmaps."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from matplotlib import font_manager
+from matplotlib.ft2font import FT2Font
+
+from translate.compare import MECHANISMS, compare, parse_mechanisms
+from translate.config import RunConfig
+from translate.errors import ConfigError
+from translate.model.attention import ATTENTION
+from translate.plots import cjk_font
+
+
+def test_presets_cover_every_attention_kind() -> None:
+    kinds = {overrides["model.attention.kind"] for overrides in MECHANISMS.values()}
+    assert kinds == set(ATTENTION)
+    assert any(o.get("model.encoder_self_attention") for o in MECHANISMS.values())
+    with pytest.raises(ConfigError, match="valid: none, additive"):
+        parse_mechanisms("additive,luong")
+
+
+def test_heatmap_font_draws_han_characters() -> None:
+    family = cjk_font()
+    assert family is not None
+    path = font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+    font = FT2Font(path)
+    assert all(font.get_char_index(ord(ch)) != 0 for ch in "我喜欢茶。你好？")
+
+
+def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: RunConfig) -> None:
+    cfg = tiny_config.replace({"train.max_steps": 10, "train.validate_every": 5, "decode.beam_size": 2})
+    out = tmp_path / "cmp"
+    compare(cfg, ["none", "additive", "multihead"], [1, 2], out)
+    for name in ("results.md", "results.csv", "results.json", "bleu.png", "dev_bleu_curves.png", "heatmaps.png"):
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+    rows = list(csv.DictReader(open(out / "results.csv", encoding="utf-8")))
+    assert [r["mechanism"] for r in rows] == ["none", "additive", "multihead"]
+    assert all(int(r["steps"]) == 10 and r["seeds"] == "2" for r in rows)
+    assert rows[0]["p_vs_none"] == "" and rows[1]["p_vs_none"] != ""
+    assert rows[0]["attention_entropy"] == "" and float(rows[1]["attention_entropy"]) > 0
+    markdown = (out / "results.md").read_text(encoding="utf-8")
+    assert "| additive |" in markdown and "bs:1000" in markdown
+    summary = out / "runs" / "additive-seed1" / "train_summary.json"
+    stamp = summary.stat().st_mtime_ns
+    compare(cfg, ["none", "additive", "multihead"], [1, 2], out)  # second call reuses every finished run
+    assert summary.stat().st_mtime_ns == stamp

@@ -1,0 +1,308 @@
+"""The bad-input / fault matrix: every row is one case, with what the user must see.
+
+Corpora, sentences to translate, configuration, checkpoints, training faults. Each case expects
+one clear error (class + message naming the file, line, key or cause) or a safe result.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import pickle
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from translate.checkpoint import load_checkpoint, load_trainer_state, save_checkpoint
+from translate.config import RunConfig, load_config
+from translate.data.cleaning import clean
+from translate.data.readers import read_jsonl, read_tsv
+from translate.data.tokenizer import Tokenizer
+from translate.errors import CheckpointError, ConfigError, DataError, TrainingError
+from translate.model import Seq2Seq
+from translate.run_dir import lock_run
+from translate.translator import Translator
+
+# --------------------------------------------------------------------------- corpora
+
+CORPUS_CASES: list[tuple[str, bytes | None, str, type[Exception] | None, str]] = [
+    # id, file content (None = no file), reader, expected error, message (regex) or skip summary
+    ("missing file", None, "tsv", DataError, r"missing.tsv: file not found"),
+    ("empty file", b"", "tsv", DataError, r"no sentence pairs found"),
+    ("whitespace-only lines", b"  \n\t\n", "tsv", DataError, r"no sentence pairs found"),
+    ("one column", b"ok\t\xe5\xa5\xbd\nonly one\n", "tsv", DataError, r"f.tsv:2: expected 2 tab-separated columns"),
+    ("stray extra tab", b"a\tb\tc\n", "tsv", None, r"1 rows with extra columns"),
+    ("GBK file", "你好\t世界\n".encode("gbk"), "tsv", DataError, r"f.tsv:1: not valid UTF-8 .*GB18030/GBK"),
+    ("UTF-16 with BOM", "hi\t你好\n".encode("utf-16"), "tsv", DataError, r"UTF-16 \(byte-order mark found\)"),
+    ("CRLF endings", b"a\tb\r\nc\td\r\n", "tsv", None, r"2 rows$"),
+    ("NUL byte", b"a\tb\nc\x00d\te\n", "tsv", DataError, r"f.tsv:2: NUL byte"),
+    ("100,000-character line", b"x" * 100_000 + b"\ty\nshort\tok\n", "tsv", None, r"2 rows"),
+    ("malformed JSONL line", b'{"en": "a", "zh": "b"}\n{"en": \n', "jsonl", DataError, r"f.tsv:2: malformed JSON"),
+    ("languages missing", b'{"en": "a", "fr": "b"}\n', "jsonl", DataError, r"string fields 'en' and 'zh'"),
+]
+
+
+@pytest.mark.parametrize(("content", "reader", "error", "message"), [c[1:] for c in CORPUS_CASES],
+                         ids=[c[0] for c in CORPUS_CASES])
+def test_corpus_matrix(tmp_path: Path, content: bytes | None, reader: str, error: type[Exception] | None,
+                       message: str) -> None:
+    path = tmp_path / ("missing.tsv" if content is None else "f.tsv")
+    if content is not None:
+        path.write_bytes(content)
+    read = read_tsv if reader == "tsv" else read_jsonl
+    if error is not None:
+        with pytest.raises(error, match=message):
+            read(path)
+        return
+    ds, report = read(path)
+    assert len(ds) >= 1
+    import re
+
+    assert re.search(message, report.summary()), report.summary()
+
+
+def test_overlong_training_rows_are_counted_not_silent(tmp_path: Path) -> None:
+    path = tmp_path / "f.tsv"
+    path.write_bytes(b"x" * 100_000 + b"\ty\nshort\tok\n")
+    ds, _ = read_tsv(path)
+    cleaned, report = clean(ds, max_chars=300, max_ratio=9.0, filter_training=True)
+    assert len(cleaned) == 1 and report.dropped["over-long"] == 1 and "1 over-long" in report.summary()
+
+
+# --------------------------------------------------------------------------- sentences to translate
+
+SENTENCE_CASES = [
+    ("empty string", ""),
+    ("whitespace only", " \t\u3000 "),
+    ("5,000 words", "the cat sat on the mat " * 834),
+    ("emoji and unseen scripts", "🙂🚀 Привет مرحبا שלום ᚠᚢᚦ"),
+    ("control characters", "I\x07 like\x1b tea\x00."),
+    ("mixed English and Chinese", "I like 喝茶 and 咖啡."),
+    ("only punctuation", "?!...,,;"),
+]
+
+
+@pytest.fixture
+def tiny_translator(tiny_model: Seq2Seq, tiny_tokenizers: tuple[Tokenizer, Tokenizer], tiny_config: RunConfig) -> Translator:
+    src, tgt = tiny_tokenizers
+    return Translator(tiny_model, src, tgt, tiny_config)
+
+
+@pytest.mark.parametrize("text", [c[1] for c in SENTENCE_CASES], ids=[c[0] for c in SENTENCE_CASES])
+def test_sentence_matrix(tiny_translator: Translator, text: str, caplog: pytest.LogCaptureFixture) -> None:
+    began = time.monotonic()
+    [out] = tiny_translator.translate([text])
+    assert isinstance(out, str)
+    assert time.monotonic() - began < 30  # bounded: long inputs are truncated
+    if not text.strip():
+        assert out == ""
+    if len(text) > 10_000:
+        assert "truncated" in caplog.text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=60))
+def test_any_unicode_gives_a_string(tiny_translator: Translator, text: str) -> None:
+    [out] = tiny_translator.translate([text])
+    assert isinstance(out, str)
+
+
+# --------------------------------------------------------------------------- configuration
+
+CONFIG_CASES: list[tuple[str, dict[str, Any], str]] = [
+    ("unknown key suggests the nearest", {"train.batch_szie": 3}, r"unknown config key 'train.batch_szie'; valid keys"),
+    ("unknown key, close match", {"decode.beam": 3}, r"did you mean 'decode.beam_size'"),
+    ("wrong type", {"model.hidden_size": "big"}, r"model.hidden_size='big' is invalid: expected a number"),
+    ("negative learning rate", {"train.learning_rate": -0.1}, r"train.learning_rate=-0.1 is invalid: must be > 0"),
+    ("zero vocabulary", {"tokenizer.en_vocab_size": 0}, r"tokenizer.en_vocab_size=0 is invalid"),
+    ("heads not dividing hidden", {"model.attention.kind": "multihead", "model.attention.heads": 7},
+     r"model.attention.heads=7 is invalid: must divide model.hidden_size \(256\)"),
+    ("beam 0", {"decode.beam_size": 0}, r"decode.beam_size=0 is invalid: must be >= 1"),
+    ("unknown attention name", {"model.attention.kind": "luong"}, r"valid kinds: hard, multihead, none, soft"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "message"), [c[1:] for c in CONFIG_CASES], ids=[c[0] for c in CONFIG_CASES])
+def test_config_matrix(overrides: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+def test_data_direction_must_match_the_checkpoint(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
+                                                  tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from translate.evaluation_run import evaluate_split
+
+    save_checkpoint(tmp_path / "ckpt", tiny_config, tiny_model, *tiny_tokenizers, {"step": 1})
+    with pytest.raises(ConfigError, match="the checkpoint translates en-zh, but zh-en was asked for"):
+        evaluate_split(tmp_path / "ckpt", "dev", direction="zh-en")
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+def _saved(tmp_path: Path, cfg: RunConfig, model: Seq2Seq, toks: tuple[Tokenizer, Tokenizer]) -> Path:
+    path = tmp_path / "ckpt"
+    save_checkpoint(path, cfg, model, *toks, {"step": 1}, trainer_state={"step": torch.tensor(1)})
+    return path
+
+
+def _truncate(p: Path) -> None:
+    data = (p / "model.safetensors").read_bytes()
+    (p / "model.safetensors").write_bytes(data[: len(data) // 2])
+
+
+def _random_bytes(p: Path) -> None:
+    (p / "model.safetensors").write_bytes(os.urandom(4096))
+
+
+def _other_architecture(p: Path) -> None:
+    text = (p / "config.json").read_text().replace('"hidden_size": 16', '"hidden_size": 32').replace(
+        '"embedding_size": 16', '"embedding_size": 32')
+    (p / "config.json").write_text(text)
+
+
+def _old_format(p: Path) -> None:
+    (p / "meta.json").write_text('{"format_version": 0, "step": 1}')
+
+
+def _no_tokenizer(p: Path) -> None:
+    (p / "tgt.spm.model").unlink()
+
+
+CHECKPOINT_CASES: list[tuple[str, Callable[[Path], None] | None, str]] = [
+    ("missing", None, r"checkpoint not found"),
+    ("truncated weights", _truncate, r"truncated or not a safetensors file"),
+    ("random bytes", _random_bytes, r"truncated or not a safetensors file"),
+    ("another architecture", _other_architecture, r"do not fit the configured architecture|another architecture"),
+    ("older format version", _old_format, r"checkpoint format version 0, this translate .* reads version 1"),
+    ("tokenizer model missing", _no_tokenizer, r"tokenizer model missing: .*tgt.spm.model"),
+]
+
+
+@pytest.mark.parametrize(("damage", "message"), [c[1:] for c in CHECKPOINT_CASES], ids=[c[0] for c in CHECKPOINT_CASES])
+def test_checkpoint_matrix(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
+                           tiny_tokenizers: tuple[Tokenizer, Tokenizer], damage: Callable[[Path], None] | None,
+                           message: str) -> None:
+    path = _saved(tmp_path, tiny_config, tiny_model, tiny_tokenizers) if damage else tmp_path / "nothing"
+    if damage:
+        damage(path)
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(path)
+
+
+class _Payload:
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {MARKER}",))
+
+
+MARKER = Path("/tmp/translate-pickle-payload-ran")
+
+
+def test_pickle_payload_is_refused_without_running(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
+                                                    tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    MARKER.unlink(missing_ok=True)
+    path = _saved(tmp_path, tiny_config, tiny_model, tiny_tokenizers)
+    buffer = io.BytesIO()
+    torch.save({"state": _Payload()}, buffer, pickle_protocol=pickle.DEFAULT_PROTOCOL)
+    (path / "trainer.pt").write_bytes(buffer.getvalue())
+    with pytest.raises(CheckpointError, match="refused to load"):
+        load_trainer_state(path)
+    assert not MARKER.exists()
+
+
+# --------------------------------------------------------------------------- training faults
+
+def _train(cfg: RunConfig, resume: bool = False) -> Any:
+    from translate.train import train
+
+    return train(cfg, resume=resume)
+
+
+def test_ctrl_c_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    from translate import train as train_module
+
+    original = train_module.Trainer.train_step
+
+    def interrupt_at_7(self: Any, batch: Any) -> Any:
+        if self.state.step == 7:
+            raise KeyboardInterrupt
+        return original(self, batch)
+
+    monkeypatch.setattr(train_module.Trainer, "train_step", interrupt_at_7)
+    with pytest.raises(KeyboardInterrupt):
+        _train(tiny_config)
+    monkeypatch.setattr(train_module.Trainer, "train_step", original)
+    assert load_checkpoint(tiny_config.run_dir / "last").meta["step"] == 7
+    result = _train(tiny_config, resume=True)
+    assert result.state.step == tiny_config.train.max_steps
+
+
+def test_crash_mid_save_keeps_the_previous_checkpoint(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
+                                                      tiny_tokenizers: tuple[Tokenizer, Tokenizer],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _saved(tmp_path, tiny_config, tiny_model, tiny_tokenizers)
+    import translate.checkpoint as ckpt
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        raise SystemExit("killed")  # the process dies while writing the new weights
+
+    monkeypatch.setattr(ckpt, "save_model", killed)
+    with pytest.raises(SystemExit):
+        save_checkpoint(path, tiny_config, tiny_model, *tiny_tokenizers, {"step": 2})
+    assert load_checkpoint(path).meta["step"] == 1
+    # killed between the two renames: last -> last.old done, tmp -> last not yet
+    path.rename(path.with_name("ckpt.old"))
+    assert load_checkpoint(tmp_path / "ckpt").meta["step"] == 1
+
+
+def test_full_disk_is_a_clear_error_and_keeps_the_previous(tmp_path: Path, tiny_config: RunConfig,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = tiny_config.replace({"train.max_steps": 40, "train.validate_every": 20})
+    import translate.checkpoint as ckpt
+
+    original = ckpt.save_model
+    calls = {"n": 0}
+
+    def fill_disk(model: Any, filename: str, *args: Any, **kwargs: Any) -> None:
+        if Path(filename).parent.name == "last.tmp" and calls["n"] >= 1:
+            raise OSError(errno.ENOSPC, "No space left on device", filename)
+        calls["n"] += Path(filename).parent.name == "last.tmp"
+        original(model, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ckpt, "save_model", fill_disk)
+    with pytest.raises(CheckpointError, match="disk full; the previous checkpoint is kept"):
+        _train(cfg)
+    assert load_checkpoint(cfg.run_dir / "last").meta["step"] == 20
+
+
+def test_nan_losses_are_skipped_then_stop_training(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    from translate import train as train_module
+
+    original = train_module.compute_loss
+    state = {"calls": 0}
+
+    def sometimes_nan(model: Any, batch: Any, smoothing: float) -> Any:
+        out = original(model, batch, smoothing)
+        state["calls"] += 1
+        if state["calls"] in (3, 4) or state["calls"] > 25:
+            out.loss = out.loss * float("nan")
+        return out
+
+    monkeypatch.setattr(train_module, "compute_loss", sometimes_nan)
+    cfg = tiny_config.replace({"train.max_bad_losses": 5, "train.validate_every": 10, "train.max_steps": 100})
+    with pytest.raises(TrainingError, match="loss was NaN/inf for 5 batches in a row"):
+        _train(cfg)
+    best = load_checkpoint(cfg.run_dir / "best")
+    assert all(torch.isfinite(p).all() for p in best.model.parameters())
+
+
+def test_second_training_on_the_same_run_folder_is_refused(tiny_config: RunConfig) -> None:
+    with lock_run(tiny_config.run_dir):
+        with pytest.raises(TrainingError, match="in use by another training"):
+            _train(tiny_config)
