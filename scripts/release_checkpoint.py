@@ -29,11 +29,11 @@ def main() -> None:
                     half=True)
     cfg = loaded.config
     lines = [f"# {args.target.name}: {cfg.data.direction} attentional RNN", "",
-             f"- architecture: {cfg.model.rnn_type.upper()} hidden {cfg.model.hidden_size} (bidirectional encoder), "
-             f"attention {cfg.model.attention.kind}/{cfg.model.attention.scorer}, "
-             f"{loaded.model.num_parameters():,} parameters, fp16 weights",
-             f"- data: Tatoeba English–Mandarin shared split (train 26,206 pairs), SentencePiece unigram "
-             f"{len(loaded.src_tokenizer)}/{len(loaded.tgt_tokenizer)} pieces",
+             (f"- architecture: {cfg.model.rnn_type.upper()} hidden {cfg.model.hidden_size} (bidirectional encoder), "
+              f"attention {cfg.model.attention.kind}/{cfg.model.attention.scorer}, "
+              f"{loaded.model.num_parameters():,} parameters, fp16 weights"),
+             (f"- data: Tatoeba English–Mandarin shared split (train 26,206 pairs), SentencePiece unigram "
+              f"{len(loaded.src_tokenizer)}/{len(loaded.tgt_tokenizer)} pieces"),
              f"- trained: step {meta.get('step')}, dev BLEU {meta.get('dev_bleu', float('nan')):.2f} (greedy)"]
     for split in ("test",):
         if split in bench:

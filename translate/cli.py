@@ -12,7 +12,7 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -26,15 +26,15 @@ logger = logging.getLogger("translate")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", "-c", help="YAML or TOML run configuration.")]
-SetOpt = Annotated[Optional[list[str]], typer.Option(
+ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="YAML or TOML run configuration.")]
+SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Override any config key, e.g. --set model.attention.kind=multihead (repeatable).")]
-DataDirOpt = Annotated[Optional[str], typer.Option(help="Folder with train/dev/test files (config key data.data_dir).")]
-DirectionOpt = Annotated[Optional[str], typer.Option(help="en-zh or zh-en (config key data.direction).")]
-NameOpt = Annotated[Optional[str], typer.Option(help="Run name: outputs go to <runs-dir>/<name>/.")]
+DataDirOpt = Annotated[str | None, typer.Option(help="Folder with train/dev/test files (config key data.data_dir).")]
+DirectionOpt = Annotated[str | None, typer.Option(help="en-zh or zh-en (config key data.direction).")]
+NameOpt = Annotated[str | None, typer.Option(help="Run name: outputs go to <runs-dir>/<name>/.")]
 CheckpointOpt = Annotated[Path, typer.Option("--checkpoint", "-m",
                                              help="A run folder (uses its best/) or a checkpoint folder.")]
-BeamOpt = Annotated[Optional[int], typer.Option("--beam", "-b", help="Beam size; 1 = greedy (config key decode.beam_size).")]
+BeamOpt = Annotated[int | None, typer.Option("--beam", "-b", help="Beam size; 1 = greedy (config key decode.beam_size).")]
 DEFAULT_CHECKPOINT = Path("checkpoints/en-zh")
 
 
@@ -98,9 +98,9 @@ def prepare(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt 
 @handle_errors
 def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None, direction: DirectionOpt = None,
           name: NameOpt = None,
-          max_minutes: Annotated[Optional[float], typer.Option(help="Stop after this much training time.")] = None,
-          max_steps: Annotated[Optional[int], typer.Option(help="Stop after this many updates.")] = None,
-          resume: Annotated[Optional[Path], typer.Option(help="Continue the run in this folder exactly.")] = None) -> None:
+          max_minutes: Annotated[float | None, typer.Option(help="Stop after this much training time.")] = None,
+          max_steps: Annotated[int | None, typer.Option(help="Stop after this many updates.")] = None,
+          resume: Annotated[Path | None, typer.Option(help="Continue the run in this folder exactly.")] = None) -> None:
     """Train an attentional RNN; keeps best/ and last/ checkpoints under runs/<name>/.
 
     Example: translate train --data-dir ../shared/data/tatoeba-cmn-eng --direction en-zh --max-minutes 20
@@ -137,7 +137,7 @@ def _decode_cfg(translator: Any, beam: int | None, n_best: int = 1, batch_size: 
 
 @app.command()
 @handle_errors
-def text(sentences: Annotated[Optional[list[str]], typer.Argument(help="Sentences; none = read lines from stdin.")] = None,
+def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; none = read lines from stdin.")] = None,
          checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT, beam: BeamOpt = None,
          n_best: Annotated[int, typer.Option(help="Print this many translations per sentence, with scores.")] = 1) -> None:
     """Translate sentences given as arguments or on stdin, one per line."""
@@ -152,9 +152,9 @@ def text(sentences: Annotated[Optional[list[str]], typer.Argument(help="Sentence
 @app.command()
 @handle_errors
 def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text file, one sentence per line.")],
-         output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here (default: stdout).")] = None,
+         output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")] = None,
          checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT, beam: BeamOpt = None,
-         batch_size: Annotated[Optional[int], typer.Option(help="Sentences per batch.")] = None) -> None:
+         batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None) -> None:
     """Translate a file line by line, in batches; output keeps the line order."""
     from translate.data.readers import read_text_lines
 
@@ -174,7 +174,7 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
 def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
              split: Annotated[str, typer.Option(help="dev or test (report test only once you are done tuning).")] = "dev",
              data_dir: DataDirOpt = None, beam: BeamOpt = None, direction: DirectionOpt = None,
-             output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Hypotheses file.")] = None) -> None:
+             output: Annotated[Path | None, typer.Option("--output", "-o", help="Hypotheses file.")] = None) -> None:
     """Translate dev or test and print BLEU and chrF with the sacrebleu signatures; writes hypotheses and report.json."""
     from translate.evaluation_run import evaluate_split
 
@@ -208,8 +208,8 @@ def info(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT) -> None:
 def compare(mechanisms: Annotated[str, typer.Option(
                 help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
                      "scaled-dot-kv, hard-reinforce, hard-gumbel-st, multihead, self-attention+additive.")] = "all",
-            minutes: Annotated[Optional[float], typer.Option(help="Training budget per run, in minutes.")] = None,
-            steps: Annotated[Optional[int], typer.Option(help="Training budget per run, in updates.")] = None,
+            minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
+            steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
             out: Annotated[Path, typer.Option(help="Output folder (runs, tables, plots).")] = Path("runs/compare"),
             config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,

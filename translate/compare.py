@@ -18,7 +18,6 @@ from typing import Any
 
 import torch
 
-from translate.checkpoint import load_checkpoint
 from translate.config import RunConfig
 from translate.data.batching import collate
 from translate.data.corpus import load_eval_split

@@ -39,7 +39,7 @@ class DataConfig:
     max_chars: int = 300  # training pairs with a longer side are dropped
     max_ratio: float = 9.0  # training pairs whose length ratio exceeds this are dropped
     max_tokens: int = 100  # training pairs longer than this many pieces are dropped
-    batch_tokens: int = 1000  # target tokens per training batch
+    batch_tokens: int = 1200  # padded tokens per training batch (target or source side, whichever is longer)
     bucket_batches: int = 50  # batches sorted together for length bucketing
     cache_dir: str = "data/cache"
 

@@ -30,7 +30,7 @@ logger = logging.getLogger("translate.train")
 def lock_run(root: Path) -> Iterator[None]:
     """Hold an exclusive lock on the run folder; a second training there is refused."""
     root.mkdir(parents=True, exist_ok=True)
-    handle = open(root / ".lock", "w")
+    handle = open(root / ".lock", "w")  # noqa: SIM115 - held open for the whole training
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

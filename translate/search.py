@@ -95,9 +95,11 @@ class _Beams:
 def _top_candidates(beams: _Beams, log_probs: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Best 2k continuations per sentence: scores, source beam, token (each (A, 2k))."""
     vocab = log_probs.size(-1)
-    candidates = beams.scores.unsqueeze(-1) + log_probs  # (A, K, V)
-    top_scores, flat = candidates.view(candidates.size(0), -1).topk(min(2 * k, k * vocab), dim=1)
-    return top_scores, flat // vocab, flat % vocab
+    candidates = (beams.scores.unsqueeze(-1) + log_probs).view(log_probs.size(0), -1)  # (A, width * V)
+    if candidates.size(1) < 2 * k:  # tiny vocabularies: pad with impossible candidates
+        candidates = torch.nn.functional.pad(candidates, (0, 2 * k - candidates.size(1)), value=float("-inf"))
+    top_scores, flat = candidates.topk(2 * k, dim=1)
+    return top_scores, (flat // vocab).clamp_max(beams.scores.size(1) - 1), flat % vocab
 
 
 def _collect_finished(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor], k: int, eos: int,
@@ -115,11 +117,12 @@ def _collect_finished(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torc
 def _advance(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor], k: int, eos: int) -> tuple[_Beams, torch.Tensor, torch.Tensor]:
     """Keep the k best non-EOS candidates; return new beams, their source rows (A*k,), and their tokens."""
     scores, origin, tokens = top
+    width = beams.scores.size(1)  # 1 at the first step, k afterwards
     ranks = torch.arange(scores.size(1)).unsqueeze(0) + (tokens == eos).long() * scores.size(1)
     keep = ranks.argsort(dim=1, stable=True)[:, :k]  # (A, k)
     origin, tokens = origin.gather(1, keep), tokens.gather(1, keep)
     history = beams.history.gather(1, origin.unsqueeze(-1).expand(-1, -1, beams.history.size(2)))
-    rows = (torch.arange(origin.size(0)).unsqueeze(1) * k + origin).view(-1)
+    rows = (torch.arange(origin.size(0)).unsqueeze(1) * width + origin).view(-1)
     new = _Beams(scores=scores.gather(1, keep), history=torch.cat([history, tokens.unsqueeze(-1)], dim=2), ids=beams.ids)
     return new, rows, tokens.view(-1)
 
@@ -146,22 +149,22 @@ def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eo
     Returns, per sentence, the `n_best` hypotheses ordered by length-penalised score.
     """
     batch, k = max_lens.size(0), beam_size
-    ctx = ctx.select(torch.arange(batch).repeat_interleave(k))  # type: ignore[assignment]
-    scores = torch.full((batch, k), float("-inf"))
-    scores[:, 0] = 0.0  # only the first beam is live at the start
-    beams = _Beams(scores=scores, history=torch.zeros(batch, k, 0, dtype=torch.long), ids=torch.arange(batch))
-    tokens = torch.full((batch * k,), bos, dtype=torch.long)
+    # The first step runs once per sentence (one live beam each); its k best tokens then fan out.
+    beams = _Beams(scores=torch.zeros(batch, 1), history=torch.zeros(batch, 1, 0, dtype=torch.long),
+                   ids=torch.arange(batch))
+    tokens = torch.full((batch,), bos, dtype=torch.long)
     finished: list[list[Hypothesis]] = [[] for _ in range(batch)]
     for t in range(int(max_lens.max()) + 1):
         log_probs, ctx = step_fn(tokens, ctx)
-        log_probs = _only_eos(log_probs.view(-1, k, log_probs.size(-1)), max_lens[beams.ids] <= t, eos, (pad, bos))
+        width = beams.scores.size(1)
+        log_probs = _only_eos(log_probs.view(-1, width, log_probs.size(-1)), max_lens[beams.ids] <= t, eos, (pad, bos))
         top = _top_candidates(beams, log_probs, k)
         _collect_finished(beams, top, k, eos, alpha, finished)
         beams, rows, tokens = _advance(beams, top, k, eos)
         open_rows = _still_open(beams, finished, k, alpha, t) & (max_lens[beams.ids] > t)
         if not open_rows.any():
             break
-        ctx = ctx.reorder(rows)  # type: ignore[assignment]
+        ctx = (ctx.select(rows) if width == 1 else ctx.reorder(rows))  # type: ignore[assignment]
         if not open_rows.all():
             keep = open_rows.nonzero().squeeze(1)
             beam_rows = (keep.unsqueeze(1) * k + torch.arange(k)).view(-1)

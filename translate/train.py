@@ -9,14 +9,13 @@ import logging
 import math
 import random
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
 from translate.checkpoint import load_checkpoint, load_trainer_state, save_checkpoint
 from translate.config import RunConfig, save_config

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from translate.cli import app
-
 from tests.conftest import TINY_DIR, tiny_overrides
+from translate.cli import app
 
 runner = CliRunner()
 COMMANDS = ["prepare", "train", "text", "file", "evaluate", "info"]

@@ -38,7 +38,7 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     compare(cfg, ["none", "additive", "multihead"], [1, 2], out)
     for name in ("results.md", "results.csv", "results.json", "bleu.png", "dev_bleu_curves.png", "heatmaps.png"):
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
-    rows = list(csv.DictReader(open(out / "results.csv", encoding="utf-8")))
+    rows = list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines()))
     assert [r["mechanism"] for r in rows] == ["none", "additive", "multihead"]
     assert all(int(r["steps"]) == 10 and r["seeds"] == "2" for r in rows)
     assert rows[0]["p_vs_none"] == "" and rows[1]["p_vs_none"] != ""

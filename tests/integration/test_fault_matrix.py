@@ -303,6 +303,5 @@ def test_nan_losses_are_skipped_then_stop_training(tiny_config: RunConfig, monke
 
 
 def test_second_training_on_the_same_run_folder_is_refused(tiny_config: RunConfig) -> None:
-    with lock_run(tiny_config.run_dir):
-        with pytest.raises(TrainingError, match="in use by another training"):
-            _train(tiny_config)
+    with lock_run(tiny_config.run_dir), pytest.raises(TrainingError, match="in use by another training"):
+        _train(tiny_config)

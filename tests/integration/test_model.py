@@ -9,6 +9,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from tests.conftest import TINY_DIR
 from translate.checkpoint import load_checkpoint, save_checkpoint
 from translate.config import RunConfig
 from translate.data.batching import collate, pad
@@ -17,8 +18,6 @@ from translate.data.tokenizer import BOS_ID, EOS_ID, Tokenizer
 from translate.model import Seq2Seq, build_model
 from translate.train import train
 from translate.translator import Translator
-
-from tests.conftest import TINY_DIR
 
 SENTENCES = ["I like tea.", "Where is the school?", "Thank you.", "Tom said \"hello\".", "We are friends.",
              "It is sunny today.", "I want to go home."]

@@ -4,13 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import TINY_DIR
 from translate.data.batching import collate, token_batches
 from translate.data.cleaning import clean, normalize_whitespace
 from translate.data.readers import read_jsonl, read_text_pair, read_tsv
 from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
 from translate.errors import DataError
-
-from tests.conftest import TINY_DIR
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:

@@ -5,7 +5,11 @@ import math
 import torch
 
 from translate.model.attention.scoring import (
-    additive_score, bilinear_score, dot_score, masked_softmax, scaled_dot_score,
+    additive_score,
+    bilinear_score,
+    dot_score,
+    masked_softmax,
+    scaled_dot_score,
 )
 
 Q = torch.tensor([[1.0, 2.0]])  # (B=1, D=2)

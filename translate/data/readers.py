@@ -61,7 +61,7 @@ def read_text_lines(path: Path) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return [line.removesuffix("\r") for line in lines]
 
 
 def _pairs_to_dataset(en: list[str], zh: list[str], path: Path) -> datasets.Dataset:
