@@ -130,3 +130,20 @@ def test_training_writes_logs_and_best_and_average(tmp_path: Path, tiny_config: 
     assert "tgt tok/s" in log and "validation at step 20" in log and "src: " in log and "average of 2" in log
     assert load_checkpoint(run).meta["dev_bleu"] == pytest.approx(result.best_bleu)
     assert pad([[1], [1, 2]]).tolist() == [[1, 0], [1, 2]]
+
+
+@pytest.mark.parametrize("rnn_type", ["gru", "lstm"])
+def test_deeper_and_lstm_models_mask_padding_and_translate(tiny_config: RunConfig, rnn_type: str,
+                                                           tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    cfg = tiny_config.replace({"model.rnn_type": rnn_type, "model.encoder_layers": 2, "model.decoder_layers": 2,
+                               "model.input_feeding": rnn_type == "gru"})
+    src_tok, tgt_tok = tiny_tokenizers
+    torch.manual_seed(0)
+    model = build_model(cfg.model, len(src_tok), len(tgt_tok)).eval()
+    batch = encode_pair(src_tok, tgt_tok, ["I like tea.", "Where is the station?"], ["我喜欢茶。", "车站在哪里？"])
+    together = model(batch.src, batch.src_lens, batch.tgt_in).hidden
+    n_src, n_tgt = int(batch.src_lens[0]), int((batch.tgt_out[0] != 0).sum())
+    alone = model(batch.src[:1, :n_src], batch.src_lens[:1], batch.tgt_in[:1, :n_tgt]).hidden
+    assert torch.allclose(together[0, :n_tgt], alone[0], atol=1e-5)
+    translator = Translator(model, src_tok, tgt_tok, cfg)
+    assert [translator.translate([s])[0] for s in SENTENCES[:3]] == translator.translate(SENTENCES[:3])

@@ -15,7 +15,7 @@ from translate.config import DataConfig, RunConfig
 from translate.data.batching import fingerprint, numericalize
 from translate.data.cleaning import clean
 from translate.data.readers import read_split
-from translate.data.tokenizer import Tokenizer, train_tokenizer
+from translate.data.tokenizer import TRAINING_RECIPE, Tokenizer, train_tokenizer
 
 logger = logging.getLogger(__name__)
 datasets.disable_progress_bars()
@@ -66,7 +66,7 @@ def read_clean(cfg: DataConfig, split: str, report: list[str]) -> datasets.Datas
 
 def _tokenizer(cfg: RunConfig, lang: str, train_text: datasets.Dataset, key: str, cache: Path) -> Tokenizer:
     tok_cfg = json.dumps(dataclasses.asdict(cfg.tokenizer), sort_keys=True)
-    path = cache / f"spm-{lang}-{fingerprint(key, tok_cfg, lang)}.model"
+    path = cache / f"spm-{lang}-{fingerprint(key, tok_cfg, lang, TRAINING_RECIPE)}.model"
     if path.is_file():
         return Tokenizer.load(path)
     logger.info("training SentencePiece (%s, %d pieces) on %d sentences", lang, cfg.tokenizer.vocab_size(lang),

@@ -12,6 +12,8 @@ from translate.config import TokenizerConfig
 from translate.errors import CheckpointError
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+# Bump when train_tokenizer's fixed arguments change, so cached models trained the old way are not reused.
+TRAINING_RECIPE = "2: no dummy prefix for zh"
 
 
 def train_tokenizer(sentences: Iterable[str], lang: str, cfg: TokenizerConfig, vocab_size: int | None = None) -> bytes:
