@@ -105,15 +105,15 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, summary: dict[str, 
         return RunFigures(**data)
     translator = Translator.from_checkpoint(cfg.run_dir)
     figures: dict[str, Any] = {}
-    for split in ("dev", "test"):
-        sources, refs = load_eval_split(cfg, split)
+    splits = {split: load_eval_split(cfg, split) for split in ("dev", "test")}
+    for split, (sources, refs) in splits.items():
         began = time.perf_counter()
         hyps = translator.translate(sources, translator.cfg.decode)
         figures[f"{split}_seconds"] = time.perf_counter() - began
         (cfg.run_dir / f"{split}.hyp.txt").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
         figures[split] = score(hyps, refs, cfg.data.tgt_lang)
         figures[f"{split}_n"] = len(sources)
-    dev_sources, dev_refs = load_eval_split(cfg, "dev")
+    dev_sources, dev_refs = splits["dev"]
     state = summary["state"]
     result = RunFigures(
         mechanism=mechanism, seed=seed, parameters=summary["parameters"], steps=state["step"],

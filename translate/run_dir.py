@@ -114,7 +114,7 @@ class RunFiles:
         with open(self.root / "metrics.jsonl", "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
-    def meter(self, state: TrainState) -> Meter:
+    def meter(self) -> Meter:
         return Meter(since=time.monotonic())
 
     def log_progress(self, record: dict[str, Any]) -> None:

@@ -201,7 +201,7 @@ class Trainer:
         return None
 
     def run(self) -> str:
-        meter = self.files.meter(self.state)
+        meter = self.files.meter()
         started, start_seconds = time.monotonic(), self.state.seconds
         self.model.train()
         while not (reason := self.stop_reason(started, start_seconds)):
