@@ -15,33 +15,30 @@ import dataclasses
 import json
 import logging
 import resource
-import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from translate.config import load_config, parse_set
+from translate.config_io import load_config, parse_set
 from translate.data.corpus import load_eval_split
-from translate.evaluate import score
+from translate.evaluate import translate_and_score
 from translate.train import train
 from translate.translator import Translator
 
 
 def decode_figures(run: Path, split: str) -> dict[str, Any]:
+    cfg = load_config(run / "config.yaml")
     translator = Translator.from_checkpoint(run)
-    sources, refs = load_eval_split(translator.cfg, split)
+    sources, refs = load_eval_split(cfg.data, split)
     figures: dict[str, Any] = {"sentences": len(sources)}
     for label, beam in (("beam5", 5), ("greedy", 1)):
-        decode = dataclasses.replace(translator.cfg.decode, beam_size=beam, n_best=1)
+        decode = dataclasses.replace(translator.decode, beam_size=beam, n_best=1)
         translator.translate(sources[:64], decode)  # warm-up
-        began = time.perf_counter()
-        hyps = translator.translate(sources, decode)
-        seconds = time.perf_counter() - began
-        report = score(hyps, refs, translator.cfg.data.tgt_lang)
-        (run / f"{split}.{label}.hyp.txt").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
-        figures[label] = {**report.to_dict(), "seconds": round(seconds, 2),
-                          "sentences_per_second": round(len(sources) / seconds, 1)}
+        result = translate_and_score(translator, sources, refs, cfg.data.tgt_lang, decode,
+                                     run / f"{split}.{label}.hyp.txt")
+        figures[label] = {**result.report.to_dict(), "seconds": round(result.seconds, 2),
+                          "sentences_per_second": round(result.sentences_per_second, 1)}
     return figures
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from translate.version import __version__
+
 
 if TYPE_CHECKING:
     from translate.config import RunConfig

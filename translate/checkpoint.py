@@ -1,13 +1,19 @@
-"""Checkpoints: a directory that alone rebuilds the translator, written atomically.
+"""Checkpoints: a portable directory that alone rebuilds the translator, written atomically.
 
     <ckpt>/model.safetensors   weights (safetensors: no code can hide in it)
-    <ckpt>/config.json         the full RunConfig
-    <ckpt>/meta.json           format version, package version, step, dev scores
+    <ckpt>/config.json         the artifact config: format version, direction, model, tokenizer, decode
+    <ckpt>/meta.json           plain facts: package version, step, dev BLEU, provenance, scores
     <ckpt>/src.spm.model, tgt.spm.model   the SentencePiece models
     <ckpt>/trainer.pt          optional: optimizer/scheduler/counters/RNG, loaded with weights_only=True
 
-A save writes `<ckpt>.tmp`, then swaps it in with renames, so a crash at any point leaves a
-loadable checkpoint (`<ckpt>` or, mid-swap, `<ckpt>.old`).
+Nothing about the training machine is stored, and every string in config.json and meta.json is
+treated as data: loading never reads or writes a path named there, and never writes into the
+checkpoint. Sizes are checked against the weights' header before anything is built
+(`translate.safety`). A save writes `<ckpt>.tmp`, then swaps it in with renames, so a crash at
+any point leaves a loadable checkpoint (`<ckpt>` or, mid-swap, `<ckpt>.old`).
+
+Format 1 (the first release: config.json held the whole run config) still loads, with a notice;
+`translate upgrade-checkpoint` rewrites it as format 2.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ from __future__ import annotations
 import copy
 import errno
 import json
+import logging
 import os
 import pickle
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,20 +34,24 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_model, save_model
 
-from translate import __version__
-from translate.config import RunConfig, config_from_json, config_to_json
+from translate.version import __version__
+from translate.config import ARTIFACT_FORMAT, ArtifactConfig
+from translate.config_io import from_dict
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError, ConfigError
 from translate.model import Seq2Seq, build_model
+from translate.safety import check_weights_fit
 
-FORMAT_VERSION = 1
+logger = logging.getLogger(__name__)
+
 WEIGHTS, CONFIG, META, TRAINER = "model.safetensors", "config.json", "meta.json", "trainer.pt"
 SRC_SPM, TGT_SPM = "src.spm.model", "tgt.spm.model"
+READABLE_FORMATS = (1, ARTIFACT_FORMAT)
 
 
 @dataclass
 class Loaded:
-    config: RunConfig
+    artifact: ArtifactConfig
     model: Seq2Seq
     src_tokenizer: Tokenizer
     tgt_tokenizer: Tokenizer
@@ -54,23 +66,17 @@ def _write(path: Path, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-def save_checkpoint(path: Path, cfg: RunConfig, model: Seq2Seq, src_tok: Tokenizer, tgt_tok: Tokenizer,
-                    meta: dict[str, Any], trainer_state: dict[str, Any] | None = None,
-                    half: bool = False) -> None:
-    """Write a checkpoint directory atomically (previous one intact until the final rename)."""
+def _json_bytes(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+def write_atomically(path: Path, fill: Callable[[Path], None]) -> None:
+    """Let `fill` write a fresh `<path>.tmp` folder, then swap it in for `path`."""
     tmp, old = path.with_name(path.name + ".tmp"), path.with_name(path.name + ".old")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        to_save = copy.deepcopy(model).half() if half else model
-        save_model(to_save, str(tmp / WEIGHTS), metadata={"format_version": str(FORMAT_VERSION)})
-        _write(tmp / CONFIG, config_to_json(cfg).encode("utf-8"))
-        full_meta = {"format_version": FORMAT_VERSION, "version": __version__, **meta}
-        _write(tmp / META, json.dumps(full_meta, indent=1, ensure_ascii=False).encode("utf-8"))
-        _write(tmp / SRC_SPM, src_tok.proto)
-        _write(tmp / TGT_SPM, tgt_tok.proto)
-        if trainer_state is not None:
-            torch.save(trainer_state, tmp / TRAINER)
+        fill(tmp)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         cause = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
@@ -81,6 +87,23 @@ def save_checkpoint(path: Path, cfg: RunConfig, model: Seq2Seq, src_tok: Tokeniz
         path.rename(old)
     tmp.rename(path)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def save_checkpoint(path: Path, artifact: ArtifactConfig, model: Seq2Seq, src_tok: Tokenizer, tgt_tok: Tokenizer,
+                    meta: dict[str, Any], trainer_state: dict[str, Any] | None = None, half: bool = False) -> None:
+    """Write a checkpoint directory atomically (previous one intact until the final rename)."""
+
+    def fill(tmp: Path) -> None:
+        to_save = copy.deepcopy(model).half() if half else model
+        save_model(to_save, str(tmp / WEIGHTS), metadata={"format_version": str(ARTIFACT_FORMAT)})
+        _write(tmp / CONFIG, _json_bytes(artifact.to_dict()))
+        _write(tmp / META, _json_bytes({**meta, "format_version": ARTIFACT_FORMAT, "version": __version__}))
+        _write(tmp / SRC_SPM, src_tok.proto)
+        _write(tmp / TGT_SPM, tgt_tok.proto)
+        if trainer_state is not None:
+            torch.save(trainer_state, tmp / TRAINER)
+
+    write_atomically(path, fill)
 
 
 def resolve(path: Path | str) -> Path:
@@ -97,40 +120,59 @@ def resolve(path: Path | str) -> Path:
     raise CheckpointError(f"{path} is not a checkpoint (no {WEIGHTS}, and no best/ or last/ inside)")
 
 
-def read_meta(path: Path) -> dict[str, Any]:
+def _read_json(file: Path, what: str) -> dict[str, Any]:
     try:
-        meta = json.loads((path / META).read_text(encoding="utf-8"))
+        data = json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CheckpointError(f"{path}: {META} missing; not a checkpoint written by translate") from None
+        raise CheckpointError(f"{file.parent}: {file.name} missing; not a checkpoint written by translate") from None
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise CheckpointError(f"{path / META}: corrupt (not JSON)") from None
+        raise CheckpointError(f"{file}: corrupt (not JSON)") from None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{file}: corrupt ({what} must be a JSON object)")
+    return data
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    meta = _read_json(path / META, "meta")
     version = meta.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in READABLE_FORMATS:
         raise CheckpointError(f"{path}: checkpoint format version {version}, this translate {__version__} "
-                              f"reads version {FORMAT_VERSION}")
-    return dict(meta)
+                              f"reads versions {', '.join(map(str, READABLE_FORMATS))}")
+    return meta
 
 
-def load_checkpoint(path: Path | str) -> Loaded:
-    """Rebuild config, tokenizers and model (eval mode) from a checkpoint or run directory."""
+def read_artifact(path: Path, meta: dict[str, Any], notice: bool = True) -> ArtifactConfig:
+    """The artifact config; from a format-1 checkpoint, only its model/tokenizer/decode/direction parts."""
+    raw = _read_json(path / CONFIG, "config")
+    if meta["format_version"] == 1 and notice:
+        logger.warning("%s: checkpoint format 1; it loads, but re-save it as format %d with "
+                       "`translate upgrade-checkpoint %s`", path, ARTIFACT_FORMAT, path)
+    if meta["format_version"] == 1:
+        data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
+        raw = {"direction": data.get("direction", "en-zh"), "format_version": ARTIFACT_FORMAT,
+               **{key: raw[key] for key in ("model", "tokenizer", "decode") if key in raw}}
+    try:
+        return from_dict(ArtifactConfig, raw)
+    except ConfigError as exc:
+        raise CheckpointError(f"{path / CONFIG}: unreadable config ({exc})") from None
+
+
+def load_checkpoint(path: Path | str, device: torch.device | None = None) -> Loaded:
+    """Rebuild artifact config, tokenizers and model (eval mode) from a checkpoint or run directory."""
     path = resolve(path)
     meta = read_meta(path)
-    try:
-        cfg = config_from_json((path / CONFIG).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CheckpointError(f"{path}: {CONFIG} missing") from None
-    except (json.JSONDecodeError, ConfigError, UnicodeDecodeError) as exc:
-        raise CheckpointError(f"{path / CONFIG}: unreadable config ({exc})") from None
+    artifact = read_artifact(path, meta)
     src_tok, tgt_tok = Tokenizer.load(path / SRC_SPM), Tokenizer.load(path / TGT_SPM)
-    model = build_model(cfg.model, len(src_tok), len(tgt_tok))
+    check_weights_fit(path / WEIGHTS, artifact.model, len(src_tok), len(tgt_tok))  # before any allocation
+    model = build_model(artifact.model, len(src_tok), len(tgt_tok))
     load_weights(model, path / WEIGHTS)
     model.eval()
-    return Loaded(cfg, model, src_tok, tgt_tok, meta, path)
+    if device is not None:
+        model.to(device)
+    return Loaded(artifact, model, src_tok, tgt_tok, meta, path)
 
 
 def load_weights(model: Seq2Seq, weights: Path) -> None:
-    if not weights.is_file():
-        raise CheckpointError(f"{weights}: weights missing")
     try:
         missing, unexpected = load_model(model, str(weights), strict=False)
     except (SafetensorError, OSError, ValueError) as exc:
@@ -155,3 +197,27 @@ def load_trainer_state(path: Path) -> dict[str, Any]:
     if not isinstance(state, dict):
         raise CheckpointError(f"{file}: unexpected content")
     return state
+
+
+def upgrade_checkpoint(source: Path, target: Path | None = None) -> Path:
+    """Re-save a format-1 checkpoint as the current format; weights and tokenizers are copied byte for byte."""
+    source = resolve(source)
+    target = target or source
+    meta = read_meta(source)
+    artifact = read_artifact(source, meta, notice=False)
+    check_weights_fit(source / WEIGHTS, artifact.model, len(Tokenizer.load(source / SRC_SPM)),
+                      len(Tokenizer.load(source / TGT_SPM)))
+    facts = {k: v for k, v in meta.items() if k not in ("format_version", "version")}
+    facts["upgraded_from_format"] = meta["format_version"]
+
+    def fill(tmp: Path) -> None:
+        for name in (WEIGHTS, SRC_SPM, TGT_SPM):
+            _write(tmp / name, (source / name).read_bytes())
+        _write(tmp / CONFIG, _json_bytes(artifact.to_dict()))
+        _write(tmp / META, _json_bytes({**facts, "format_version": ARTIFACT_FORMAT, "version": __version__}))
+        for extra in sorted(source.iterdir()):  # model card and the like travel along
+            if extra.is_file() and extra.name not in (WEIGHTS, CONFIG, META, SRC_SPM, TGT_SPM, TRAINER):
+                _write(tmp / extra.name, extra.read_bytes())
+
+    write_atomically(target, fill)
+    return target

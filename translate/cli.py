@@ -1,8 +1,6 @@
-"""The `translate` command line: prepare, train, text, file, evaluate, info, compare.
-
-Every command resolves one RunConfig (defaults < --config file < --set overrides < named options),
-calls one library function and prints a summary. User mistakes print one `error:` line, exit 1.
-"""
+"""The `translate` command line. Every command resolves one RunConfig (defaults < --config file < --set
+overrides < named options), calls one library function and prints a summary; user mistakes print one
+`error:` line and exit 1, bad arguments exit 2 with the usage."""
 
 from __future__ import annotations
 
@@ -14,11 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+from enum import Enum
+from typing import get_args
+
 import typer
 
-from translate import __version__
-from translate.config import RunConfig, load_config, parse_set
+from translate.version import __version__
+from translate.config import Device, Direction, RunConfig, Split
+from translate.config_io import apply_overrides, load_config, parse_set
 from translate.errors import TranslateError
+from translate.paths import DEFAULT_MODEL
 
 app = typer.Typer(help="English<->Chinese neural machine translation with pluggable RNN attention.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -30,12 +33,24 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="YAML or 
 SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Override any config key, e.g. --set model.attention.kind=multihead (repeatable).")]
 DataDirOpt = Annotated[str | None, typer.Option(help="Folder with train/dev/test files (config key data.data_dir).")]
-DirectionOpt = Annotated[str | None, typer.Option(help="en-zh or zh-en (config key data.direction).")]
+
+
+def _choices(name: str, literal: Any) -> Any:
+    """A str Enum of a config Literal's values: typer shows them in --help and rejects others (exit 2)."""
+    return Enum(name, [(value, value) for value in get_args(literal)], type=str)  # type: ignore[misc]
+
+
+DirectionChoice, DeviceChoice, SplitChoice = (_choices("DirectionChoice", Direction),
+                                              _choices("DeviceChoice", Device), _choices("SplitChoice", Split))
+DirectionOpt = Annotated[DirectionChoice | None, typer.Option(help="Translation direction (config key data.direction).")]
+DeviceOpt = Annotated[DeviceChoice | None, typer.Option(
+    help="Where to run: auto = CUDA when available (config key device).")]
 NameOpt = Annotated[str | None, typer.Option(help="Run name: outputs go to <runs-dir>/<name>/.")]
-CheckpointOpt = Annotated[Path, typer.Option("--checkpoint", "-m",
-                                             help="A run folder (uses its best/) or a checkpoint folder.")]
+CheckpointOpt = Annotated[str, typer.Option("--checkpoint", "-m", help=(
+    "A run folder (uses its best/), a checkpoint folder, or the name of a released model "
+    "(see `translate info`)."))]
 BeamOpt = Annotated[int | None, typer.Option("--beam", "-b", help="Beam size; 1 = greedy (config key decode.beam_size).")]
-DEFAULT_CHECKPOINT = Path("checkpoints/en-zh")
+DEFAULT_CHECKPOINT = DEFAULT_MODEL
 
 
 def handle_errors(func: F) -> F:
@@ -57,11 +72,15 @@ def handle_errors(func: F) -> F:
 
 def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) -> RunConfig:
     """defaults < file < --set < named options (only those given)."""
-    keys = {"data_dir": "data.data_dir", "direction": "data.direction", "name": "name",
+    keys = {"data_dir": "data.data_dir", "direction": "data.direction", "name": "name", "device": "device",
             "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "beam": "decode.beam_size"}
     overrides = parse_set(sets or [])
-    overrides.update({keys[k]: v for k, v in named.items() if v is not None})
+    overrides.update({keys[k]: _plain(v) for k, v in named.items() if v is not None})
     return load_config(config, overrides)
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, Enum) else value
 
 
 def _print_version(value: bool) -> None:
@@ -78,6 +97,13 @@ def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug lo
     """English<->Chinese NMT: train attentional RNNs, translate, evaluate, compare attention mechanisms."""
     level = logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO
     logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
+
+
+def _quiet_datasets() -> None:
+    """`datasets` prints progress bars and info lines; our own report says what happened."""
+    import datasets
+
+    datasets.disable_progress_bars()
     logging.getLogger("datasets").setLevel(logging.WARNING)
 
 
@@ -88,6 +114,7 @@ def prepare(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt 
     """Read and clean the corpus, train the SentencePiece models, cache the token ids; report counts."""
     from translate.data.corpus import prepare_data
 
+    _quiet_datasets()
     cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction)
     data = prepare_data(cfg)
     for line in data.report:
@@ -97,52 +124,65 @@ def prepare(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt 
 @app.command()
 @handle_errors
 def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None, direction: DirectionOpt = None,
-          name: NameOpt = None,
+          name: NameOpt = None, device: DeviceOpt = None,
           max_minutes: Annotated[float | None, typer.Option(help="Stop after this much training time.")] = None,
           max_steps: Annotated[int | None, typer.Option(help="Stop after this many updates.")] = None,
           resume: Annotated[Path | None, typer.Option(help="Continue the run in this folder exactly.")] = None) -> None:
     """Train an attentional RNN; keeps best/ and last/ checkpoints under runs/<name>/.
 
-    Example: translate train --data-dir ../shared/data/tatoeba-cmn-eng --direction en-zh --max-minutes 20
+    Without --data-dir it trains on the bundled Tatoeba split (see `translate info`).
+    On --resume, settings that define the model, tokenizers or data position are refused;
+    budgets, intervals and the learning rate may change (recorded in train.log).
+
+    Example: translate train --direction en-zh --max-minutes 20 --name en-zh
     """
     from translate.train import train as run_training
 
+    _quiet_datasets()
     if resume is not None:
         if not (resume / "config.yaml").is_file():
             raise TranslateError(f"--resume {resume}: no config.yaml there; is it a run folder?")
-        named = {"max_minutes": max_minutes, "max_steps": max_steps, "name": resume.name}
-        cfg = resolve_config(resume / "config.yaml", set_, **named).replace({"runs_dir": str(resume.parent)})
+        named = {"max_minutes": max_minutes, "max_steps": max_steps, "name": resume.name, "device": device,
+                 "data_dir": data_dir, "direction": direction}
+        cfg = apply_overrides(resolve_config(resume / "config.yaml", set_, **named), {"runs_dir": str(resume.parent)})
     else:
-        cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, name=name,
+        cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, name=name, device=device,
                              max_minutes=max_minutes, max_steps=max_steps)
     result = run_training(cfg, resume=resume is not None)
     typer.echo(f"{result.stop_reason}: {result.state.step} steps, best dev BLEU {result.best_bleu:.2f}; "
                f"checkpoints in {result.run_dir}/best and {result.run_dir}/last")
 
 
-def _translator(checkpoint: Path) -> Any:
+def _translator(checkpoint: str, device: str | None) -> Any:
     from translate.translator import Translator
 
-    return Translator.from_checkpoint(checkpoint)
+    return Translator.from_checkpoint(checkpoint, _plain(device) or "cpu")
 
 
 def _decode_cfg(translator: Any, beam: int | None, n_best: int = 1, batch_size: int | None = None) -> Any:
-    overrides: dict[str, Any] = {"decode.n_best": n_best}
+    overrides: dict[str, Any] = {"n_best": n_best}
     if beam is not None:
-        overrides["decode.beam_size"] = beam
+        overrides["beam_size"] = beam
     if batch_size is not None:
-        overrides["decode.batch_size"] = batch_size
-    return translator.cfg.replace(overrides).decode
+        overrides["batch_size"] = batch_size
+    try:
+        return apply_overrides(translator.decode, overrides)
+    except TranslateError as exc:
+        raise typer.BadParameter(str(exc).replace("n_best", "--n-best").replace("beam_size", "--beam")) from None
 
 
 @app.command()
 @handle_errors
 def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; none = read lines from stdin.")] = None,
          checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT, beam: BeamOpt = None,
-         n_best: Annotated[int, typer.Option(help="Print this many translations per sentence, with scores.")] = 1) -> None:
-    """Translate sentences given as arguments or on stdin, one per line."""
+         n_best: Annotated[int, typer.Option(help="Print this many translations per sentence, with scores.")] = 1,
+         device: DeviceOpt = None) -> None:
+    """Translate sentences given as arguments or on stdin, one per line.
+
+    Example: translate text "I would like a cup of tea."   (the released en-zh model)
+    """
     inputs = sentences or [line.rstrip("\n") for line in sys.stdin]
-    translator = _translator(checkpoint)
+    translator = _translator(checkpoint, device)
     results = translator.translate_n_best(inputs, _decode_cfg(translator, beam, n_best))
     for n_best_list in results:
         for hyp in n_best_list:
@@ -154,12 +194,13 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
 def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text file, one sentence per line.")],
          output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")] = None,
          checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT, beam: BeamOpt = None,
-         batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None) -> None:
+         batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None,
+         device: DeviceOpt = None) -> None:
     """Translate a file line by line, in batches; output keeps the line order."""
     from translate.data.readers import read_text_lines
 
     lines = read_text_lines(input_path)
-    translator = _translator(checkpoint)
+    translator = _translator(checkpoint, device)
     hyps = translator.translate(lines, _decode_cfg(translator, beam, batch_size=batch_size))
     out_text = "".join(h + "\n" for h in hyps)
     if output is None:
@@ -172,35 +213,56 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
 @app.command()
 @handle_errors
 def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
-             split: Annotated[str, typer.Option(help="dev or test (report test only once you are done tuning).")] = "dev",
-             data_dir: DataDirOpt = None, beam: BeamOpt = None, direction: DirectionOpt = None,
-             output: Annotated[Path | None, typer.Option("--output", "-o", help="Hypotheses file.")] = None) -> None:
-    """Translate dev or test and print BLEU and chrF with the sacrebleu signatures; writes hypotheses and report.json."""
-    from translate.evaluation_run import evaluate_split
+             split: Annotated[SplitChoice, typer.Option(help="dev, or test once you are done tuning.")] = "dev",
+             data_dir: DataDirOpt = None, beam: BeamOpt = None, direction: DirectionOpt = None, device: DeviceOpt = None,
+             output: Annotated[Path | None, typer.Option("--output", "-o", help=(
+                 "Write hypotheses here (and <output>.report.json)."))] = None) -> None:
+    """Translate dev or test, print BLEU and chrF with the sacrebleu signatures.
 
-    if split not in ("dev", "test"):
-        raise typer.BadParameter(f"'{split}': choose dev or test", param_hint="--split")
-    report, hyp_path = evaluate_split(checkpoint, split, data_dir, beam, output, direction)
-    typer.echo(report.summary())
-    typer.echo(f"hypotheses: {hyp_path}")
+    A run's checkpoint writes hypotheses and report.<split>.json into the run folder; a released
+    model or a lone checkpoint only prints, unless --output is given. Nothing is written into a checkpoint.
+    """
+    from translate.evaluate import evaluate_checkpoint
+
+    _quiet_datasets()
+    result, written = evaluate_checkpoint(checkpoint, _plain(split), data_dir, beam, output, _plain(direction),
+                                          _plain(device) or "cpu")
+    typer.echo(result.report.summary())
+    for path in written:
+        typer.echo(f"wrote {path}")
 
 
 @app.command()
 @handle_errors
 def info(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT) -> None:
-    """Describe a checkpoint: direction, architecture, attention, parameters, training step and dev BLEU."""
+    """Print the default locations (models, corpus, cache), then describe a checkpoint."""
+    import translate.paths as paths
     from translate.checkpoint import load_checkpoint
 
-    loaded = load_checkpoint(checkpoint)
-    cfg = loaded.config
+    for label, where, env in (("released models", paths.models_dir(), "MODELS"),
+                              ("default corpus", paths.default_data_dir(), "DATA"), ("cache", paths.cache_dir(), "CACHE")):
+        typer.echo(f"{label}: {where} ($TRANSLATE_{env} overrides)")
+    loaded = load_checkpoint(paths.find_model(checkpoint))
+    art = loaded.artifact
     typer.echo(f"checkpoint: {loaded.path}")
-    typer.echo(f"direction: {cfg.data.direction}")
-    typer.echo(f"model: {cfg.model.rnn_type} hidden {cfg.model.hidden_size}, layers {cfg.model.encoder_layers}+"
-               f"{cfg.model.decoder_layers}, attention {cfg.model.attention.kind}/{cfg.model.attention.scorer}, "
-               f"self-attention {'on' if cfg.model.encoder_self_attention else 'off'}")
+    typer.echo(f"direction: {art.direction}")
+    typer.echo(f"model: {art.model.rnn_type} hidden {art.model.hidden_size}, layers {art.model.encoder_layers}+"
+               f"{art.model.decoder_layers}, attention {art.model.attention.kind}/{art.model.attention.scorer}, "
+               f"self-attention {'on' if art.model.encoder_self_attention else 'off'}")
     typer.echo(f"parameters: {loaded.model.num_parameters():,}")
     typer.echo(f"vocabulary: {len(loaded.src_tokenizer)} src / {len(loaded.tgt_tokenizer)} tgt pieces")
     typer.echo(f"meta: {json.dumps(loaded.meta, ensure_ascii=False)}")
+
+
+@app.command("upgrade-checkpoint")
+@handle_errors
+def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint folder to upgrade.")],
+                       output: Annotated[Path | None, typer.Option("--output", "-o", help=(
+                           "Write the upgraded checkpoint here (default: replace SOURCE atomically)."))] = None) -> None:
+    """Re-save a checkpoint in the current format (weights and tokenizers copied byte for byte)."""
+    from translate.checkpoint import upgrade_checkpoint as upgrade
+
+    typer.echo(f"upgraded: {upgrade(source, output)}")
 
 
 @app.command()
@@ -230,6 +292,7 @@ def compare(mechanisms: Annotated[str, typer.Option(
     except ValueError:
         raise typer.BadParameter(f"'{seeds}': expected comma-separated integers", param_hint="--seeds") from None
     names = parse_mechanisms(mechanisms)
+    _quiet_datasets()
     cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
     result_dir = run_compare(cfg, names, seed_list, out)
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))

@@ -11,7 +11,6 @@ import dataclasses
 import json
 import logging
 import statistics
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,11 +18,13 @@ from typing import Any
 import torch
 
 from translate.config import RunConfig
-from translate.data.batching import collate
+from translate.config_io import apply_overrides
+from translate.data.batch import collate
 from translate.data.corpus import load_eval_split
-from translate.data.tokenizer import BOS_ID, EOS_ID
+from translate.data.tokenizer import PAD_ID, target_ids
 from translate.errors import ConfigError
-from translate.evaluate import paired_bootstrap, score
+from translate.evaluate import translate_and_score
+from translate.metrics import paired_bootstrap
 from translate.plots import BarRow, Heatmap, plot_bleu, plot_curves, plot_heatmaps
 from translate.train import train
 from translate.translator import Translator
@@ -88,10 +89,10 @@ def attention_entropy(translator: Translator, sources: list[str], refs: list[str
     model, entropies, attended = translator.model.eval(), [], False
     for start in range(0, len(sources), 64):
         src = translator.encode_sources(sources[start:start + 64])
-        tgt = [[BOS_ID] + ids + [EOS_ID] for ids in translator.tgt_tokenizer.encode(refs[start:start + 64])]
-        batch = collate(src, tgt)
+        tgt = [target_ids(ids) for ids in translator.tgt_tokenizer.encode(refs[start:start + 64])]
+        batch = collate(src, tgt).to(model.device)
         weights = model(batch.src, batch.src_lens, batch.tgt_in).weights  # (B, T, S)
-        mask = batch.tgt_out != 0
+        mask = batch.tgt_out != PAD_ID
         attended = attended or bool(weights.sum() > 0)  # `none` has all-zero weights
         entropies.append(-(weights * weights.clamp_min(1e-12).log()).sum(-1)[mask])  # (N,)
     return float(torch.cat(entropies).mean()) if attended else None
@@ -104,23 +105,18 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, summary: dict[str, 
         data["curve"] = [tuple(p) for p in data["curve"]]
         return RunFigures(**data)
     translator = Translator.from_checkpoint(cfg.run_dir)
-    figures: dict[str, Any] = {}
-    splits = {split: load_eval_split(cfg, split) for split in ("dev", "test")}
-    for split, (sources, refs) in splits.items():
-        began = time.perf_counter()
-        hyps = translator.translate(sources, translator.cfg.decode)
-        figures[f"{split}_seconds"] = time.perf_counter() - began
-        (cfg.run_dir / f"{split}.hyp.txt").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
-        figures[split] = score(hyps, refs, cfg.data.tgt_lang)
-        figures[f"{split}_n"] = len(sources)
+    splits = {split: load_eval_split(cfg.data, split) for split in ("dev", "test")}
+    scored = {split: translate_and_score(translator, sources, refs, cfg.data.tgt_lang,
+                                         hypotheses_path=cfg.run_dir / f"{split}.hyp.txt")
+              for split, (sources, refs) in splits.items()}
     dev_sources, dev_refs = splits["dev"]
     state = summary["state"]
     result = RunFigures(
         mechanism=mechanism, seed=seed, parameters=summary["parameters"], steps=state["step"],
         train_tokens_per_second=round(state["target_tokens"] / max(state["step_seconds"], 1e-9), 1),
-        decode_sentences_per_second=round(figures["test_n"] / figures["test_seconds"], 1),
-        dev_bleu=round(figures["dev"].bleu, 2), test_bleu=round(figures["test"].bleu, 2),
-        test_chrf=round(figures["test"].chrf, 2),
+        decode_sentences_per_second=round(scored["test"].sentences_per_second, 1),
+        dev_bleu=round(scored["dev"].report.bleu, 2), test_bleu=round(scored["test"].report.bleu, 2),
+        test_chrf=round(scored["test"].report.chrf, 2),
         attention_entropy=attention_entropy(translator, dev_sources, dev_refs),
         curve=[(h["minutes"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h])
     cached.write_text(json.dumps(dataclasses.asdict(result)), encoding="utf-8")
@@ -133,14 +129,12 @@ def _heatmaps(runs: dict[str, Path], sources: list[str]) -> list[list[Heatmap]]:
         translator = Translator.from_checkpoint(run)
         src_ids = translator.encode_sources(sources)
         for row, n_best in enumerate(translator.translate_n_best(sources)):
-            hyp = n_best[0].tokens
-            batch = collate([src_ids[row]], [[BOS_ID] + hyp + [EOS_ID]])
+            tgt = target_ids(n_best[0].tokens)
+            batch = collate([src_ids[row]], [tgt]).to(translator.model.device)
             with torch.no_grad():
                 weights = translator.model(batch.src, batch.src_lens, batch.tgt_in).weights[0]  # (T, S)
-            pieces = translator.tgt_tokenizer.sp.IdToPiece
-            grid[row].append(Heatmap(name, weights.tolist(),
-                                     [translator.src_tokenizer.sp.IdToPiece(i) for i in src_ids[row][:-1]] + ["</s>"],
-                                     [pieces(i) for i in hyp] + ["</s>"]))
+            grid[row].append(Heatmap(name, weights.tolist(), translator.src_tokenizer.pieces(src_ids[row]),
+                                     translator.tgt_tokenizer.pieces(tgt[1:])))
     return grid
 
 
@@ -148,21 +142,21 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir."""
     out_dir.mkdir(parents=True, exist_ok=True)
     figures: list[RunFigures] = []
-    best_runs: dict[str, Path] = {}
+    first_seed_runs: dict[str, Path] = {}  # the run of each mechanism's first seed: tables and heatmaps
     for mechanism in mechanisms:
         for seed in seeds:
-            cfg = base.replace({**MECHANISMS[mechanism], "name": f"{mechanism}-seed{seed}",
-                                "runs_dir": str(out_dir / "runs"), "train.seed": seed})
+            cfg = apply_overrides(base, {**MECHANISMS[mechanism], "name": f"{mechanism}-seed{seed}",
+                                         "runs_dir": str(out_dir / "runs"), "train.seed": seed})
             figures.append(_evaluate_run(cfg, mechanism, seed, _train_or_reuse(cfg)))
-            best_runs.setdefault(mechanism, cfg.run_dir)
-    _write_tables(base, figures, best_runs, out_dir)
+            first_seed_runs.setdefault(mechanism, cfg.run_dir)
+    _write_tables(base, figures, first_seed_runs, out_dir)
     return out_dir
 
 
 def _write_tables(base: RunConfig, figures: list[RunFigures], runs: dict[str, Path], out_dir: Path) -> None:
     names = list(runs)
     order = ([BASELINE] if BASELINE in runs else []) + [n for n in names if n != BASELINE]
-    test_sources, test_refs = load_eval_split(base, "test")
+    test_sources, test_refs = load_eval_split(base.data, "test")
     systems = [(n, (runs[n] / "test.hyp.txt").read_text(encoding="utf-8").splitlines()) for n in order]
     paired, signature = paired_bootstrap(systems, test_refs, base.data.tgt_lang) if len(systems) > 1 else ([], "")
     by_name = {p.name: p for p in paired}

@@ -1,22 +1,27 @@
-"""One typed run configuration: frozen dataclasses, validated once, loaded from YAML/TOML plus overrides."""
+"""One typed run configuration: frozen dataclasses whose choices are typed and validated once.
+
+Reading files and `--set` overrides lives in `translate.config_io`; this module holds only the
+shapes, their rules, and the artifact part of a run (what a checkpoint carries).
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import json
-import tomllib
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-import yaml
+from typing import Any, Literal, get_args
 
 from translate.errors import ConfigError
 
 Direction = Literal["en-zh", "zh-en"]
+Split = Literal["dev", "test"]
+Device = Literal["auto", "cpu", "cuda"]
+AttentionKind = Literal["hard", "multihead", "none", "soft"]
+ScorerName = Literal["additive", "bilinear", "dot", "scaled-dot"]
+MULTIHEAD_SCORERS: tuple[str, ...] = ("additive", "dot", "scaled-dot")  # bilinear has no per-head form
 LANGS = ("en", "zh")
+MAX_WIDTH, MAX_LAYERS = 16_384, 16  # sanity limits: a checkpoint's config is untrusted data
+ARTIFACT_FORMAT = 2  # version of the checkpoint layout written by translate.checkpoint
 
 
 def _check(condition: bool, name: str, value: Any, rule: str) -> None:
@@ -28,7 +33,7 @@ def _check(condition: bool, name: str, value: Any, rule: str) -> None:
 class DataConfig:
     """Where the corpus is and how it is cleaned and batched."""
 
-    data_dir: str = "../shared/data/tatoeba-cmn-eng"
+    data_dir: str = ""  # "" = the bundled Tatoeba split (see `translate info`); else a folder
     format: Literal["tsv", "text", "jsonl", "hf"] = "tsv"
     train: str = "train.tsv"
     dev: str = "dev.tsv"
@@ -41,7 +46,8 @@ class DataConfig:
     max_tokens: int = 100  # training pairs longer than this many pieces are dropped
     batch_tokens: int = 1200  # padded tokens per training batch (target or source side, whichever is longer)
     bucket_batches: int = 50  # batches sorted together for length bucketing
-    cache_dir: str = "data/cache"
+    check_columns: bool = True  # stop when the en column looks Chinese (swapped columns)
+    cache_dir: str = ""  # "" = the per-user cache ($TRANSLATE_CACHE, else ~/.cache/translate)
 
     def __post_init__(self) -> None:
         _check(self.max_chars > 0, "data.max_chars", self.max_chars, "must be > 0")
@@ -90,8 +96,8 @@ class TokenizerConfig:
 class AttentionConfig:
     """Which attention the decoder uses; see translate.model.attention for the registry."""
 
-    kind: str = "soft"  # soft | hard | multihead | none
-    scorer: str = "additive"  # additive | dot | scaled-dot | bilinear
+    kind: AttentionKind = "soft"
+    scorer: ScorerName = "additive"
     mode: Literal["plain", "key-value"] = "plain"
     heads: int = 4  # multihead only
     hard_training: Literal["reinforce", "straight-through"] = "reinforce"
@@ -103,13 +109,18 @@ class AttentionConfig:
     gumbel_temperature: float = 1.0
 
     def __post_init__(self) -> None:
-        _check(self.heads >= 1, "model.attention.heads", self.heads, "must be >= 1")
+        _check(1 <= self.heads <= MAX_WIDTH, "model.attention.heads", self.heads, f"must be in [1, {MAX_WIDTH}]")
         _check(0 <= self.soft_mix <= 1, "model.attention.soft_mix", self.soft_mix, "must be in [0, 1]")
         _check(0 <= self.baseline_decay < 1, "model.attention.baseline_decay", self.baseline_decay,
                "must be in [0, 1)")
         _check(self.gumbel_temperature > 0, "model.attention.gumbel_temperature",
                self.gumbel_temperature, "must be > 0")
-        # names are checked against the registries by validate_attention() (no import cycle here)
+        _check(self.kind != "multihead" or self.scorer in MULTIHEAD_SCORERS, "model.attention.scorer", self.scorer,
+               f"not available with kind=multihead; valid: {', '.join(MULTIHEAD_SCORERS)}")
+        for name, choices in (("kind", AttentionKind), ("scorer", ScorerName)):
+            value = getattr(self, name)
+            _check(value in get_args(choices), f"model.attention.{name}", value,
+                   f"unknown; valid {name}s: {', '.join(get_args(choices))}")
 
 
 @dataclass(frozen=True)
@@ -131,8 +142,9 @@ class ModelConfig:
     attention: AttentionConfig = field(default_factory=AttentionConfig)
 
     def __post_init__(self) -> None:
-        for name in ("embedding_size", "hidden_size", "encoder_layers", "decoder_layers"):
-            _check(getattr(self, name) >= 1, f"model.{name}", getattr(self, name), "must be >= 1")
+        for name, limit in (("embedding_size", MAX_WIDTH), ("hidden_size", MAX_WIDTH), ("encoder_layers", MAX_LAYERS),
+                            ("decoder_layers", MAX_LAYERS), ("self_attention_heads", MAX_WIDTH)):
+            _check(1 <= getattr(self, name) <= limit, f"model.{name}", getattr(self, name), f"must be in [1, {limit}]")
         for name in ("dropout", "embedding_dropout"):
             _check(0 <= getattr(self, name) < 1, f"model.{name}", getattr(self, name), "must be in [0, 1)")
         _check(not self.bidirectional or self.hidden_size % 2 == 0, "model.hidden_size",
@@ -207,11 +219,34 @@ class DecodeConfig:
 
 
 @dataclass(frozen=True)
+class ArtifactConfig:
+    """What a checkpoint stores: enough to rebuild the translator, nothing about the training machine."""
+
+    format_version: int = ARTIFACT_FORMAT
+    direction: Direction = "en-zh"
+    model: ModelConfig = field(default_factory=ModelConfig)
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    decode: DecodeConfig = field(default_factory=DecodeConfig)
+
+    @property
+    def src_lang(self) -> str:
+        return self.direction.split("-")[0]
+
+    @property
+    def tgt_lang(self) -> str:
+        return self.direction.split("-")[1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
 class RunConfig:
-    """Everything a run needs; stored in runs/<name>/config.yaml and in every checkpoint."""
+    """Everything a run needs; stored in runs/<name>/config.yaml (checkpoints keep only `artifact()`)."""
 
     name: str = "default"
     runs_dir: str = "runs"
+    device: Device = "auto"  # auto = CUDA when available, else CPU
     data: DataConfig = field(default_factory=DataConfig)
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -225,146 +260,6 @@ class RunConfig:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    def replace(self, overrides: dict[str, Any]) -> RunConfig:
-        """Return a copy with dotted-key overrides applied (validated like a file)."""
-        return apply_overrides(self, overrides)
-
-
-# --------------------------------------------------------------------------- building from dicts
-
-
-def _type_name(tp: Any) -> str:
-    return getattr(tp, "__name__", str(tp))
-
-
-def _coerce(value: Any, tp: Any, name: str) -> Any:
-    """Check (and gently convert: int -> float, "3" -> 3 from the CLI) one value."""
-    origin = typing.get_origin(tp)
-    if origin is Literal:
-        choices = typing.get_args(tp)
-        if value not in choices:
-            raise ConfigError(f"{name}={value!r} is invalid: choose one of {', '.join(map(str, choices))}")
-        return value
-    if tp is bool:
-        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
-            return value.lower() in ("true", "1", "yes")
-        if not isinstance(value, bool):
-            raise ConfigError(f"{name}={value!r} is invalid: expected true or false")
-        return value
-    if tp in (int, float):
-        if isinstance(value, str):
-            try:
-                value = tp(value)
-            except ValueError:
-                raise ConfigError(f"{name}={value!r} is invalid: expected a number ({_type_name(tp)})") from None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{name}={value!r} is invalid: expected {_type_name(tp)}")
-        if tp is int and isinstance(value, float):
-            if not value.is_integer():
-                raise ConfigError(f"{name}={value!r} is invalid: expected an integer")
-            value = int(value)
-        return tp(value)
-    if tp is str:
-        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            raise ConfigError(f"{name}={value!r} is invalid: expected a string")
-        return str(value)
-    return value
-
-
-def _unknown_key(key: str, valid: list[str], prefix: str) -> ConfigError:
-    near = difflib.get_close_matches(key, valid, n=1)
-    hint = f"; did you mean '{prefix}{near[0]}'?" if near else f"; valid keys: {', '.join(sorted(valid))}"
-    return ConfigError(f"unknown config key '{prefix}{key}'{hint}")
-
-
-def from_dict(cls: type[Any], data: dict[str, Any], prefix: str = "") -> Any:
-    """Build a (nested) config dataclass from plain data, rejecting unknown keys and bad types."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"'{prefix.rstrip('.') or 'config'}' must be a mapping, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    fields = {f.name for f in dataclasses.fields(cls)}
-    kwargs: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in fields:
-            raise _unknown_key(str(key), sorted(fields), prefix)
-        tp = hints[key]
-        if dataclasses.is_dataclass(tp):
-            kwargs[key] = value if dataclasses.is_dataclass(value) else from_dict(tp, value, f"{prefix}{key}.")
-        else:
-            kwargs[key] = _coerce(value, tp, f"{prefix}{key}")
-    try:
-        return cls(**kwargs)
-    except TypeError as exc:  # pragma: no cover - defensive
-        raise ConfigError(f"{prefix or 'config'}: {exc}") from None
-
-
-def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
-    parts = key.split(".")
-    node = tree
-    for i, part in enumerate(parts[:-1]):
-        child = node.get(part)
-        if not isinstance(child, dict):
-            raise _unknown_key(".".join(parts[: i + 1]), [k for k in node if isinstance(node[k], dict)], "")
-        node = child
-    if parts[-1] not in node:
-        prefix = ".".join(parts[:-1]) + "." if len(parts) > 1 else ""
-        raise _unknown_key(parts[-1], list(node), prefix)
-    node[parts[-1]] = value
-
-
-def apply_overrides(cfg: RunConfig, overrides: dict[str, Any]) -> RunConfig:
-    tree = cfg.to_dict()
-    for key, value in overrides.items():
-        _set_dotted(tree, key, value)
-    new = from_dict(RunConfig, tree)
-    validate_attention(new)
-    return typing.cast(RunConfig, new)
-
-
-def parse_set(items: list[str]) -> dict[str, Any]:
-    """Parse CLI `--set a.b=value` items; values are read as YAML scalars (3, 0.1, true, text)."""
-    out: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise ConfigError(f"--set {item!r} is invalid: expected key=value, e.g. --set train.learning_rate=0.001")
-        key, raw = item.split("=", 1)
-        try:
-            out[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
-            out[key.strip()] = raw
-    return out
-
-
-def load_config(path: Path | None = None, overrides: dict[str, Any] | None = None) -> RunConfig:
-    """Read a YAML or TOML file (or the defaults), then apply dotted overrides."""
-    tree: dict[str, Any] = {}
-    if path is not None:
-        if not path.is_file():
-            raise ConfigError(f"config file not found: {path}")
-        text = path.read_text(encoding="utf-8")
-        try:
-            loaded = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
-        except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'YAML'}: {exc}") from None
-        tree = loaded or {}
-    cfg = typing.cast(RunConfig, from_dict(RunConfig, tree))
-    cfg = apply_overrides(cfg, overrides or {})
-    return cfg
-
-
-def validate_attention(cfg: RunConfig) -> None:
-    from translate.model.attention import check_attention_config
-
-    check_attention_config(cfg.model.attention)
-
-
-def save_config(cfg: RunConfig, path: Path) -> None:
-    path.write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True), encoding="utf-8")
-
-
-def config_to_json(cfg: RunConfig) -> str:
-    return json.dumps(cfg.to_dict(), ensure_ascii=False, sort_keys=True)
-
-
-def config_from_json(text: str) -> RunConfig:
-    return typing.cast(RunConfig, from_dict(RunConfig, json.loads(text)))
+    def artifact(self) -> ArtifactConfig:
+        return ArtifactConfig(direction=self.data.direction, model=self.model, tokenizer=self.tokenizer,
+                              decode=self.decode)

@@ -1,73 +1,96 @@
-"""BLEU and chrF through sacrebleu, with the signature; Chinese targets use tokenize="zh"."""
+"""Evaluation: the one translate -> time -> score -> write routine, and `translate evaluate`.
+
+`translate_and_score` is what the CLI, `translate compare` and `scripts/benchmark.py` call.
+Evaluating a checkpoint of a run writes hypotheses and a report under the run folder; a
+checkpoint outside a run (a released model) only prints, unless `output` is given. Nothing is
+ever written into a checkpoint.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from sacrebleu.metrics import BLEU, CHRF
+from translate.checkpoint import load_checkpoint, resolve
+from translate.config import DataConfig, DecodeConfig
+from translate.config_io import apply_overrides, load_config
+from translate.data.corpus import load_eval_split
+from translate.device import resolve_device
+from translate.errors import ConfigError
+from translate.metrics import EvalReport, score
+from translate.paths import find_model
+from translate.translator import Translator
+
+RUN_CHECKPOINTS = ("best", "last", "best.old", "last.old")
 
 
 @dataclass
-class EvalReport:
-    bleu: float
-    chrf: float
-    bleu_signature: str
-    chrf_signature: str
-    length_ratio: float
-    sentences: int
+class Evaluation:
+    report: EvalReport
+    hypotheses: list[str]
+    seconds: float  # generation time (tokenisation and search), without loading the model
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def summary(self) -> str:
-        return (f"BLEU {self.bleu:.2f} ({self.bleu_signature})  chrF {self.chrf:.2f} ({self.chrf_signature})  "
-                f"length ratio {self.length_ratio:.3f}  sentences {self.sentences}")
+    @property
+    def sentences_per_second(self) -> float:
+        return self.report.sentences / max(self.seconds, 1e-9)
 
 
-def bleu_metric(tgt_lang: str) -> BLEU:
-    """`zh` tokenization for Chinese (13a would score unsegmented Chinese as single words), 13a otherwise."""
-    return BLEU(tokenize="zh" if tgt_lang == "zh" else "13a")
+def translate_and_score(translator: Translator, sources: list[str], refs: list[str], tgt_lang: str,
+                        decode: DecodeConfig | None = None, hypotheses_path: Path | None = None) -> Evaluation:
+    """Translate `sources` (timed), score against `refs`, optionally write the hypotheses (one per line)."""
+    began = time.perf_counter()
+    hyps = translator.translate(sources, decode)
+    seconds = time.perf_counter() - began
+    if hypotheses_path is not None:
+        hypotheses_path.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
+    return Evaluation(score(hyps, refs, tgt_lang), hyps, seconds)
 
 
-def corpus_bleu(hyps: list[str], refs: list[str], tgt_lang: str) -> float:
-    return float(bleu_metric(tgt_lang).corpus_score(hyps, [refs]).score)
+def _run_folder(ckpt: Path) -> Path | None:
+    return ckpt.parent if ckpt.name in RUN_CHECKPOINTS and (ckpt.parent / "config.yaml").is_file() else None
 
 
-def score(hyps: list[str], refs: list[str], tgt_lang: str) -> EvalReport:
-    """Corpus BLEU and chrF2 of detokenized hypotheses against raw references (one reference each)."""
-    if len(hyps) != len(refs):
-        raise ValueError(f"{len(hyps)} hypotheses for {len(refs)} references")
-    bleu, chrf = bleu_metric(tgt_lang), CHRF()
-    bleu_score = bleu.corpus_score(hyps, [refs])
-    return EvalReport(bleu=float(bleu_score.score), chrf=float(chrf.corpus_score(hyps, [refs]).score),
-                      bleu_signature=str(bleu.get_signature()), chrf_signature=str(chrf.get_signature()),
-                      length_ratio=float(bleu_score.sys_len / max(bleu_score.ref_len, 1)), sentences=len(hyps))
+def _data_config(run: Path | None, direction: str, data_dir: str | None) -> DataConfig:
+    """A run's own data settings; the bundled corpus for a checkpoint on its own; `data_dir` wins."""
+    data = load_config(run / "config.yaml").data if run is not None else DataConfig()
+    overrides: dict[str, Any] = {"direction": direction}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    return apply_overrides(data, overrides)
 
 
-@dataclass
-class PairedResult:
-    """One system against the baseline: score, bootstrap mean ± 95 % half-width, p-value (None for the baseline)."""
+def evaluate_checkpoint(checkpoint: Path | str, split: str, data_dir: str | None = None, beam: int | None = None,
+                        output: Path | None = None, direction: str | None = None,
+                        device: str = "cpu") -> tuple[Evaluation, list[Path]]:
+    """Translate dev or test with a checkpoint and score it; returns the evaluation and the files written."""
+    ckpt = resolve(find_model(checkpoint))
+    loaded = load_checkpoint(ckpt, resolve_device(device))
+    translator = Translator(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode)
+    artifact_direction = loaded.artifact.direction
+    if direction is not None and direction != artifact_direction:
+        raise ConfigError(f"the checkpoint translates {artifact_direction}, but {direction} was asked for; "
+                          f"use a {direction} checkpoint (see `translate info --checkpoint {checkpoint}`)")
+    decode = translator.decode if beam is None else apply_overrides(translator.decode, {"beam_size": beam, "n_best": 1})
+    run = _run_folder(ckpt)
+    data = _data_config(run, artifact_direction, data_dir)
+    sources, refs = load_eval_split(data, split)
+    if output is not None:
+        hyp_path, report_path = output, output.with_name(output.name + ".report.json")
+    elif run is not None:
+        hyp_path = run / f"{split}.{ckpt.name}.beam{decode.beam_size}.hyp.txt"
+        report_path = run / f"report.{split}.json"
+    else:
+        hyp_path = report_path = None
+    result = translate_and_score(translator, sources, refs, data.tgt_lang, decode, hyp_path)
+    if report_path is None or hyp_path is None:
+        return result, []
+    record = {"checkpoint": str(ckpt), "split": split, **result.report.to_dict(), "decode": dataclasses.asdict(decode),
+              "decode_seconds": round(result.seconds, 2),
+              "sentences_per_second": round(result.sentences_per_second, 1), "hypotheses": str(hyp_path)}
+    report_path.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
+    return result, [hyp_path, report_path]
 
-    name: str
-    score: float
-    mean: float
-    ci: float
-    p_value: float | None
-
-
-def paired_bootstrap(systems: list[tuple[str, list[str]]], refs: list[str], tgt_lang: str,
-                     samples: int = 1000) -> tuple[list[PairedResult], str]:
-    """sacrebleu's paired bootstrap resampling (Koehn 2004); the first system is the baseline.
-
-    Returns one result per system (in order) and the signature (with seed and sample count).
-    """
-    from sacrebleu.significance import PairedTest
-
-    metric = bleu_metric(tgt_lang)
-    test = PairedTest(systems, {"BLEU": metric}, references=[refs], test_type="bs", n_samples=samples)
-    signatures, scores = test()
-    results = [PairedResult(name, float(r.score), float(r.mean), float(r.ci),
-                            None if i == 0 or r.p_value is None else float(r.p_value))
-               for i, (name, r) in enumerate(zip(scores["System"], scores[next(k for k in scores if k != "System")]))]
-    return results, str(next(iter(signatures.values())))

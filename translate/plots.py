@@ -10,19 +10,27 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib import font_manager
+from typing import Any
 
 logger = logging.getLogger(__name__)
 KNOWN_CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
                       "WenQuanYi Zen Hei", "SimHei", "Microsoft YaHei", "PingFang SC")
 
 
+def _pyplot() -> Any:
+    """pyplot on the file-only Agg backend, chosen when a figure is first drawn (not at import)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def cjk_font() -> str | None:
     """The family name of a font that draws Han characters, registering mplfonts' copy if needed."""
+    from matplotlib import font_manager
+
     installed = {f.name for f in font_manager.fontManager.ttflist}
     for family in KNOWN_CJK_FAMILIES:
         if family in installed:
@@ -39,10 +47,12 @@ def cjk_font() -> str | None:
     return str(font_manager.FontProperties(fname=str(path)).get_name())
 
 
-def _style() -> None:
+def _style() -> Any:
+    plt = _pyplot()
     family = cjk_font()
     plt.rcParams["font.family"] = ["DejaVu Sans"] + ([family] if family else [])
     plt.rcParams["axes.unicode_minus"] = False
+    return plt
 
 
 @dataclass
@@ -53,7 +63,7 @@ class BarRow:
 
 
 def plot_bleu(rows: list[BarRow], path: Path, title: str) -> None:
-    _style()
+    plt = _style()
     fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * len(rows)), 4))
     ax.bar([r.name for r in rows], [r.bleu for r in rows], yerr=[r.ci for r in rows], capsize=4, color="#4C72B0")
     ax.set_ylabel("test BLEU (95 % bootstrap interval)")
@@ -66,7 +76,7 @@ def plot_bleu(rows: list[BarRow], path: Path, title: str) -> None:
 
 def plot_curves(curves: dict[str, list[tuple[float, float]]], path: Path) -> None:
     """curves: name -> [(minutes, dev BLEU)]."""
-    _style()
+    plt = _style()
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, points in curves.items():
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name)
@@ -90,7 +100,7 @@ class Heatmap:
 
 def plot_heatmaps(grid: list[list[Heatmap]], path: Path) -> None:
     """grid[row][col]: rows are sentences, columns mechanisms."""
-    _style()
+    plt = _style()
     rows, cols = len(grid), max(len(r) for r in grid)
     fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.6 * rows), squeeze=False)
     for r, row in enumerate(grid):

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
-import math
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_model
 
 from translate.errors import ConfigError, TrainingError
-
-if TYPE_CHECKING:
-    from translate.config import RunConfig
-    from translate.model import Seq2Seq
-    from translate.train import TrainState
+from translate.model import Seq2Seq
+from translate.progress import progress_line
 
 logger = logging.getLogger("translate.train")
 
@@ -43,42 +38,15 @@ def lock_run(root: Path) -> Iterator[None]:
         handle.close()
 
 
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
-
-
-@dataclass
-class Meter:
-    """Loss and throughput since the last progress line."""
-
-    nll: float = 0.0
-    tokens: int = 0
-    since: float = 0.0
-
-    def add(self, nll: float, tokens: int) -> None:
-        self.nll += nll
-        self.tokens += tokens
-
-    def flush(self, state: TrainState, lr: float, cfg: RunConfig) -> dict[str, Any]:
-        now = time.monotonic()
-        loss = self.nll / max(self.tokens, 1)
-        rate = self.tokens / max(now - self.since, 1e-9)
-        record = {"step": state.step, "loss": round(loss, 4), "ppl": round(math.exp(min(loss, 50)), 2),
-                  "tgt_tok_per_s": round(rate), "lr": lr, "elapsed": round(state.seconds, 1),
-                  "epoch": state.epoch, "eta": _eta(state, cfg)}
-        self.nll, self.tokens, self.since = 0.0, 0, now
-        return record
-
-
-def _eta(state: TrainState, cfg: RunConfig) -> float | None:
-    """Seconds left until the step or time budget, whichever comes first (None without a budget)."""
-    left = []
-    if cfg.train.max_minutes:
-        left.append(cfg.train.max_minutes * 60 - state.seconds)
-    if cfg.train.max_steps and state.step:
-        left.append((cfg.train.max_steps - state.step) * state.seconds / state.step)
-    return round(max(0.0, min(left)), 1) if left else None
+@contextmanager
+def disk_errors() -> Iterator[None]:
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise TrainingError(f"disk full while writing ({exc.filename or 'run folder'}); free space and "
+                                f"resume with --resume: the previous checkpoint is kept") from None
+        raise
 
 
 class RunFiles:
@@ -110,23 +78,17 @@ class RunFiles:
         with open(self.root / "train.log", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
-    def _metrics(self, record: dict[str, Any]) -> None:
+    def log_record(self, record: dict[str, Any]) -> None:
         with open(self.root / "metrics.jsonl", "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
-    def meter(self) -> Meter:
-        return Meter(since=time.monotonic())
-
     def log_progress(self, record: dict[str, Any]) -> None:
-        self._metrics({"kind": "train", **record})
+        self.log_record({"kind": "train", **record})
         self._scalars("train", record)
-        eta = _duration(record["eta"]) if record["eta"] is not None else "-"
-        self.log_line(f"step {record['step']:>6}  loss {record['loss']:.3f}  ppl {record['ppl']:8.2f}  "
-                      f"{record['tgt_tok_per_s']:>6} tgt tok/s  lr {record['lr']:.2e}  "
-                      f"elapsed {_duration(record['elapsed'])}  eta {eta}")
+        self.log_line(progress_line(record))
 
     def log_validation(self, record: dict[str, Any], samples: list[tuple[str, str, str]]) -> None:
-        self._metrics({"kind": "dev", **record})
+        self.log_record({"kind": "dev", **record})
         self._scalars("dev", record)
         tag = f" [{record['tag']}]" if "tag" in record else ""
         self.log_line(f"validation{tag} at step {record['step']}: dev loss {record['dev_loss']:.3f}  "
@@ -143,20 +105,22 @@ class RunFiles:
     def snapshot_path(self, step: int) -> Path:
         return self.root / "snapshots" / f"step-{step}.safetensors"
 
-    def keep_snapshot(self, model: Seq2Seq, state: TrainState, keep: int) -> None:
+    def keep_snapshot(self, model: Seq2Seq, step: int, snapshot_steps: list[int], keep: int) -> list[int]:
+        """Save the weights of `step` for averaging; returns the steps kept (the `keep` latest)."""
         if keep <= 1:
-            return
-        path = self.snapshot_path(state.step)
+            return snapshot_steps
+        path = self.snapshot_path(step)
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_suffix(".tmp")
         save_model(model, str(tmp))
         tmp.replace(path)
-        state.recent_checkpoints = [s for s in state.recent_checkpoints if s != state.step] + [state.step]
-        while len(state.recent_checkpoints) > keep:
-            self.snapshot_path(state.recent_checkpoints.pop(0)).unlink(missing_ok=True)
+        steps = [s for s in snapshot_steps if s != step] + [step]
+        for old in steps[:-keep]:
+            self.snapshot_path(old).unlink(missing_ok=True)
+        return steps[-keep:]
 
-    def snapshot_paths(self, state: TrainState) -> list[Path]:
-        return [p for p in map(self.snapshot_path, state.recent_checkpoints) if p.is_file()]
+    def snapshot_paths(self, snapshot_steps: list[int]) -> list[Path]:
+        return [p for p in map(self.snapshot_path, snapshot_steps) if p.is_file()]
 
 
 def average_weights(paths: list[Path]) -> dict[str, torch.Tensor]:

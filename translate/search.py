@@ -61,11 +61,11 @@ def _only_eos(log_probs: torch.Tensor, rows: torch.Tensor, eos: int, banned: tup
 @torch.no_grad()
 def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int, pad: int = 0) -> list[Hypothesis]:
     """Pick the most probable token at each step. max_lens (B,)."""
-    batch = max_lens.size(0)
-    tokens = torch.full((batch,), bos, dtype=torch.long)
+    batch, device = max_lens.size(0), max_lens.device
+    tokens = torch.full((batch,), bos, dtype=torch.long, device=device)
     outputs: list[list[int]] = [[] for _ in range(batch)]
-    total = torch.zeros(batch)
-    active = torch.arange(batch)
+    total = torch.zeros(batch, device=device)
+    active = torch.arange(batch, device=device)
     for t in range(int(max_lens.max()) + 1):
         log_probs, ctx = step_fn(tokens, ctx)
         log_probs = _only_eos(log_probs, max_lens[active] <= t, eos, (pad, bos))
@@ -106,7 +106,7 @@ def _collect_finished(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torc
                       alpha: float, finished: list[list[Hypothesis]]) -> None:
     """EOS among the k best candidates ends a hypothesis (fairseq's rule: never from ranks >= k)."""
     scores, origin, tokens = top
-    ranks = torch.arange(scores.size(1)).unsqueeze(0)
+    ranks = torch.arange(scores.size(1), device=scores.device).unsqueeze(0)
     ends = (tokens == eos) & (ranks < k) & torch.isfinite(scores)
     for row, rank in ends.nonzero().tolist():
         seq = beams.history[row, origin[row, rank]].tolist()
@@ -118,11 +118,11 @@ def _advance(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor]
     """Keep the k best non-EOS candidates; return new beams, their source rows (A*k,), and their tokens."""
     scores, origin, tokens = top
     width = beams.scores.size(1)  # 1 at the first step, k afterwards
-    ranks = torch.arange(scores.size(1)).unsqueeze(0) + (tokens == eos).long() * scores.size(1)
+    ranks = torch.arange(scores.size(1), device=scores.device).unsqueeze(0) + (tokens == eos).long() * scores.size(1)
     keep = ranks.argsort(dim=1, stable=True)[:, :k]  # (A, k)
     origin, tokens = origin.gather(1, keep), tokens.gather(1, keep)
     history = beams.history.gather(1, origin.unsqueeze(-1).expand(-1, -1, beams.history.size(2)))
-    rows = (torch.arange(origin.size(0)).unsqueeze(1) * width + origin).view(-1)
+    rows = (torch.arange(origin.size(0), device=origin.device).unsqueeze(1) * width + origin).view(-1)
     new = _Beams(scores=scores.gather(1, keep), history=torch.cat([history, tokens.unsqueeze(-1)], dim=2), ids=beams.ids)
     return new, rows, tokens.view(-1)
 
@@ -135,7 +135,7 @@ def _still_open(beams: _Beams, finished: list[list[Hypothesis]], need: int, alph
     for sid, live in zip(beams.ids.tolist(), best_live):
         done = sorted((h.score for h in finished[sid]), reverse=True)
         flags.append(len(done) < need or live > done[need - 1])
-    return torch.tensor(flags, dtype=torch.bool)
+    return torch.tensor(flags, dtype=torch.bool, device=beams.scores.device)
 
 
 @torch.no_grad()
@@ -148,11 +148,12 @@ def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eo
 
     Returns, per sentence, the `n_best` hypotheses ordered by length-penalised score.
     """
-    batch, k = max_lens.size(0), beam_size
+    batch, k, device = max_lens.size(0), beam_size, max_lens.device
     # The first step runs once per sentence (one live beam each); its k best tokens then fan out.
-    beams = _Beams(scores=torch.zeros(batch, 1), history=torch.zeros(batch, 1, 0, dtype=torch.long),
-                   ids=torch.arange(batch))
-    tokens = torch.full((batch,), bos, dtype=torch.long)
+    beams = _Beams(scores=torch.zeros(batch, 1, device=device),
+                   history=torch.zeros(batch, 1, 0, dtype=torch.long, device=device),
+                   ids=torch.arange(batch, device=device))
+    tokens = torch.full((batch,), bos, dtype=torch.long, device=device)
     finished: list[list[Hypothesis]] = [[] for _ in range(batch)]
     for t in range(int(max_lens.max()) + 1):
         log_probs, ctx = step_fn(tokens, ctx)
@@ -167,7 +168,7 @@ def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eo
         ctx = (ctx.select(rows) if width == 1 else ctx.reorder(rows))  # type: ignore[assignment]
         if not open_rows.all():
             keep = open_rows.nonzero().squeeze(1)
-            beam_rows = (keep.unsqueeze(1) * k + torch.arange(k)).view(-1)
+            beam_rows = (keep.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
             beams = _Beams(beams.scores[keep], beams.history[keep], beams.ids[keep])
             ctx, tokens = ctx.select(beam_rows), tokens[beam_rows]  # type: ignore[assignment]
     return [sorted(hyps, key=lambda h: -h.score)[:n_best] for hyps in finished]

@@ -9,11 +9,13 @@ from pathlib import Path
 import torch
 
 from translate.checkpoint import Loaded, load_checkpoint
-from translate.config import DecodeConfig, RunConfig
-from translate.data.batching import pad
+from translate.config import DecodeConfig
+from translate.data.batch import pad
 from translate.data.cleaning import normalize_whitespace
-from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
+from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, source_ids
+from translate.device import resolve_device
 from translate.model import Seq2Seq
+from translate.paths import find_model
 from translate.search import Hypothesis, beam_search, greedy, max_lengths
 
 logger = logging.getLogger(__name__)
@@ -29,13 +31,16 @@ class Translation:
 
 
 class Translator:
-    def __init__(self, model: Seq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, cfg: RunConfig) -> None:
-        self.model, self.src_tokenizer, self.tgt_tokenizer, self.cfg = model, src_tokenizer, tgt_tokenizer, cfg
+    """A model with its tokenizers and default decoding settings; runs on the model's device."""
+
+    def __init__(self, model: Seq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig) -> None:
+        self.model, self.src_tokenizer, self.tgt_tokenizer, self.decode = model, src_tokenizer, tgt_tokenizer, decode
 
     @classmethod
-    def from_checkpoint(cls, path: Path | str) -> Translator:
-        loaded: Loaded = load_checkpoint(path)
-        return cls(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.config)
+    def from_checkpoint(cls, path: Path | str, device: str = "cpu") -> Translator:
+        """A checkpoint or run folder, or a released model by name (`en-zh`)."""
+        loaded: Loaded = load_checkpoint(find_model(path), resolve_device(device))
+        return cls(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode)
 
     def encode_sources(self, texts: list[str]) -> list[list[int]]:
         encoded = self.src_tokenizer.encode([normalize_whitespace(t) for t in texts])
@@ -43,7 +48,7 @@ class Translator:
             if len(ids) > MAX_SOURCE_TOKENS:
                 logger.warning("sentence %d has %d pieces; truncated to %d", i + 1, len(ids), MAX_SOURCE_TOKENS)
                 encoded[i] = ids[:MAX_SOURCE_TOKENS]
-        return [ids + [EOS_ID] for ids in encoded]
+        return [source_ids(ids) for ids in encoded]
 
     def translate(self, texts: list[str], decode: DecodeConfig | None = None) -> list[str]:
         return [n_best[0].text for n_best in self.translate_n_best(texts, decode)]
@@ -51,7 +56,7 @@ class Translator:
     @torch.no_grad()
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         """Translate in batches of similar length; returns n-best lists in input order."""
-        decode = decode or self.cfg.decode
+        decode = decode or self.decode
         was_training = self.model.training
         self.model.eval()
         sources = self.encode_sources(texts)
@@ -69,9 +74,10 @@ class Translator:
         return results
 
     def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        device = self.model.device
         src_lens = torch.tensor([len(s) for s in sources])
-        ctx = self.model.encode(pad(sources), src_lens)
-        limits = max_lengths(src_lens, decode.max_len_a, decode.max_len_b)
+        ctx = self.model.encode(pad(sources).to(device), src_lens)
+        limits = max_lengths(src_lens, decode.max_len_a, decode.max_len_b).to(device)
         if decode.beam_size == 1:
             return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
         return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,

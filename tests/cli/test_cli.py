@@ -38,7 +38,7 @@ def test_version() -> None:
     [
         (["text", "hi", "--checkpoint", "no/such/run"], "error: checkpoint not found: no/such/run"),
         (["info", "--checkpoint", "tests"], "is not a checkpoint"),
-        (["train", "--set", "model.attention.kind=fancy"], "valid kinds: hard, multihead, none, soft"),
+        (["train", "--set", "model.attention.kind=fancy"], "choose one of hard, multihead, none, soft"),
         (["train", "--set", "train.lerning_rate=1"], "did you mean 'train.learning_rate'"),
         (["train", "--direction", "en-de"], "choose one of en-zh, zh-en"),
         (["train", "--data-dir", "no/such/dir", "--name", "x"], "data directory not found: no/such/dir"),

@@ -9,6 +9,7 @@ import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
+from translate.config_io import apply_overrides
 from translate.compare import MECHANISMS, compare, parse_mechanisms
 from translate.config import RunConfig
 from translate.errors import ConfigError
@@ -33,7 +34,7 @@ def test_heatmap_font_draws_han_characters() -> None:
 
 
 def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: RunConfig) -> None:
-    cfg = tiny_config.replace({"train.max_steps": 10, "train.validate_every": 5, "decode.beam_size": 2})
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 5, "decode.beam_size": 2})
     out = tmp_path / "cmp"
     compare(cfg, ["none", "additive", "multihead"], [1, 2], out)
     for name in ("results.md", "results.csv", "results.json", "bleu.png", "dev_bleu_curves.png", "heatmaps.png"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import pickle
 import time
@@ -20,8 +21,10 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from translate.config_io import apply_overrides
 from translate.checkpoint import load_checkpoint, load_trainer_state, save_checkpoint
-from translate.config import RunConfig, load_config
+from translate.config import RunConfig
+from translate.config_io import load_config
 from translate.data.cleaning import clean
 from translate.data.readers import read_jsonl, read_tsv
 from translate.data.tokenizer import Tokenizer
@@ -41,6 +44,9 @@ CORPUS_CASES: list[tuple[str, bytes | None, str, type[Exception] | None, str]] =
     ("stray extra tab", b"a\tb\tc\n", "tsv", None, r"1 rows with extra columns"),
     ("GBK file", "你好\t世界\n".encode("gbk"), "tsv", DataError, r"f.tsv:1: not valid UTF-8 .*GB18030/GBK"),
     ("UTF-16 with BOM", "hi\t你好\n".encode("utf-16"), "tsv", DataError, r"UTF-16 \(byte-order mark found\)"),
+    ("UTF-16 without BOM", "hello\t你好\nthanks\t谢谢\n".encode("utf-16-le"), "tsv", DataError,
+     r"f.tsv: file looks like UTF-16LE without a byte-order mark .* iconv -f UTF-16LE"),
+    ("UTF-16BE without BOM", "hello\t你好\n".encode("utf-16-be"), "tsv", DataError, r"looks like UTF-16BE"),
     ("CRLF endings", b"a\tb\r\nc\td\r\n", "tsv", None, r"2 rows$"),
     ("NUL byte", b"a\tb\nc\x00d\te\n", "tsv", DataError, r"f.tsv:2: NUL byte"),
     ("100,000-character line", b"x" * 100_000 + b"\ty\nshort\tok\n", "tsv", None, r"2 rows"),
@@ -68,6 +74,19 @@ def test_corpus_matrix(tmp_path: Path, content: bytes | None, reader: str, error
     assert re.search(message, report.summary()), report.summary()
 
 
+def test_swapped_columns_are_refused_with_the_fix(tmp_path: Path) -> None:
+    from translate.config import DataConfig
+    from translate.data.corpus import read_clean
+
+    (tmp_path / "train.tsv").write_text("我喜欢茶。\tI like tea.\n你好。\tHello.\n谢谢！\tThank you!\n", encoding="utf-8")
+    cfg = DataConfig(data_dir=str(tmp_path))
+    with pytest.raises(DataError, match=r"train.tsv: the columns look swapped: the English column is 100% Han .*"
+                                        r"data.check_columns=false"):
+        read_clean(cfg, "train", [])
+    ds = read_clean(DataConfig(data_dir=str(tmp_path), check_columns=False), "train", [])
+    assert len(ds) == 3  # the flag accepts it
+
+
 def test_overlong_training_rows_are_counted_not_silent(tmp_path: Path) -> None:
     path = tmp_path / "f.tsv"
     path.write_bytes(b"x" * 100_000 + b"\ty\nshort\tok\n")
@@ -92,7 +111,7 @@ SENTENCE_CASES = [
 @pytest.fixture
 def tiny_translator(tiny_model: Seq2Seq, tiny_tokenizers: tuple[Tokenizer, Tokenizer], tiny_config: RunConfig) -> Translator:
     src, tgt = tiny_tokenizers
-    return Translator(tiny_model, src, tgt, tiny_config)
+    return Translator(tiny_model, src, tgt, tiny_config.decode)
 
 
 @pytest.mark.parametrize("text", [c[1] for c in SENTENCE_CASES], ids=[c[0] for c in SENTENCE_CASES])
@@ -125,7 +144,7 @@ CONFIG_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("heads not dividing hidden", {"model.attention.kind": "multihead", "model.attention.heads": 7},
      r"model.attention.heads=7 is invalid: must divide model.hidden_size \(256\)"),
     ("beam 0", {"decode.beam_size": 0}, r"decode.beam_size=0 is invalid: must be >= 1"),
-    ("unknown attention name", {"model.attention.kind": "luong"}, r"valid kinds: hard, multihead, none, soft"),
+    ("unknown attention name", {"model.attention.kind": "luong"}, r"choose one of hard, multihead, none, soft"),
 ]
 
 
@@ -137,18 +156,18 @@ def test_config_matrix(overrides: dict[str, Any], message: str) -> None:
 
 def test_data_direction_must_match_the_checkpoint(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
                                                   tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    from translate.evaluation_run import evaluate_split
+    from translate.evaluate import evaluate_checkpoint
 
-    save_checkpoint(tmp_path / "ckpt", tiny_config, tiny_model, *tiny_tokenizers, {"step": 1})
+    save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 1})
     with pytest.raises(ConfigError, match="the checkpoint translates en-zh, but zh-en was asked for"):
-        evaluate_split(tmp_path / "ckpt", "dev", direction="zh-en")
+        evaluate_checkpoint(tmp_path / "ckpt", "dev", direction="zh-en")
 
 
 # --------------------------------------------------------------------------- checkpoints
 
 def _saved(tmp_path: Path, cfg: RunConfig, model: Seq2Seq, toks: tuple[Tokenizer, Tokenizer]) -> Path:
     path = tmp_path / "ckpt"
-    save_checkpoint(path, cfg, model, *toks, {"step": 1}, trainer_state={"step": torch.tensor(1)})
+    save_checkpoint(path, cfg.artifact(), model, *toks, {"step": 1}, trainer_state={"step": torch.tensor(1)})
     return path
 
 
@@ -175,12 +194,50 @@ def _no_tokenizer(p: Path) -> None:
     (p / "tgt.spm.model").unlink()
 
 
+def _huge_sizes(p: Path) -> None:
+    text = (p / "config.json").read_text().replace('"hidden_size": 16', '"hidden_size": 16000').replace(
+        '"embedding_size": 16', '"embedding_size": 16000')
+    (p / "config.json").write_text(text)
+
+
+def _absurd_sizes(p: Path) -> None:
+    (p / "config.json").write_text((p / "config.json").read_text().replace('"hidden_size": 16', '"hidden_size": 10' + '0' * 11))
+
+
+def _lying_header(p: Path) -> None:
+    """Rewrite the safetensors header so one tensor claims bytes far beyond the end of the file."""
+    raw = (p / "model.safetensors").read_bytes()
+    length = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + length])
+    name = next(k for k in header if k != "__metadata__")
+    header[name]["data_offsets"][1] += 10**12
+    new = json.dumps(header).encode()
+    new += b" " * (length - len(new)) if len(new) <= length else b""
+    (p / "model.safetensors").write_bytes(len(new).to_bytes(8, "little") + new + raw[8 + length:])
+
+
+def _string_size(p: Path) -> None:
+    text = (p / "config.json").read_text().replace('"hidden_size": 16', '"hidden_size": "/etc/passwd"')
+    (p / "config.json").write_text(text)
+
+
+def _machine_settings(p: Path) -> None:
+    config = json.loads((p / "config.json").read_text())
+    config["data"] = {"data_dir": "/", "cache_dir": "/tmp/should-not-be-used"}
+    (p / "config.json").write_text(json.dumps(config))
+
+
 CHECKPOINT_CASES: list[tuple[str, Callable[[Path], None] | None, str]] = [
     ("missing", None, r"checkpoint not found"),
     ("truncated weights", _truncate, r"truncated or not a safetensors file"),
     ("random bytes", _random_bytes, r"truncated or not a safetensors file"),
     ("another architecture", _other_architecture, r"do not fit the configured architecture|another architecture"),
-    ("older format version", _old_format, r"checkpoint format version 0, this translate .* reads version 1"),
+    ("older format version", _old_format, r"checkpoint format version 0, this translate .* reads versions 1, 2"),
+    ("huge sizes in config.json", _huge_sizes, r"weights do not fit the configured architecture: .* has shape"),
+    ("absurd sizes in config.json", _absurd_sizes, r"unreadable config .*model.hidden_size=1000000000000 is invalid"),
+    ("tensor past the end of the file", _lying_header, r"claims bytes"),
+    ("a path where a size belongs", _string_size, r"unreadable config .*expected a number"),
+    ("settings of a training machine", _machine_settings, r"unknown config key 'data'"),
     ("tokenizer model missing", _no_tokenizer, r"tokenizer model missing: .*tgt.spm.model"),
 ]
 
@@ -188,10 +245,16 @@ CHECKPOINT_CASES: list[tuple[str, Callable[[Path], None] | None, str]] = [
 @pytest.mark.parametrize(("damage", "message"), [c[1:] for c in CHECKPOINT_CASES], ids=[c[0] for c in CHECKPOINT_CASES])
 def test_checkpoint_matrix(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
                            tiny_tokenizers: tuple[Tokenizer, Tokenizer], damage: Callable[[Path], None] | None,
-                           message: str) -> None:
+                           message: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _saved(tmp_path, tiny_config, tiny_model, tiny_tokenizers) if damage else tmp_path / "nothing"
     if damage:
         damage(path)
+    import translate.checkpoint as ckpt
+
+    def no_building(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the model was built before the checkpoint was checked")
+
+    monkeypatch.setattr(ckpt, "build_model", no_building)  # every rejection happens before allocation
     with pytest.raises(CheckpointError, match=message):
         load_checkpoint(path)
 
@@ -254,7 +317,7 @@ def test_crash_mid_save_keeps_the_previous_checkpoint(tmp_path: Path, tiny_confi
 
     monkeypatch.setattr(ckpt, "save_model", killed)
     with pytest.raises(SystemExit):
-        save_checkpoint(path, tiny_config, tiny_model, *tiny_tokenizers, {"step": 2})
+        save_checkpoint(path, tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 2})
     assert load_checkpoint(path).meta["step"] == 1
     # killed between the two renames: last -> last.old done, tmp -> last not yet
     path.rename(path.with_name("ckpt.old"))
@@ -263,7 +326,7 @@ def test_crash_mid_save_keeps_the_previous_checkpoint(tmp_path: Path, tiny_confi
 
 def test_full_disk_is_a_clear_error_and_keeps_the_previous(tmp_path: Path, tiny_config: RunConfig,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    cfg = tiny_config.replace({"train.max_steps": 40, "train.validate_every": 20})
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 40, "train.validate_every": 20})
     import translate.checkpoint as ckpt
 
     original = ckpt.save_model
@@ -295,7 +358,7 @@ def test_nan_losses_are_skipped_then_stop_training(tiny_config: RunConfig, monke
         return out
 
     monkeypatch.setattr(train_module, "compute_loss", sometimes_nan)
-    cfg = tiny_config.replace({"train.max_bad_losses": 5, "train.validate_every": 10, "train.max_steps": 100})
+    cfg = apply_overrides(tiny_config, {"train.max_bad_losses": 5, "train.validate_every": 10, "train.max_steps": 100})
     with pytest.raises(TrainingError, match="loss was NaN/inf for 5 batches in a row"):
         _train(cfg)
     best = load_checkpoint(cfg.run_dir / "best")

@@ -10,11 +10,12 @@ import torch
 from safetensors.torch import load_file
 
 from tests.conftest import TINY_DIR
+from translate.config_io import apply_overrides
 from translate.checkpoint import load_checkpoint, save_checkpoint
 from translate.config import RunConfig
-from translate.data.batching import collate, pad
+from translate.data.batch import collate, pad
 from translate.data.readers import read_tsv
-from translate.data.tokenizer import BOS_ID, EOS_ID, Tokenizer
+from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 from translate.model import Seq2Seq, build_model
 from translate.train import train
 from translate.translator import Translator
@@ -24,18 +25,18 @@ SENTENCES = ["I like tea.", "Where is the school?", "Thank you.", "Tom said \"he
 
 
 def encode_pair(src_tok: Tokenizer, tgt_tok: Tokenizer, en: list[str], zh: list[str]):  # type: ignore[no-untyped-def]
-    src = [ids + [EOS_ID] for ids in src_tok.encode(en)]
-    tgt = [[BOS_ID] + ids + [EOS_ID] for ids in tgt_tok.encode(zh)]
+    src = [source_ids(ids) for ids in src_tok.encode(en)]
+    tgt = [target_ids(ids) for ids in tgt_tok.encode(zh)]
     return collate(src, tgt)
 
 
 def test_padding_does_not_change_logits(tiny_model: Seq2Seq, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     src_tok, tgt_tok = tiny_tokenizers
     batch = encode_pair(src_tok, tgt_tok, ["I like tea.", "Where is the station?"], ["我喜欢茶。", "车站在哪里？"])
-    together = tiny_model(batch.src, batch.src_lens, batch.tgt_in).hidden
+    together = tiny_model(batch.src, batch.src_lens, batch.tgt_in).attentional
     for row in range(2):
         n_src, n_tgt = int(batch.src_lens[row]), int((batch.tgt_out[row] != 0).sum())
-        alone = tiny_model(batch.src[row:row + 1, :n_src], batch.src_lens[row:row + 1], batch.tgt_in[row:row + 1, :n_tgt]).hidden
+        alone = tiny_model(batch.src[row:row + 1, :n_src], batch.src_lens[row:row + 1], batch.tgt_in[row:row + 1, :n_tgt]).attentional
         assert torch.allclose(together[row, :n_tgt], alone[0], atol=1e-5)
 
 
@@ -43,10 +44,10 @@ def test_padding_does_not_change_logits(tiny_model: Seq2Seq, tiny_tokenizers: tu
 @pytest.mark.parametrize("beam", [1, 4])
 def test_translation_does_not_depend_on_batch_size(tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer],
                                                    kind: str, beam: int) -> None:
-    cfg = tiny_config.replace({"model.attention.kind": kind, "model.encoder_self_attention": True})
+    cfg = apply_overrides(tiny_config, {"model.attention.kind": kind, "model.encoder_self_attention": True})
     torch.manual_seed(1)
     src_tok, tgt_tok = tiny_tokenizers
-    translator = Translator(build_model(cfg.model, len(src_tok), len(tgt_tok)).eval(), src_tok, tgt_tok, cfg)
+    translator = Translator(build_model(cfg.model, len(src_tok), len(tgt_tok)).eval(), src_tok, tgt_tok, cfg.decode)
     decode = dataclasses.replace(cfg.decode, beam_size=beam, max_len_b=6)
     one_by_one = [translator.translate_n_best([s], decode)[0][0] for s in SENTENCES]
     batched = translator.translate_n_best(SENTENCES, dataclasses.replace(decode, batch_size=64))
@@ -57,19 +58,19 @@ def test_translation_does_not_depend_on_batch_size(tiny_config: RunConfig, tiny_
 def test_save_load_gives_identical_outputs(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
                                            tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     src_tok, tgt_tok = tiny_tokenizers
-    save_checkpoint(tmp_path / "ckpt", tiny_config, tiny_model, src_tok, tgt_tok, {"step": 3})
+    save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), tiny_model, src_tok, tgt_tok, {"step": 3})
     loaded = load_checkpoint(tmp_path / "ckpt")
-    assert loaded.config == tiny_config and loaded.meta["step"] == 3
+    assert loaded.artifact == tiny_config.artifact() and loaded.meta["step"] == 3
     batch = encode_pair(src_tok, tgt_tok, ["I like tea."], ["我喜欢茶。"])
-    a = tiny_model(batch.src, batch.src_lens, batch.tgt_in).hidden
-    b = loaded.model(batch.src, batch.src_lens, batch.tgt_in).hidden
+    a = tiny_model(batch.src, batch.src_lens, batch.tgt_in).attentional
+    b = loaded.model(batch.src, batch.src_lens, batch.tgt_in).attentional
     assert torch.equal(a, b)
-    original = Translator(tiny_model, src_tok, tgt_tok, tiny_config).translate(SENTENCES)
+    original = Translator(tiny_model, src_tok, tgt_tok, tiny_config.decode).translate(SENTENCES)
     assert Translator.from_checkpoint(tmp_path / "ckpt").translate(SENTENCES) == original
 
 
 def test_tiny_model_overfits_a_few_pairs(tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    cfg = tiny_config.replace({"model.embedding_size": 32, "model.hidden_size": 32})
+    cfg = apply_overrides(tiny_config, {"model.embedding_size": 32, "model.hidden_size": 32})
     ds, _ = read_tsv(TINY_DIR / "train.tsv")
     en, zh = list(ds["en"])[:8], list(ds["zh"])[:8]
     src_tok, tgt_tok = tiny_tokenizers
@@ -87,7 +88,7 @@ def test_tiny_model_overfits_a_few_pairs(tiny_config: RunConfig, tiny_tokenizers
         optimizer.step()
         losses.append(loss.item())
     assert losses[-1] < 0.05 * losses[0]
-    hyps = Translator(model.eval(), src_tok, tgt_tok, cfg).translate(en)
+    hyps = Translator(model.eval(), src_tok, tgt_tok, cfg.decode).translate(en)
     assert sum(h == r for h, r in zip(hyps, zh)) >= 7
 
 
@@ -96,13 +97,13 @@ def weights(run: Path) -> dict[str, torch.Tensor]:
 
 
 def test_resume_is_bit_identical_to_one_run(tmp_path: Path, tiny_config: RunConfig) -> None:
-    cfg = tiny_config.replace({"model.dropout": 0.2, "train.validate_every": 10, "train.max_steps": 20,
+    cfg = apply_overrides(tiny_config, {"model.dropout": 0.2, "train.validate_every": 10, "train.max_steps": 20,
                                "train.average_last": 0})
-    straight = train(cfg.replace({"name": "straight"}))
+    straight = train(apply_overrides(cfg, {"name": "straight"}))
     assert straight.state.step == 20
-    half = cfg.replace({"name": "halves", "train.max_steps": 10})
+    half = apply_overrides(cfg, {"name": "halves", "train.max_steps": 10})
     train(half)
-    resumed = train(half.replace({"train.max_steps": 20}), resume=True)
+    resumed = train(apply_overrides(half, {"train.max_steps": 20}), resume=True)
     assert resumed.state.step == 20
     a, b = weights(straight.run_dir), weights(resumed.run_dir)
     assert a.keys() == b.keys()
@@ -110,15 +111,15 @@ def test_resume_is_bit_identical_to_one_run(tmp_path: Path, tiny_config: RunConf
 
 
 def test_same_seed_same_model_and_a_run_folder_is_not_overwritten(tmp_path: Path, tiny_config: RunConfig) -> None:
-    cfg = tiny_config.replace({"train.max_steps": 10, "train.validate_every": 10})
-    first = train(cfg.replace({"name": "one"}))
-    second = train(cfg.replace({"name": "two"}))
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 10})
+    first = train(apply_overrides(cfg, {"name": "one"}))
+    second = train(apply_overrides(cfg, {"name": "two"}))
     a, b = weights(first.run_dir), weights(second.run_dir)
     assert all(torch.equal(a[k], b[k]) for k in a)
     from translate.errors import TrainingError
 
     with pytest.raises(TrainingError, match="already holds a trained run"):
-        train(cfg.replace({"name": "one"}))
+        train(apply_overrides(cfg, {"name": "one"}))
 
 
 def test_training_writes_logs_and_best_and_average(tmp_path: Path, tiny_config: RunConfig) -> None:
@@ -135,15 +136,15 @@ def test_training_writes_logs_and_best_and_average(tmp_path: Path, tiny_config: 
 @pytest.mark.parametrize("rnn_type", ["gru", "lstm"])
 def test_deeper_and_lstm_models_mask_padding_and_translate(tiny_config: RunConfig, rnn_type: str,
                                                            tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    cfg = tiny_config.replace({"model.rnn_type": rnn_type, "model.encoder_layers": 2, "model.decoder_layers": 2,
+    cfg = apply_overrides(tiny_config, {"model.rnn_type": rnn_type, "model.encoder_layers": 2, "model.decoder_layers": 2,
                                "model.input_feeding": rnn_type == "gru"})
     src_tok, tgt_tok = tiny_tokenizers
     torch.manual_seed(0)
     model = build_model(cfg.model, len(src_tok), len(tgt_tok)).eval()
     batch = encode_pair(src_tok, tgt_tok, ["I like tea.", "Where is the station?"], ["我喜欢茶。", "车站在哪里？"])
-    together = model(batch.src, batch.src_lens, batch.tgt_in).hidden
+    together = model(batch.src, batch.src_lens, batch.tgt_in).attentional
     n_src, n_tgt = int(batch.src_lens[0]), int((batch.tgt_out[0] != 0).sum())
-    alone = model(batch.src[:1, :n_src], batch.src_lens[:1], batch.tgt_in[:1, :n_tgt]).hidden
+    alone = model(batch.src[:1, :n_src], batch.src_lens[:1], batch.tgt_in[:1, :n_tgt]).attentional
     assert torch.allclose(together[0, :n_tgt], alone[0], atol=1e-5)
-    translator = Translator(model, src_tok, tgt_tok, cfg)
+    translator = Translator(model, src_tok, tgt_tok, cfg.decode)
     assert [translator.translate([s])[0] for s in SENTENCES[:3]] == translator.translate(SENTENCES[:3])

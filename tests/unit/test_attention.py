@@ -7,10 +7,11 @@ import math
 import pytest
 import torch
 
-from translate.config import AttentionConfig
+import typing
+
+from translate.config import MULTIHEAD_SCORERS, AttentionConfig, AttentionKind, ScorerName
 from translate.errors import ConfigError
 from translate.model.attention import ATTENTION, SCORERS, SelfAttentionLayer, build_attention
-from translate.model.attention.multihead import MULTIHEAD_SCORERS
 from translate.model.attention.scoring import AdditiveScorer, ScaledDotScorer
 from translate.model.attention.soft import SoftAttention
 
@@ -159,8 +160,16 @@ def test_self_attention_ignores_padding() -> None:
     assert torch.allclose(alone, out[1:2, :3], atol=1e-5)
 
 
+def test_config_choices_are_exactly_the_registry_keys() -> None:
+    assert set(typing.get_args(AttentionKind)) == set(ATTENTION)
+    assert set(typing.get_args(ScorerName)) == set(SCORERS)
+    assert set(MULTIHEAD_SCORERS) < set(SCORERS)
+
+
 def test_unknown_names_list_the_valid_ones() -> None:
     with pytest.raises(ConfigError, match="valid kinds: hard, multihead, none, soft"):
-        build_attention(AttentionConfig(kind="sparse"), D, D)
+        AttentionConfig(kind="sparse")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="valid scorers: additive, bilinear, dot, scaled-dot"):
-        build_attention(AttentionConfig(scorer="mlp"), D, D)
+        AttentionConfig(scorer="mlp")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="not available with kind=multihead"):
+        AttentionConfig(kind="multihead", scorer="bilinear")

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TINY_DIR
-from translate.data.batching import collate, token_batches
+from translate.data.batch import collate
+from translate.data.batching import token_batches
 from translate.data.cleaning import clean, normalize_whitespace
 from translate.data.readers import read_jsonl, read_text_pair, read_tsv
 from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
@@ -87,7 +88,7 @@ def test_tokenizer_round_trip_keeps_fullwidth_punctuation(tiny_tokenizers: tuple
     assert src.decode(src.encode(list(ds["en"]))) == list(ds["en"])
     assert "？" in tgt.decode(tgt.encode(["车站在哪里？"]))[0]
     assert tgt.unk_rate(list(ds["zh"])) == 0.0
-    assert not any(p.startswith("▁") for p in tgt.pieces("我喜欢茶。"))  # no dummy prefix for Chinese
+    assert not any(p.startswith("▁") for p in tgt.pieces(tgt.encode(["我喜欢茶。"])[0]))  # no dummy prefix for Chinese
     assert (PAD_ID, BOS_ID, EOS_ID) == (tgt.sp.pad_id(), tgt.sp.bos_id(), tgt.sp.eos_id())
 
 
@@ -108,4 +109,4 @@ def test_collate_pads_and_shifts() -> None:
     assert batch.src_mask.tolist() == [[True, True, True], [True, True, False]]
     assert batch.tgt_in.tolist() == [[BOS_ID, 8, EOS_ID], [BOS_ID, 9, 10]]
     assert batch.tgt_out.tolist() == [[8, EOS_ID, PAD_ID], [9, 10, EOS_ID]]
-    assert batch.num_tgt_tokens == 5
+    assert int((batch.tgt_out != PAD_ID).sum()) == 5

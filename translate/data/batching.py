@@ -1,4 +1,4 @@
-"""Numericalisation (cached as Arrow), length bucketing, token-count batches, collation into `Batch`."""
+"""Numericalisation (cached as Arrow), length bucketing and token-count batches of a training corpus."""
 
 from __future__ import annotations
 
@@ -6,31 +6,13 @@ import hashlib
 import os
 import random
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
 import torch
 
-from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
-
-
-@dataclass
-class Batch:
-    """A padded batch. Shapes: src (B, S), src_lens (B,), tgt_in / tgt_out (B, T)."""
-
-    src: torch.Tensor
-    src_lens: torch.Tensor
-    tgt_in: torch.Tensor
-    tgt_out: torch.Tensor
-
-    @property
-    def src_mask(self) -> torch.Tensor:
-        return self.src != PAD_ID  # (B, S), True on real tokens
-
-    @property
-    def num_tgt_tokens(self) -> int:
-        return int((self.tgt_out != PAD_ID).sum())
+from translate.data.batch import Batch, collate
+from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 
 
 def fingerprint(*parts: str | bytes) -> str:
@@ -49,8 +31,8 @@ def numericalize(ds: datasets.Dataset, src_lang: str, tgt_lang: str, src_tok: To
         return datasets.load_from_disk(str(path))
 
     def encode(rows: dict[str, list[str]]) -> dict[str, list[list[int]]]:
-        src = [ids + [EOS_ID] for ids in src_tok.encode(rows[src_lang])]
-        tgt = [[BOS_ID] + ids + [EOS_ID] for ids in tgt_tok.encode(rows[tgt_lang])]
+        src = [source_ids(ids) for ids in src_tok.encode(rows[src_lang])]
+        tgt = [target_ids(ids) for ids in tgt_tok.encode(rows[tgt_lang])]
         return {"src_ids": src, "tgt_ids": tgt}
 
     out = ds.map(encode, batched=True, batch_size=2000)
@@ -95,19 +77,6 @@ def token_batches(src_lens: list[int], tgt_lens: list[int], batch_tokens: int, b
     if shuffle:
         rng.shuffle(batches)
     return batches
-
-
-def pad(seqs: list[list[int]]) -> torch.Tensor:
-    out = torch.full((len(seqs), max(len(s) for s in seqs)), PAD_ID, dtype=torch.long)
-    for row, seq in enumerate(seqs):
-        out[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
-    return out
-
-
-def collate(src: list[list[int]], tgt: list[list[int]]) -> Batch:
-    tgt_padded = pad(tgt)
-    return Batch(src=pad(src), src_lens=torch.tensor([len(s) for s in src]),
-                 tgt_in=tgt_padded[:, :-1], tgt_out=tgt_padded[:, 1:])
 
 
 class BatchStream:

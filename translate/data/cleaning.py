@@ -6,7 +6,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-import datasets
+from typing import TYPE_CHECKING
+
+from translate.errors import DataError
+
+if TYPE_CHECKING:
+    import datasets
 
 # Zero-width characters and the BOM are dropped; every other Unicode space (incl. U+3000) collapses.
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
@@ -30,11 +35,30 @@ class CleanReport:
         return f"kept {self.kept} pairs" + (f"; dropped {parts}" if parts else "")
 
 
+def han_share(texts: list[str]) -> float:
+    """Share of non-space characters that are Han (CJK unified ideographs, incl. extension A)."""
+    chars = [c for text in texts for c in text if not c.isspace()]
+    return sum("\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf" for c in chars) / max(len(chars), 1)
+
+
+def check_columns(ds: datasets.Dataset, where: str, sample: int = 2000) -> None:
+    """Stop when the `en` column looks Chinese and the `zh` column does not: swapped columns would
+    silently train the opposite direction."""
+    rows = ds.select(range(min(sample, len(ds))))
+    en_han, zh_han = han_share(list(rows["en"])), han_share(list(rows["zh"]))
+    if en_han > 0.3 and zh_han < 0.1:
+        raise DataError(f"{where}: the columns look swapped: the English column is {en_han:.0%} Han characters, "
+                        f"the Chinese column {zh_han:.0%}; put English first (e.g. awk -F'\\t' -v OFS='\\t' "
+                        f"'{{print $2, $1}}'), or set data.check_columns=false if this is intended")
+
+
 def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_training: bool) -> tuple[datasets.Dataset, CleanReport]:
     """Normalise whitespace; for training data also drop empty, over-long, badly-ratioed and duplicate pairs.
 
     Dev/test data (`filter_training=False`) keep every row so scores stay comparable.
     """
+    import datasets  # only corpus preparation needs it; translating imports this module too
+
     report = CleanReport()
     en_out: list[str] = []
     zh_out: list[str] = []

@@ -13,12 +13,12 @@ import datasets
 
 from translate.config import DataConfig, RunConfig
 from translate.data.batching import fingerprint, numericalize
-from translate.data.cleaning import clean
+from translate.data.cleaning import check_columns, clean
 from translate.data.readers import read_split
 from translate.data.tokenizer import TRAINING_RECIPE, Tokenizer, train_tokenizer
+from translate.paths import cache_path, data_dir
 
 logger = logging.getLogger(__name__)
-datasets.disable_progress_bars()
 
 
 @dataclass
@@ -48,7 +48,7 @@ def _source_key(cfg: DataConfig, split: str) -> str:
     """Identify a split's content: file bytes for local data, name and split for the hub."""
     if cfg.format == "hf":
         return f"{cfg.hf_name}:{getattr(cfg, split)}"
-    base = Path(cfg.data_dir) / getattr(cfg, split)
+    base = data_dir(cfg.data_dir) / getattr(cfg, split)
     files = [base] if cfg.format != "text" else [base.with_name(base.name + ".en"), base.with_name(base.name + ".zh")]
     h = hashlib.sha1()
     for file in files:
@@ -59,6 +59,8 @@ def _source_key(cfg: DataConfig, split: str) -> str:
 
 def read_clean(cfg: DataConfig, split: str, report: list[str]) -> datasets.Dataset:
     ds, read_report = read_split(cfg, split)
+    if cfg.check_columns:
+        check_columns(ds, read_report.path)
     cleaned, clean_report = clean(ds, cfg.max_chars, cfg.max_ratio, filter_training=split == "train")
     report.append(f"{split}: {read_report.summary()}; {clean_report.summary()}")
     return cleaned
@@ -82,7 +84,7 @@ def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None 
     Pass `tokenizers` (src, tgt) to reuse a run's own models when resuming.
     """
     data = cfg.data
-    cache = Path(data.cache_dir)
+    cache = cache_path(data.cache_dir)
     cache.mkdir(parents=True, exist_ok=True)
     report: list[str] = []
     train_text = read_clean(data, "train", report)
@@ -107,7 +109,7 @@ def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None 
     return PreparedData(Corpus(train_text, train_ids), Corpus(dev_text, dev_ids), src_tok, tgt_tok, report)
 
 
-def load_eval_split(cfg: RunConfig, split: str) -> tuple[list[str], list[str]]:
+def load_eval_split(cfg: DataConfig, split: str) -> tuple[list[str], list[str]]:
     """Sources and references of dev or test, whitespace-normalised, nothing filtered."""
-    text = read_clean(cfg.data, split, [])
-    return list(text[cfg.data.src_lang]), list(text[cfg.data.tgt_lang])
+    text = read_clean(cfg, split, [])
+    return list(text[cfg.src_lang]), list(text[cfg.tgt_lang])

@@ -14,6 +14,7 @@ import datasets
 
 from translate.config import LANGS, DataConfig
 from translate.errors import DataError
+from translate.paths import data_dir as resolve_data_dir
 
 
 @dataclass
@@ -42,6 +43,19 @@ def _suspect_encoding(raw: bytes) -> str:
     return "unknown"
 
 
+def _utf16_without_bom(raw: bytes) -> str | None:
+    """'UTF-16LE' / 'UTF-16BE' when most bytes at odd (even) positions of the start are NUL."""
+    head = raw[:4096]
+    if len(head) < 4 or head.count(0) < len(head) // 4:
+        return None
+    even, odd = head[0::2], head[1::2]
+    if odd.count(0) > 0.8 * len(odd) and even.count(0) < 0.2 * len(even):
+        return "UTF-16LE"
+    if even.count(0) > 0.8 * len(even) and odd.count(0) < 0.2 * len(odd):
+        return "UTF-16BE"
+    return None
+
+
 def read_text_lines(path: Path) -> list[str]:
     """Read a UTF-8 file (BOM tolerated, CRLF accepted) into lines; clear errors otherwise."""
     if not path.exists():
@@ -52,6 +66,10 @@ def read_text_lines(path: Path) -> list[str]:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DataError(f"{path}: file is UTF-16 (byte-order mark found); convert it to UTF-8, "
                         f"e.g. iconv -f UTF-16 -t UTF-8 {path.name}")
+    utf16 = _utf16_without_bom(raw)
+    if utf16:
+        raise DataError(f"{path}: file looks like {utf16} without a byte-order mark (NUL bytes in every other "
+                        f"position); convert it to UTF-8, e.g. iconv -f {utf16} -t UTF-8 {path.name}")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -70,10 +88,11 @@ def _pairs_to_dataset(en: list[str], zh: list[str], path: Path) -> datasets.Data
     return datasets.Dataset.from_dict({"en": en, "zh": zh})
 
 
-def read_tsv(path: Path, columns: tuple[str, str] = ("en", "zh")) -> tuple[datasets.Dataset, ReadReport]:
-    """Read `col0<TAB>col1[<TAB>ignored...]` with no CSV quoting; blank lines are skipped and counted."""
+def read_tsv(path: Path) -> tuple[datasets.Dataset, ReadReport]:
+    """Read `en<TAB>zh[<TAB>ignored...]` with no CSV quoting; blank lines are skipped and counted."""
     report = ReadReport(str(path))
-    cols: dict[str, list[str]] = {columns[0]: [], columns[1]: []}
+    en: list[str] = []
+    zh: list[str] = []
     for number, line in enumerate(read_text_lines(path), start=1):
         if "\x00" in line:
             raise DataError(f"{path}:{number}: NUL byte in line (binary file?)")
@@ -82,14 +101,14 @@ def read_tsv(path: Path, columns: tuple[str, str] = ("en", "zh")) -> tuple[datas
             continue
         fields = line.split("\t")
         if len(fields) < 2:
-            raise DataError(f"{path}:{number}: expected 2 tab-separated columns ({columns[0]}<TAB>{columns[1]}), "
+            raise DataError(f"{path}:{number}: expected 2 tab-separated columns (en<TAB>zh), "
                             f"found 1: {line[:60]!r}")
         if len(fields) > 2:
             report.skip("rows with extra columns (extra columns ignored, rows kept)", number)
-        cols[columns[0]].append(fields[0])
-        cols[columns[1]].append(fields[1])
+        en.append(fields[0])
+        zh.append(fields[1])
         report.rows += 1
-    return _pairs_to_dataset(cols["en"], cols["zh"], path), report
+    return _pairs_to_dataset(en, zh, path), report
 
 
 def read_text_pair(en_path: Path, zh_path: Path) -> tuple[datasets.Dataset, ReadReport]:
@@ -146,7 +165,7 @@ def read_split(cfg: DataConfig, split: str) -> tuple[datasets.Dataset, ReadRepor
     filename = getattr(cfg, split)
     if cfg.format == "hf":
         return load_hf(cfg.hf_name, filename, cfg.hf_config)
-    data_dir = Path(cfg.data_dir)
+    data_dir = resolve_data_dir(cfg.data_dir)
     if not data_dir.is_dir():
         raise DataError(f"data directory not found: {data_dir} (set --data-dir or data.data_dir)")
     if cfg.format == "tsv":

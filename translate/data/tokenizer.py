@@ -1,4 +1,8 @@
-"""SentencePiece per language: training on the training split, encode/decode, special ids in one place."""
+"""SentencePiece per language: training on the training split, encode/decode, special ids in one place.
+
+Every sequence the model sees gets its special tokens here: sources end with EOS
+(`source_ids`), targets are BOS ... EOS (`target_ids`).
+"""
 
 from __future__ import annotations
 
@@ -12,19 +16,29 @@ from translate.config import TokenizerConfig
 from translate.errors import CheckpointError
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+SPECIAL_IDS = (PAD_ID, BOS_ID, EOS_ID)
 # Bump when train_tokenizer's fixed arguments change, so cached models trained the old way are not reused.
 TRAINING_RECIPE = "2: no dummy prefix for zh"
 
 
-def train_tokenizer(sentences: Iterable[str], lang: str, cfg: TokenizerConfig, vocab_size: int | None = None) -> bytes:
+def source_ids(pieces: list[int]) -> list[int]:
+    """Piece ids of a source sentence -> what the encoder reads (ends with EOS)."""
+    return [*pieces, EOS_ID]
+
+
+def target_ids(pieces: list[int]) -> list[int]:
+    """Piece ids of a target sentence -> BOS ... EOS (teacher forcing reads [:-1], predicts [1:])."""
+    return [BOS_ID, *pieces, EOS_ID]
+
+
+def train_tokenizer(sentences: Iterable[str], lang: str, cfg: TokenizerConfig) -> bytes:
     """Train a SentencePiece model on `sentences`; return the serialized model."""
-    sentences = list(sentences)
     model = io.BytesIO()
     normalization = cfg.zh_normalization if lang == "zh" else cfg.en_normalization
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(sentences),
         model_writer=model,
-        vocab_size=vocab_size or cfg.vocab_size(lang),
+        vocab_size=cfg.vocab_size(lang),
         model_type=cfg.model_type,
         character_coverage=cfg.zh_character_coverage if lang == "zh" else 1.0,
         normalization_rule_name=normalization,
@@ -66,14 +80,15 @@ class Tokenizer:
         return int(self.sp.GetPieceSize())
 
     def encode(self, texts: list[str]) -> list[list[int]]:
+        """Piece ids without special tokens."""
         return [list(ids) for ids in self.sp.Encode(texts)]
 
     def decode(self, ids: list[list[int]]) -> list[str]:
-        specials = (PAD_ID, BOS_ID, EOS_ID)
-        return [str(self.sp.Decode([i for i in seq if i not in specials])) for seq in ids]
+        return [str(self.sp.Decode([i for i in seq if i not in SPECIAL_IDS])) for seq in ids]
 
-    def pieces(self, text: str) -> list[str]:
-        return [str(p) for p in self.sp.EncodeAsPieces(text)]
+    def pieces(self, ids: list[int]) -> list[str]:
+        """The piece string of each id (specials as <s>, </s>, <pad>): labels for attention views."""
+        return [str(self.sp.IdToPiece(i)) for i in ids]
 
     def unk_rate(self, texts: list[str]) -> float:
         """Share of pieces that are <unk> (byte fallback counts as known)."""

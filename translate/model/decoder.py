@@ -32,10 +32,11 @@ class DecoderState:
 
 @dataclass
 class DecoderOutput:
-    """hidden (B, T, H) attentional outputs (the output layer is applied by the caller, only where
-    needed); attention weights (B, T, S); choice log-probs / entropies (B, T) for hard attention."""
+    """attentional (B, T, H): tanh(W[c; h]) per step, before the output layer (the caller applies
+    `generator` only where needed); attention weights (B, T, S); choice log-probs / entropies
+    (B, T) for hard attention."""
 
-    hidden: torch.Tensor
+    attentional: torch.Tensor
     weights: torch.Tensor
     choice_log_probs: torch.Tensor | None
     choice_entropies: torch.Tensor | None
@@ -103,6 +104,6 @@ class Decoder(nn.Module):
             if attended.log_prob is not None and attended.entropy is not None:
                 log_probs.append(attended.log_prob)
                 entropies.append(attended.entropy)
-        return DecoderOutput(hidden=torch.stack(outs, dim=1), weights=torch.stack(weights, dim=1),
+        return DecoderOutput(attentional=torch.stack(outs, dim=1), weights=torch.stack(weights, dim=1),
                              choice_log_probs=torch.stack(log_probs, 1) if log_probs else None,
                              choice_entropies=torch.stack(entropies, 1) if entropies else None)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from translate.config import ModelConfig
 from translate.model.attention import Memory
 from translate.model.decoder import Decoder, DecoderOutput, DecoderState
 from translate.model.encoder import Encoder
@@ -29,9 +28,8 @@ class DecodingContext:
 
 
 class Seq2Seq(nn.Module):
-    def __init__(self, cfg: ModelConfig, encoder: Encoder, decoder: Decoder) -> None:
+    def __init__(self, encoder: Encoder, decoder: Decoder) -> None:
         super().__init__()
-        self.cfg = cfg
         self.encoder = encoder
         self.decoder = decoder
 
@@ -41,7 +39,7 @@ class Seq2Seq(nn.Module):
         return DecodingContext(state=self.decoder.init_state(encoded.final), memory=memory)
 
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor, tgt_in: torch.Tensor) -> DecoderOutput:
-        """Teacher forcing. src (B, S), src_lens (B,), tgt_in (B, T) -> DecoderOutput (hidden (B, T, H))."""
+        """Teacher forcing. src (B, S), src_lens (B,), tgt_in (B, T) -> DecoderOutput (attentional (B, T, H))."""
         ctx = self.encode(src, src_lens)
         return self.decoder(tgt_in, ctx.state, ctx.memory)
 
@@ -49,6 +47,10 @@ class Seq2Seq(nn.Module):
         """One search step: prev_tokens (N,) -> log-probabilities (N, V), next context."""
         logits, state, _ = self.decoder.step(prev_tokens, ctx.state, ctx.memory)
         return torch.log_softmax(logits.float(), dim=-1), DecodingContext(state=state, memory=ctx.memory)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in {id(p): p for p in self.parameters()}.values())

@@ -57,7 +57,7 @@ class Attention(nn.Module):
 class NoAttention(Attention):
     """The plain seq2seq baseline: a zero context, so the decoder sees only the encoder's final state."""
 
-    def __init__(self, query_size: int, memory_size: int) -> None:
+    def __init__(self, memory_size: int) -> None:
         super().__init__()
         self.context_size = memory_size
 

@@ -22,33 +22,34 @@ from translate.model.attention.soft import Choice, SoftAttention
 class HardAttention(SoftAttention):
     def __init__(self, scorer: Scorer, memory_size: int, key_value: bool, cfg: AttentionConfig) -> None:
         super().__init__(scorer, memory_size, key_value)
-        self.cfg = cfg
+        # the estimator and its constants are fixed here, never re-read from strings per step
+        self.uses_reinforce = cfg.hard_training == "reinforce"
+        self._train_choice = self._reinforce_choice if self.uses_reinforce else self._straight_through
+        self._pick = _sample if cfg.hard_sample == "sample" else _argmax
+        self.soft_mix, self.temperature = cfg.soft_mix, cfg.gumbel_temperature
+        self.reinforce_weight, self.entropy_weight = cfg.reinforce_weight, cfg.entropy_weight
+        self.baseline_decay = cfg.baseline_decay
         self.register_buffer("baseline", torch.zeros(()))
 
     def normalise(self, scores: torch.Tensor, mask: torch.Tensor) -> Choice:
-        probs = masked_softmax(scores, mask)  # (B, S)
         if not self.training:
-            return Choice(weights=_one_hot(probs.argmax(-1), probs))
-        if self.cfg.hard_training == "straight-through":
-            return Choice(weights=self._straight_through(scores, mask))
-        return self._reinforce_choice(probs)
+            return Choice(weights=_one_hot(scores.masked_fill(~mask, float("-inf")).argmax(-1), scores))
+        return self._train_choice(scores, mask)
 
-    def _straight_through(self, scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def _straight_through(self, scores: torch.Tensor, mask: torch.Tensor) -> Choice:
         uniform = torch.rand_like(scores).clamp(1e-10, 1 - 1e-7)
         gumbel = -torch.log(-torch.log(uniform))  # Gumbel(0, 1) noise
-        soft = masked_softmax((scores + gumbel) / self.cfg.gumbel_temperature, mask)
+        soft = masked_softmax((scores + gumbel) / self.temperature, mask)
         hard = _one_hot(soft.argmax(-1), soft)
-        return hard - soft.detach() + soft
+        return Choice(weights=hard - soft.detach() + soft)
 
-    def _reinforce_choice(self, probs: torch.Tensor) -> Choice:
-        if self.cfg.hard_sample == "sample":
-            choice = torch.multinomial(probs.detach(), 1).squeeze(1)
-        else:
-            choice = probs.detach().argmax(-1)
+    def _reinforce_choice(self, scores: torch.Tensor, mask: torch.Tensor) -> Choice:
+        probs = masked_softmax(scores, mask)  # (B, S)
+        choice = self._pick(probs.detach())
         weights = _one_hot(choice, probs)
         sampled = torch.ones_like(choice, dtype=torch.bool)
-        if self.cfg.soft_mix > 0:
-            sampled = torch.rand(choice.shape, device=probs.device) >= self.cfg.soft_mix
+        if self.soft_mix > 0:
+            sampled = torch.rand(choice.shape, device=probs.device) >= self.soft_mix
             weights = torch.where(sampled.unsqueeze(1), weights, probs)
         log_prob = probs.gather(1, choice.unsqueeze(1)).squeeze(1).clamp_min(1e-20).log()
         entropy = -(probs * probs.clamp_min(1e-20).log()).sum(-1)
@@ -57,7 +58,7 @@ class HardAttention(SoftAttention):
     def auxiliary_loss(self, log_probs: torch.Tensor, entropies: torch.Tensor, rewards: torch.Tensor,
                        mask: torch.Tensor) -> torch.Tensor:
         """REINFORCE with a moving-average baseline and an entropy bonus; all (B, T), mask on real tokens."""
-        if self.cfg.hard_training != "reinforce" or not self.training:
+        if not self.uses_reinforce or not self.training:
             return rewards.new_zeros(())
         rewards = rewards.detach()
         tokens = mask.sum().clamp_min(1)
@@ -66,9 +67,16 @@ class HardAttention(SoftAttention):
         policy = -(advantage * log_probs).sum() / tokens
         bonus = (entropies * mask).sum() / tokens
         with torch.no_grad():
-            decay = self.cfg.baseline_decay
-            self.baseline.mul_(decay).add_((1 - decay) * mean_reward)
-        return self.cfg.reinforce_weight * policy - self.cfg.entropy_weight * bonus
+            self.baseline.mul_(self.baseline_decay).add_((1 - self.baseline_decay) * mean_reward)
+        return self.reinforce_weight * policy - self.entropy_weight * bonus
+
+
+def _sample(probs: torch.Tensor) -> torch.Tensor:
+    return torch.multinomial(probs, 1).squeeze(1)
+
+
+def _argmax(probs: torch.Tensor) -> torch.Tensor:
+    return probs.argmax(-1)
 
 
 def _one_hot(index: torch.Tensor, like: torch.Tensor) -> torch.Tensor:

@@ -1,10 +1,14 @@
-"""Multi-head attention for the RNN decoder (RNMT+, Chen et al. 2018, sec. 3.2).
+"""Multi-head attention (RNMT+, Chen et al. 2018, sec. 3.2; Vaswani et al. 2017, sec. 3.2.2).
 
 H heads, each with its own slice of the projections W_Q q, W_K K, W_V V and its own scorer
 (scaled-dot, dot or additive with a per-head v); the H contexts are concatenated and projected.
+The same module serves the decoder (one query per step) and encoder self-attention (a query per
+source position, `attend_sequence`), so head splitting and projections exist once.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 from torch import nn
@@ -12,40 +16,51 @@ from torch import nn
 from translate.model.attention.base import Attention, AttentionOutput, Memory
 from translate.model.attention.scoring import additive_score, dot_score, masked_softmax, scaled_dot_score
 
-MULTIHEAD_SCORERS = ("additive", "dot", "scaled-dot")
+HeadScore = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 class MultiHeadAttention(Attention):
-    def __init__(self, query_size: int, memory_size: int, heads: int, scorer: str) -> None:
+    def __init__(self, query_size: int, memory_size: int, heads: int, scorer: str, bias: bool = False) -> None:
         super().__init__()
-        if scorer not in MULTIHEAD_SCORERS:
-            raise ValueError(f"multihead attention supports scorers {', '.join(MULTIHEAD_SCORERS)}, not '{scorer}'")
-        if memory_size % heads:
-            raise ValueError(f"heads ({heads}) must divide the memory size ({memory_size})")
-        self.heads, self.head_size, self.scorer = heads, memory_size // heads, scorer
-        self.query_proj = nn.Linear(query_size, memory_size, bias=False)
-        self.key_proj = nn.Linear(memory_size, memory_size, bias=False)
-        self.value_proj = nn.Linear(memory_size, memory_size, bias=False)
-        self.out_proj = nn.Linear(memory_size, memory_size, bias=False)
+        self.heads, self.head_size = heads, memory_size // heads
+        self.query_proj = nn.Linear(query_size, memory_size, bias=bias)
+        self.key_proj = nn.Linear(memory_size, memory_size, bias=bias)
+        self.value_proj = nn.Linear(memory_size, memory_size, bias=bias)
+        self.out_proj = nn.Linear(memory_size, memory_size, bias=bias)
         self.v = nn.Parameter(torch.empty(heads, self.head_size).uniform_(-0.1, 0.1)) if scorer == "additive" else None
+        self.score: HeadScore = {"dot": dot_score, "scaled-dot": scaled_dot_score, "additive": self._additive}[scorer]
         self.context_size = memory_size
 
+    def _additive(self, q: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        assert self.v is not None
+        return additive_score(q, keys, self.v)
+
     def _split(self, x: torch.Tensor) -> torch.Tensor:
-        """(B, S, H*d) -> (B, H, S, d)."""
-        return x.view(x.size(0), x.size(1), self.heads, self.head_size).transpose(1, 2)
+        """(B, H*d) -> (B, H, d); (B, S, H*d) -> (B, H, S, d)."""
+        return x.view(*x.shape[:-1], self.heads, self.head_size).movedim(-2, 1)
+
+    def _merge(self, x: torch.Tensor) -> torch.Tensor:
+        """The inverse of `_split`."""
+        x = x.movedim(1, -2)
+        return x.reshape(*x.shape[:-2], -1)
 
     def prepare(self, states: torch.Tensor, mask: torch.Tensor) -> Memory:
         return Memory(keys=self._split(self.key_proj(states)), values=self._split(self.value_proj(states)), mask=mask)
 
     def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
-        q = self.query_proj(query).view(query.size(0), self.heads, self.head_size)  # (B, H, d)
-        if self.v is not None:
-            scores = additive_score(q, memory.keys, self.v)
-        elif self.scorer == "dot":
-            scores = dot_score(q, memory.keys)
-        else:
-            scores = scaled_dot_score(q, memory.keys)  # (B, H, S)
-        weights = masked_softmax(scores, memory.mask.unsqueeze(1))
+        """query (B, Dq) -> context (B, D), weights (B, S) averaged over heads."""
+        q = self._split(self.query_proj(query))  # (B, H, d)
+        weights = masked_softmax(self.score(q, memory.keys), memory.mask.unsqueeze(1))  # (B, H, S)
         context = (weights.unsqueeze(2) @ memory.values).squeeze(2)  # (B, H, d)
-        context = self.out_proj(context.reshape(query.size(0), -1))
-        return AttentionOutput(context=context, weights=weights.mean(1))
+        return AttentionOutput(context=self.out_proj(self._merge(context)), weights=weights.mean(1))
+
+    def attend_sequence(self, states: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Self-attention: states (B, S, D) query themselves -> (B, S, D), weights (B, H, S, S).
+
+        Dot and scaled-dot scorers only (additive would need a (B, H, S, S, d) tensor).
+        """
+        memory = self.prepare(states, mask)
+        q = self._split(self.query_proj(states))  # (B, H, S, d)
+        scores = self.score(q, memory.keys.unsqueeze(2))  # (B, H, S_q, S_k)
+        weights = masked_softmax(scores, mask[:, None, None, :])
+        return self.out_proj(self._merge(weights @ memory.values)), weights

@@ -79,9 +79,9 @@ class BilinearScorer(Scorer):
 
 
 class AdditiveScorer(Scorer):
-    def __init__(self, query_size: int, key_size: int, attention_size: int | None = None) -> None:
+    def __init__(self, query_size: int, key_size: int) -> None:
         super().__init__()
-        size = attention_size or query_size
+        size = query_size  # attention layer width (Bahdanau et al. use n' = n)
         self.key_layer = nn.Linear(key_size, size, bias=False)
         self.query_layer = nn.Linear(query_size, size, bias=False)
         self.v = nn.Parameter(torch.empty(size).uniform_(-0.1, 0.1))

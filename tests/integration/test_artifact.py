@@ -1,0 +1,145 @@
+"""A checkpoint is a portable artifact: no paths inside, read-only use, old formats, safe resume."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.conftest import TINY_DIR
+from translate.checkpoint import load_checkpoint, save_checkpoint, upgrade_checkpoint
+from translate.cli import app
+from translate.config import RunConfig
+from translate.config_io import apply_overrides, load_config
+from translate.data.tokenizer import Tokenizer
+from translate.errors import ConfigError
+from translate.evaluate import evaluate_checkpoint
+from translate.model import Seq2Seq
+from translate.train import train
+from translate.translator import Translator
+
+REPO = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha1(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _format_1(path: Path, cfg: RunConfig) -> None:
+    """Turn a current checkpoint into the first release's layout (config.json = the whole run config)."""
+    (path / "config.json").write_text(json.dumps(cfg.to_dict()), encoding="utf-8")
+    meta = json.loads((path / "meta.json").read_text())
+    (path / "meta.json").write_text(json.dumps({**meta, "format_version": 1}), encoding="utf-8")
+
+
+def test_saved_config_is_an_artifact_without_machine_settings(tmp_path: Path, tiny_config: RunConfig,
+                                                               tiny_model: Seq2Seq,
+                                                               tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 1})
+    saved = json.loads((tmp_path / "ckpt" / "config.json").read_text())
+    assert set(saved) == {"format_version", "direction", "model", "tokenizer", "decode"}
+    assert str(tmp_path) not in (tmp_path / "ckpt" / "config.json").read_text()
+
+
+def test_format_1_loads_with_a_notice_and_upgrades_byte_for_byte(tmp_path: Path, tiny_config: RunConfig,
+                                                                 tiny_model: Seq2Seq,
+                                                                 tiny_tokenizers: tuple[Tokenizer, Tokenizer],
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    old = tmp_path / "old"
+    save_checkpoint(old, tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 5})
+    # the paths of a training machine, which must never be used
+    machine = apply_overrides(tiny_config, {"data.data_dir": str(tmp_path / "trainer-data"),
+                                            "data.cache_dir": str(tmp_path / "trainer-cache"),
+                                            "runs_dir": str(tmp_path / "trainer-runs")})
+    _format_1(old, machine)
+    before = tree_digest(old)
+    with caplog.at_level(logging.WARNING):
+        loaded = load_checkpoint(old)
+    assert "checkpoint format 1" in caplog.text and "translate upgrade-checkpoint" in caplog.text
+    assert loaded.artifact == tiny_config.artifact()
+    translator = Translator(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode)
+    expected = translator.translate(["I like tea."])
+
+    result = runner.invoke(app, ["upgrade-checkpoint", str(old), "--output", str(tmp_path / "new")])
+    assert result.exit_code == 0, result.output
+    assert tree_digest(old) == before  # the source is untouched
+    new = tree_digest(tmp_path / "new")
+    for name in ("model.safetensors", "src.spm.model", "tgt.spm.model"):
+        assert new[name] == before[name]
+    meta = json.loads((tmp_path / "new" / "meta.json").read_text())
+    assert meta["format_version"] == 2 and meta["step"] == 5 and meta["upgraded_from_format"] == 1
+    caplog.clear()
+    assert Translator.from_checkpoint(tmp_path / "new").translate(["I like tea."]) == expected
+    assert "format 1" not in caplog.text
+    for folder in ("trainer-data", "trainer-cache", "trainer-runs"):
+        assert not (tmp_path / folder).exists()
+
+
+def test_upgrade_in_place(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
+                          tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    path = tmp_path / "ckpt"
+    save_checkpoint(path, tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 5})
+    _format_1(path, tiny_config)
+    upgrade_checkpoint(path)
+    assert json.loads((path / "config.json").read_text())["format_version"] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt"]  # no .tmp/.old left behind
+
+
+def test_the_released_checkpoint_is_current_and_evaluate_leaves_it_byte_identical(tmp_path: Path) -> None:
+    released = REPO / "checkpoints" / "en-zh"
+    before = tree_digest(released)
+    assert json.loads((released / "config.json").read_text())["format_version"] == 2
+    result, written = evaluate_checkpoint(released, "dev", data_dir=str(TINY_DIR), beam=1)
+    assert written == [] and result.report.sentences == 5
+    result = runner.invoke(app, ["evaluate", "--checkpoint", str(released), "--data-dir", str(TINY_DIR), "--beam", "1"])
+    assert result.exit_code == 0, result.output
+    assert "wrote" not in result.output
+    result = runner.invoke(app, ["evaluate", "--checkpoint", str(released), "--data-dir", str(TINY_DIR), "--beam", "1",
+                                 "--output", str(tmp_path / "dev.hyp.txt")])
+    assert result.exit_code == 0, result.output
+    assert len((tmp_path / "dev.hyp.txt").read_text().splitlines()) == 5
+    assert json.loads((tmp_path / "dev.hyp.txt.report.json").read_text())["sentences"] == 5
+    assert tree_digest(released) == before
+    meta = json.loads((released / "meta.json").read_text())
+    assert meta["scores"]["test"]["beam5"]["bleu"] > 30  # the model card's figures, machine-readable
+
+
+# --------------------------------------------------------------------------- resume
+
+
+def test_resume_refuses_settings_that_define_the_model_or_data_position(tiny_config: RunConfig) -> None:
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 10})
+    train(cfg)
+    for change, key in [({"model.hidden_size": 32, "model.embedding_size": 32}, "model.embedding_size"),
+                        ({"data.batch_tokens": 200}, "data.batch_tokens"), ({"train.seed": 7}, "train.seed"),
+                        ({"tokenizer.zh_vocab_size": 60}, "tokenizer.zh_vocab_size"),
+                        ({"data.direction": "zh-en"}, "data.direction")]:
+        with pytest.raises(ConfigError, match=rf"cannot resume with changed settings .*{key}"):
+            train(apply_overrides(cfg, {**change, "train.max_steps": 20}), resume=True)
+    result = runner.invoke(app, ["train", "--resume", str(cfg.run_dir), "--max-steps", "20",
+                                 "--set", "model.hidden_size=32", "--set", "model.embedding_size=32"])
+    assert result.exit_code == 1
+    assert "model.hidden_size: 16 -> 32" in result.output and "model.embedding_size: 16 -> 32" in result.output
+    assert load_checkpoint(cfg.run_dir / "last").meta["step"] == 10  # nothing was written
+
+
+def test_resume_applies_and_records_budget_and_learning_rate(tiny_config: RunConfig) -> None:
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 10,
+                                        "train.schedule": "constant", "train.warmup_steps": 1})
+    train(cfg)
+    new = apply_overrides(cfg, {"train.max_steps": 20, "train.learning_rate": 0.001, "train.patience": 3})
+    result = train(new, resume=True)
+    assert result.state.step == 20
+    log = (cfg.run_dir / "train.log").read_text()
+    assert "resume: train.learning_rate changed from 0.01 to 0.001" in log
+    assert "resume: train.max_steps changed from 10 to 20" in log
+    progress = [json.loads(line) for line in (cfg.run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [r["lr"] for r in progress if r["kind"] == "train" and r["step"] > 10] == [pytest.approx(0.001)]
+    assert load_config(cfg.run_dir / "config.yaml").train.learning_rate == 0.001
+    assert load_checkpoint(cfg.run_dir / "last").meta["step"] == 20  # and the saved checkpoint loads

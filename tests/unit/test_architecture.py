@@ -1,0 +1,115 @@
+"""The code reads as its architecture: no import cycles, layers only import downwards, small modules and functions.
+
+Every import counts: module level, inside functions and under TYPE_CHECKING.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "translate"
+MAX_MODULE_LINES, MAX_FUNCTION_LINES = 300, 50
+
+# errors < config < data < model < search < metrics < checkpoint < translator < run folder < train
+# < compare / plots / serve < cli; modules of one layer may import each other (without cycles).
+LAYERS = [
+    ["errors"],
+    ["version", "config", "config_io", "paths", "device", "progress"],
+    ["data"],
+    ["model"],
+    ["loss", "search"],
+    ["metrics"],
+    ["safety", "checkpoint"],
+    ["translator"],
+    ["evaluate"],
+    ["run_dir", "resume"],
+    ["train"],
+    ["compare", "plots"],
+    ["cli", "__main__"],
+]
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        found.update(n for n in names if n in known)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports_of(path, known) - {name} for name, path in known.items()}
+
+
+def layer(module: str) -> int:
+    top = module.split(".")[1] if "." in module else "__init__"
+    for rank, names in enumerate(LAYERS):
+        if top in names:
+            return rank
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS")
+
+
+def test_no_import_cycles() -> None:
+    edges = graph()
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges[node]):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt] if nxt in stack else [node, nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_layers_only_import_downwards() -> None:
+    for module, targets in graph().items():
+        if module == "translate":  # the package facade re-exports lazily
+            continue
+        for target in targets:
+            if target == "translate":
+                raise AssertionError(f"{module} imports the package facade; import the defining module")
+            assert layer(target) <= layer(module), f"{module} (layer {layer(module)}) imports {target} (layer {layer(target)})"
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_and_functions_are_small(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= MAX_MODULE_LINES, f"{path.name}: {len(lines)} lines"
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
+            assert size <= MAX_FUNCTION_LINES, f"{path.name}:{node.lineno} {node.name}() is {size} lines"
+
+
+def test_importing_the_translator_does_not_import_training_or_plotting_libraries() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, translate.translator; "
+            "print(','.join(m for m in ('datasets', 'matplotlib', 'translate.train') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"imported at start-up: {out}"

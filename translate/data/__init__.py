@@ -1,0 +1,1 @@
+"""The data flow from files to batches: readers -> cleaning -> tokenizer -> batching (see corpus.prepare_data)."""

@@ -1,0 +1,44 @@
+"""A padded batch of token ids (`Batch`), and `pad`/`collate` to build one; torch only, no corpus code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from translate.data.tokenizer import PAD_ID
+
+
+@dataclass
+class Batch:
+    """A padded batch. Shapes: src (B, S), src_lens (B,), tgt_in / tgt_out (B, T)."""
+
+    src: torch.Tensor
+    src_lens: torch.Tensor
+    tgt_in: torch.Tensor
+    tgt_out: torch.Tensor
+
+    @property
+    def src_mask(self) -> torch.Tensor:
+        return self.src != PAD_ID  # (B, S), True on real tokens
+
+    def to(self, device: torch.device) -> Batch:
+        """The batch on `device` (lengths stay on the CPU, where packing wants them)."""
+        if device.type == "cpu":
+            return self
+        pin = torch.cuda.is_available()
+        move = (lambda t: t.pin_memory().to(device, non_blocking=True)) if pin else (lambda t: t.to(device))
+        return Batch(src=move(self.src), src_lens=self.src_lens, tgt_in=move(self.tgt_in), tgt_out=move(self.tgt_out))
+
+
+def pad(seqs: list[list[int]]) -> torch.Tensor:
+    out = torch.full((len(seqs), max(len(s) for s in seqs)), PAD_ID, dtype=torch.long)
+    for row, seq in enumerate(seqs):
+        out[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+    return out
+
+
+def collate(src: list[list[int]], tgt: list[list[int]]) -> Batch:
+    tgt_padded = pad(tgt)
+    return Batch(src=pad(src), src_lens=torch.tensor([len(s) for s in src]),
+                 tgt_in=tgt_padded[:, :-1], tgt_out=tgt_padded[:, 1:])

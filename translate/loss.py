@@ -1,0 +1,63 @@
+"""The training objective and the learning-rate schedule (pure functions of a model, a batch and settings)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from translate.config import TrainConfig
+from translate.data.batch import Batch
+from translate.data.batching import BatchStream
+from translate.data.tokenizer import PAD_ID
+from translate.model import Seq2Seq
+
+
+@dataclass
+class LossOutput:
+    loss: torch.Tensor
+    nll: float  # summed over target tokens
+    tokens: int
+
+
+def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float) -> LossOutput:
+    """Token-normalised label-smoothed cross-entropy over non-pad targets, plus any attention loss."""
+    out = model(batch.src, batch.src_lens, batch.tgt_in)
+    mask = batch.tgt_out != PAD_ID  # (B, T)
+    # the output layer and softmax run on real tokens only: padding costs nothing
+    log_probs = torch.log_softmax(model.decoder.generator(out.attentional[mask]).float(), dim=-1)  # (N, V)
+    nll = -log_probs.gather(-1, batch.tgt_out[mask].unsqueeze(-1)).squeeze(-1)  # (N,)
+    per_token = (1 - label_smoothing) * nll - label_smoothing * log_probs.mean(-1)
+    tokens = int(mask.sum())
+    loss = per_token.sum() / max(tokens, 1)
+    if out.choice_log_probs is not None and out.choice_entropies is not None:
+        rewards = out.attentional.new_zeros(mask.shape).masked_scatter(mask, -nll.detach())  # (B, T)
+        loss = loss + model.decoder.attention.auxiliary_loss(out.choice_log_probs, out.choice_entropies,
+                                                              rewards, mask.float())
+    return LossOutput(loss=loss, nll=float(nll.detach().sum()), tokens=tokens)
+
+
+def lr_factor(step: int, train: TrainConfig) -> float:
+    """Linear warm-up, then inverse-sqrt / cosine / constant, floored at min_learning_rate."""
+    warm = max(train.warmup_steps, 1)
+    if step < warm:
+        return (step + 1) / warm
+    if train.schedule == "inverse-sqrt":
+        factor = math.sqrt(warm / (step + 1))
+    elif train.schedule == "cosine" and train.max_steps > warm:
+        factor = 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / (train.max_steps - warm))))
+    else:
+        factor = 1.0
+    return max(factor, train.min_learning_rate / train.learning_rate)
+
+
+@torch.no_grad()
+def dev_loss(model: Seq2Seq, stream: BatchStream, device: torch.device) -> float:
+    model.eval()
+    nll, tokens = 0.0, 0
+    for indices in stream.epoch_batches(0):
+        out = compute_loss(model, stream.batch(indices).to(device), 0.0)
+        nll, tokens = nll + out.nll, tokens + out.tokens
+    model.train()
+    return nll / max(tokens, 1)
