@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 from translate.version import __version__
 
-
 if TYPE_CHECKING:
     from translate.config import RunConfig
     from translate.translator import Translator

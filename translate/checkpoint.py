@@ -34,13 +34,13 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_model, save_model
 
-from translate.version import __version__
 from translate.config import ARTIFACT_FORMAT, ArtifactConfig
 from translate.config_io import from_dict
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError, ConfigError
 from translate.model import Seq2Seq, build_model
 from translate.safety import check_weights_fit
+from translate.version import __version__
 
 logger = logging.getLogger(__name__)
 

@@ -9,19 +9,17 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Annotated, Any, TypeVar
-
 from enum import Enum
-from typing import get_args
+from pathlib import Path
+from typing import Annotated, Any, TypeVar, get_args
 
 import typer
 
-from translate.version import __version__
 from translate.config import Device, Direction, RunConfig, Split
 from translate.config_io import apply_overrides, load_config, parse_set
 from translate.errors import TranslateError
 from translate.paths import DEFAULT_MODEL
+from translate.version import __version__
 
 app = typer.Typer(help="English<->Chinese neural machine translation with pluggable RNN attention.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -236,7 +234,7 @@ def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
 @handle_errors
 def info(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT) -> None:
     """Print the default locations (models, corpus, cache), then describe a checkpoint."""
-    import translate.paths as paths
+    from translate import paths
     from translate.checkpoint import load_checkpoint
 
     for label, where, env in (("released models", paths.models_dir(), "MODELS"),

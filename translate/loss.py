@@ -19,6 +19,7 @@ class LossOutput:
     loss: torch.Tensor
     nll: float  # summed over target tokens
     tokens: int
+    sentences: int
 
 
 def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float) -> LossOutput:
@@ -35,7 +36,7 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float) -> LossOu
         rewards = out.attentional.new_zeros(mask.shape).masked_scatter(mask, -nll.detach())  # (B, T)
         loss = loss + model.decoder.attention.auxiliary_loss(out.choice_log_probs, out.choice_entropies,
                                                               rewards, mask.float())
-    return LossOutput(loss=loss, nll=float(nll.detach().sum()), tokens=tokens)
+    return LossOutput(loss=loss, nll=float(nll.detach().sum()), tokens=tokens, sentences=batch.src.size(0))
 
 
 def lr_factor(step: int, train: TrainConfig) -> float:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-
 from typing import Any
 
 logger = logging.getLogger(__name__)

@@ -20,6 +20,7 @@ class TrainState:
     seconds: float = 0.0  # wall time of training, validation included (what the time budget counts)
     step_seconds: float = 0.0  # time inside training steps only
     target_tokens: int = 0
+    sentence_pairs: int = 0
     best_bleu: float = -1.0
     best_step: int = 0
     validations_without_gain: int = 0
@@ -56,21 +57,24 @@ class Meter:
 
     nll: float = 0.0
     tokens: int = 0
+    sentences: int = 0
     since: float = field(default_factory=time.monotonic)
 
-    def add(self, nll: float, tokens: int) -> None:
+    def add(self, nll: float, tokens: int, sentences: int) -> None:
         self.nll += nll
         self.tokens += tokens
+        self.sentences += sentences
 
     def flush(self, step: int, epoch: int, seconds: float, lr: float, eta_seconds: float | None) -> dict[str, Any]:
         """The progress record since the last flush; resets the meter."""
         now = time.monotonic()
         loss = self.nll / max(self.tokens, 1)
-        rate = self.tokens / max(now - self.since, 1e-9)
+        interval = max(now - self.since, 1e-9)
         record = {"step": step, "loss": round(loss, 4), "ppl": round(math.exp(min(loss, 50)), 2),
-                  "tgt_tok_per_s": round(rate), "lr": lr, "elapsed": round(seconds, 1), "epoch": epoch,
-                  "eta": eta_seconds}
-        self.nll, self.tokens, self.since = 0.0, 0, now
+                  "tgt_tok_per_s": round(self.tokens / interval), "pairs_per_s": round(self.sentences / interval, 1),
+                  "lr": lr, "elapsed": round(seconds, 1), "epoch": epoch, "eta": eta_seconds,
+                  "interval_s": round(interval, 3)}
+        self.nll, self.tokens, self.sentences, self.since = 0.0, 0, 0, now
         return record
 
 

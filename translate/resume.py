@@ -14,7 +14,8 @@ from typing import Any
 from translate.config import RunConfig
 from translate.errors import ConfigError
 
-FROZEN_PREFIXES = ("model.", "tokenizer.", "data.", "train.seed", "name")
+FROZEN_PREFIXES = ("model.", "tokenizer.", "data.", "train.seed")
+LOCATION_KEYS = ("runs_dir", "name")  # where the run folder is now: follows the folder
 MUTABLE_DATA_KEYS = ("data.cache_dir", "data.check_columns")
 
 
@@ -31,7 +32,7 @@ def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 def changed_settings(saved: RunConfig, new: RunConfig) -> dict[str, tuple[Any, Any]]:
     """key -> (saved value, new value) for every setting that differs (run location excluded)."""
     old, now = _flatten(saved.to_dict()), _flatten(new.to_dict())
-    return {k: (old[k], now[k]) for k in old if old[k] != now[k] and k != "runs_dir"}
+    return {k: (old[k], now[k]) for k in old if old[k] != now[k] and k not in LOCATION_KEYS}
 
 
 def check_resume(saved: RunConfig, new: RunConfig) -> dict[str, tuple[Any, Any]]:

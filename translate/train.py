@@ -132,6 +132,7 @@ class Trainer:
         self.scheduler.step()
         self.state.step += 1
         self.state.target_tokens += out.tokens
+        self.state.sentence_pairs += out.sentences
         return out
 
     def stop_reason(self, started: float, start_seconds: float) -> str | None:
@@ -158,13 +159,14 @@ class Trainer:
             self.state.seconds = start_seconds + time.monotonic() - started
             if out is None:
                 continue
-            meter.add(out.nll, out.tokens)
+            meter.add(out.nll, out.tokens, out.sentences)
             if self.state.step % train.log_every == 0:
                 left = eta(self.state.step, self.state.seconds, train.max_steps, train.max_minutes)
                 self.files.log_progress(meter.flush(self.state.step, self.state.epoch, self.state.seconds,
                                                     self.scheduler.get_last_lr()[0], left))
             if self.state.step % train.validate_every == 0:
                 self.validate()
+                meter.since = time.monotonic()  # progress rates exclude validation
         return reason
 
     # ------------------------------------------------------------------ validation and checkpoints

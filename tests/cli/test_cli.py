@@ -11,7 +11,7 @@ from tests.conftest import TINY_DIR, tiny_overrides
 from translate.cli import app
 
 runner = CliRunner()
-COMMANDS = ["prepare", "train", "text", "file", "evaluate", "info"]
+COMMANDS = ["prepare", "train", "text", "file", "evaluate", "info", "upgrade-checkpoint", "compare"]
 
 
 def sets(tmp: Path, **extra: object) -> list[str]:
@@ -40,7 +40,8 @@ def test_version() -> None:
         (["info", "--checkpoint", "tests"], "is not a checkpoint"),
         (["train", "--set", "model.attention.kind=fancy"], "choose one of hard, multihead, none, soft"),
         (["train", "--set", "train.lerning_rate=1"], "did you mean 'train.learning_rate'"),
-        (["train", "--direction", "en-de"], "choose one of en-zh, zh-en"),
+        (["train", "--set", "data.direction=en-de"], "choose one of en-zh, zh-en"),
+        (["text", "hi", "--checkpoint", "no-such-model"], "not a folder, nor a released model"),
         (["train", "--data-dir", "no/such/dir", "--name", "x"], "data directory not found: no/such/dir"),
         (["train", "--resume", "no/such/run"], "no config.yaml there"),
         (["file", "no/such/file.txt", "--checkpoint", "no/such/run"], "file not found"),
@@ -53,9 +54,21 @@ def test_user_errors_are_one_line_and_exit_1(tmp_path: Path, args: list[str], me
     assert "Traceback" not in result.output
 
 
-def test_bad_split_is_a_usage_error() -> None:
-    result = runner.invoke(app, ["evaluate", "--split", "train"])
+@pytest.mark.parametrize(("args", "option"), [(["evaluate", "--split", "train"], "--split"),
+                                              (["evaluate", "--direction", "en-de"], "--direction"),
+                                              (["train", "--direction", "en-de"], "--direction"),
+                                              (["text", "hi", "--device", "tpu"], "--device")])
+def test_bad_choices_are_usage_errors_naming_the_option(args: list[str], option: str) -> None:
+    result = runner.invoke(app, args)
     assert result.exit_code == 2
+    assert f"Invalid value for '{option}'" in result.output
+
+
+def test_info_prints_every_default_location() -> None:
+    result = runner.invoke(app, ["info"])
+    assert result.exit_code == 0, result.output
+    for label in ("released models:", "default corpus:", "cache:", "direction: en-zh"):
+        assert label in result.output
 
 
 def test_train_translate_evaluate_resume(tmp_path: Path) -> None:

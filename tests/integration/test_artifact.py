@@ -96,15 +96,15 @@ def test_the_released_checkpoint_is_current_and_evaluate_leaves_it_byte_identica
     before = tree_digest(released)
     assert json.loads((released / "config.json").read_text())["format_version"] == 2
     result, written = evaluate_checkpoint(released, "dev", data_dir=str(TINY_DIR), beam=1)
-    assert written == [] and result.report.sentences == 5
+    assert written == [] and result.report.sentences == 8
     result = runner.invoke(app, ["evaluate", "--checkpoint", str(released), "--data-dir", str(TINY_DIR), "--beam", "1"])
     assert result.exit_code == 0, result.output
     assert "wrote" not in result.output
     result = runner.invoke(app, ["evaluate", "--checkpoint", str(released), "--data-dir", str(TINY_DIR), "--beam", "1",
                                  "--output", str(tmp_path / "dev.hyp.txt")])
     assert result.exit_code == 0, result.output
-    assert len((tmp_path / "dev.hyp.txt").read_text().splitlines()) == 5
-    assert json.loads((tmp_path / "dev.hyp.txt.report.json").read_text())["sentences"] == 5
+    assert len((tmp_path / "dev.hyp.txt").read_text().splitlines()) == 8
+    assert json.loads((tmp_path / "dev.hyp.txt.report.json").read_text())["sentences"] == 8
     assert tree_digest(released) == before
     meta = json.loads((released / "meta.json").read_text())
     assert meta["scores"]["test"]["beam5"]["bleu"] > 30  # the model card's figures, machine-readable

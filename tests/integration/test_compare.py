@@ -9,9 +9,9 @@ import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
-from translate.config_io import apply_overrides
 from translate.compare import MECHANISMS, compare, parse_mechanisms
 from translate.config import RunConfig
+from translate.config_io import apply_overrides
 from translate.errors import ConfigError
 from translate.model.attention import ATTENTION
 from translate.plots import cjk_font

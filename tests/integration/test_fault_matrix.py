@@ -21,10 +21,9 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from translate.config_io import apply_overrides
 from translate.checkpoint import load_checkpoint, load_trainer_state, save_checkpoint
 from translate.config import RunConfig
-from translate.config_io import load_config
+from translate.config_io import apply_overrides, load_config
 from translate.data.cleaning import clean
 from translate.data.readers import read_jsonl, read_tsv
 from translate.data.tokenizer import Tokenizer

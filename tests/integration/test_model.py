@@ -10,9 +10,9 @@ import torch
 from safetensors.torch import load_file
 
 from tests.conftest import TINY_DIR
-from translate.config_io import apply_overrides
 from translate.checkpoint import load_checkpoint, save_checkpoint
 from translate.config import RunConfig
+from translate.config_io import apply_overrides
 from translate.data.batch import collate, pad
 from translate.data.readers import read_tsv
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
@@ -148,3 +148,14 @@ def test_deeper_and_lstm_models_mask_padding_and_translate(tiny_config: RunConfi
     assert torch.allclose(together[0, :n_tgt], alone[0], atol=1e-5)
     translator = Translator(model, src_tok, tgt_tok, cfg.decode)
     assert [translator.translate([s])[0] for s in SENTENCES[:3]] == translator.translate(SENTENCES[:3])
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_translation_equals_cpu(tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    src_tok, tgt_tok = tiny_tokenizers
+    torch.manual_seed(0)
+    model = build_model(tiny_config.model, len(src_tok), len(tgt_tok)).eval()
+    cpu = Translator(model, src_tok, tgt_tok, tiny_config.decode).translate(SENTENCES)
+    gpu = Translator(model.to("cuda"), src_tok, tgt_tok, tiny_config.decode).translate(SENTENCES)
+    assert gpu == cpu

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
+import typing
 
 import pytest
 import torch
-
-import typing
 
 from translate.config import MULTIHEAD_SCORERS, AttentionConfig, AttentionKind, ScorerName
 from translate.errors import ConfigError

@@ -1,9 +1,8 @@
+import json
+import re
 from pathlib import Path
 
 import pytest
-
-import json
-import re
 
 from translate.config import ArtifactConfig, RunConfig
 from translate.config_io import apply_overrides, from_dict, load_config, parse_set

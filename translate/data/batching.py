@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import datasets
-import torch
 
 from translate.data.batch import Batch, collate
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids

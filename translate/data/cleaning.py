@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 from translate.errors import DataError

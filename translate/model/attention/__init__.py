@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from translate.config import AttentionConfig
-from translate.errors import ConfigError
 from translate.model.attention.base import Attention, AttentionOutput, Memory, NoAttention
 from translate.model.attention.hard import HardAttention
 from translate.model.attention.multihead import MultiHeadAttention
@@ -49,7 +48,5 @@ ATTENTION: dict[str, Builder] = {
 
 
 def build_attention(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
-    """The decoder attention `cfg` names (its choices were validated by AttentionConfig)."""
-    if cfg.kind not in ATTENTION:  # only reachable by bypassing the config's own checks
-        raise ConfigError(f"model.attention.kind={cfg.kind!r} is unknown; valid kinds: {', '.join(sorted(ATTENTION))}")
+    """The decoder attention `cfg` names (its choices were validated by AttentionConfig, the one place)."""
     return ATTENTION[cfg.kind](cfg, query_size, memory_size)

@@ -1,0 +1,42 @@
+"""After `pip install` of a built wheel (not an editable install), the CLI works from any folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_installed_wheel_translates_from_any_folder(tmp_path: Path) -> None:
+    wheels, site, elsewhere = tmp_path / "wheels", tmp_path / "site", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "-w", str(wheels), str(REPO)], check=True, capture_output=True, cwd=tmp_path)
+    [wheel] = wheels.glob("translate-*.whl")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRANSLATE_")}
+    env.update(PYTHONPATH=str(site), HOME=str(tmp_path / "home"))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, *args], check=False, capture_output=True, text=True, cwd=elsewhere,
+                              env=env,
+                              timeout=300)
+
+    where = run("-c", "import translate, translate.paths as p; print(translate.__file__); print(p.models_dir())")
+    assert where.returncode == 0, where.stderr
+    package_file, models = where.stdout.split()
+    assert package_file.startswith(str(site)) and models.startswith(str(site))  # the wheel, not the checkout
+
+    result = run("-m", "translate", "text", "Hello.")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() and any("\u4e00" <= c <= "\u9fff" for c in result.stdout)
+
+    info = run("-m", "translate", "info")
+    assert info.returncode == 0, info.stderr
+    assert f"cache: {tmp_path / 'home' / '.cache' / 'translate'}" in info.stdout
+    assert "default corpus: " + str(site) in info.stdout
+    assert sorted(p.name for p in elsewhere.iterdir()) == []  # nothing written into the current folder
