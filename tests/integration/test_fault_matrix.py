@@ -79,7 +79,7 @@ def test_swapped_columns_are_refused_with_the_fix(tmp_path: Path) -> None:
 
     (tmp_path / "train.tsv").write_text("我喜欢茶。\tI like tea.\n你好。\tHello.\n谢谢！\tThank you!\n", encoding="utf-8")
     cfg = DataConfig(data_dir=str(tmp_path))
-    with pytest.raises(DataError, match=r"train.tsv: the columns look swapped: the English column is 100% Han .*"
+    with pytest.raises(DataError, match=r"train.tsv: the columns look swapped: the English column is \d+% Han .*"
                                         r"data.check_columns=false"):
         read_clean(cfg, "train", [])
     ds = read_clean(DataConfig(data_dir=str(tmp_path), check_columns=False), "train", [])

@@ -81,7 +81,7 @@ def test_tiny_model_overfits_a_few_pairs(tiny_config: RunConfig, tiny_tokenizers
     losses = []
     for _ in range(150):
         out = model(batch.src, batch.src_lens, batch.tgt_in)
-        logits = model.decoder.generator(out.hidden)
+        logits = model.decoder.generator(out.attentional)
         loss = torch.nn.functional.cross_entropy(logits.transpose(1, 2), batch.tgt_out, ignore_index=0)
         optimizer.zero_grad()
         loss.backward()

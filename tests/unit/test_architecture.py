@@ -47,8 +47,9 @@ def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:  # `from a import b`: the module a.b, else a
+            names = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in known else node.module
+                     for alias in node.names]
         found.update(n for n in names if n in known)
     return found
 

@@ -44,14 +44,15 @@ def _suspect_encoding(raw: bytes) -> str:
 
 
 def _utf16_without_bom(raw: bytes) -> str | None:
-    """'UTF-16LE' / 'UTF-16BE' when most bytes at odd (even) positions of the start are NUL."""
+    """'UTF-16LE' / 'UTF-16BE' when the start has many NUL bytes, nearly all at odd (even) positions:
+    ASCII (tabs, newlines, Latin letters) in UTF-16 is a letter then a NUL byte."""
     head = raw[:4096]
-    if len(head) < 4 or head.count(0) < len(head) // 4:
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    if len(head) < 4 or even + odd < len(head) // 10:
         return None
-    even, odd = head[0::2], head[1::2]
-    if odd.count(0) > 0.8 * len(odd) and even.count(0) < 0.2 * len(even):
+    if odd >= 4 * max(even, 1):
         return "UTF-16LE"
-    if even.count(0) > 0.8 * len(even) and odd.count(0) < 0.2 * len(odd):
+    if even >= 4 * max(odd, 1):
         return "UTF-16BE"
     return None
 
