@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import datasets
 import torch
 
 from translate.compare import MECHANISMS
@@ -188,6 +189,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    datasets.disable_progress_bars()
     torch.set_num_threads(args.threads)
     figures: dict[str, Any] = {"threads": args.threads, "torch": torch.__version__,
                                "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}

@@ -18,6 +18,7 @@ import resource
 from pathlib import Path
 from typing import Any
 
+import datasets
 import torch
 
 from translate.config_io import load_config, parse_set
@@ -55,6 +56,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=None, help="JSON path (default runs/<name>/benchmark.json)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    datasets.disable_progress_bars()
     torch.set_num_threads(args.threads)
 
     figures: dict[str, Any] = {"threads": args.threads, "torch": torch.__version__}
