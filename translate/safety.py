@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from translate.config import ModelConfig
 from translate.errors import CheckpointError
@@ -71,9 +72,23 @@ def _check_entry(weights: Path, name: str, info: Any, data_bytes: int) -> None:
                               f"{begin}..{end}, the file holds {data_bytes})")
 
 
+_INIT_FUNCTIONS = ({torch.Tensor.normal_, torch.Tensor.uniform_, torch.Tensor.zero_, torch.Tensor.fill_}
+                   | {getattr(torch.nn.init, n) for n in dir(torch.nn.init) if n.endswith("_") and n[0] != "_"})
+
+
+class _SkipInit(TorchFunctionMode):
+    """Weight initialisation is skipped while building on the meta device: shapes are all we need,
+    and meta-tensor init goes through torch._refs, which imports torch._dynamo (about 1.5 s)."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if func in _INIT_FUNCTIONS:
+            return args[0] if args else (kwargs or {}).get("tensor")
+        return func(*args, **(kwargs or {}))
+
+
 def expected_shapes(cfg: ModelConfig, src_vocab: int, tgt_vocab: int) -> tuple[dict[str, list[int]], list[set[str]]]:
     """Tensor shapes the config implies, and groups of names that share one tensor (tied weights)."""
-    with torch.device("meta"):
+    with torch.device("meta"), _SkipInit():
         model = build_model(cfg, src_vocab, tgt_vocab)
     shapes = {name: list(t.shape) for name, t in model.state_dict(keep_vars=True).items()}
     groups: dict[int, set[str]] = {}

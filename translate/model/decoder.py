@@ -6,11 +6,7 @@ beam search calls it directly. The attention module is injected: the decoder nev
 
 from __future__ import annotations
 
-import logging
-import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 from torch import nn
@@ -18,8 +14,6 @@ from torch import nn
 from translate.config import ModelConfig
 from translate.data.tokenizer import PAD_ID
 from translate.model.attention import Attention, AttentionOutput, Memory
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -68,23 +62,6 @@ class Decoder(nn.Module):
         self.generator = nn.Linear(hidden, vocab_size)
         if cfg.tie_embeddings:
             self.generator.weight = self.embedding.weight
-        self._compiled_step: Callable[..., tuple[torch.Tensor, DecoderState, AttentionOutput]] | None = None
-
-    def compile_step(self) -> bool:
-        """Run the per-token step through torch.compile (fused kernels, less Python per position).
-
-        Returns False, with a one-line warning, where no C++ compiler is found; if compilation
-        fails later, torch falls back to the plain step (suppress_errors).
-        """
-        if not (shutil.which("cc") or shutil.which("gcc") or shutil.which("g++")):
-            logger.warning("torch.compile needs a C++ compiler (cc/gcc): using the plain decoder step")
-            return False
-        torch._dynamo.config.suppress_errors = True
-        self._compiled_step = torch.compile(self._step, dynamic=True)
-        return True
-
-    def __getstate__(self) -> dict[str, Any]:  # deepcopy/pickle: a compiled function does not travel
-        return {**super().__getstate__(), "_compiled_step": None}
 
     def init_state(self, final: torch.Tensor) -> DecoderState:
         """final (B, H) encoder summary -> initial state through a tanh bridge."""
@@ -113,17 +90,15 @@ class Decoder(nn.Module):
 
     def step(self, prev_tokens: torch.Tensor, state: DecoderState, memory: Memory) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
         """prev_tokens (B,) -> logits (B, V), new state, attention weights (B, S)."""
-        step = self._compiled_step or self._step
-        out, state, attended = step(self.embedding_dropout(self.embedding(prev_tokens)), state, memory)
+        out, state, attended = self._step(self.embedding_dropout(self.embedding(prev_tokens)), state, memory)
         return self.generator(out), state, attended.weights
 
     def forward(self, tgt_in: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
         """Teacher forcing: tgt_in (B, T) -> DecoderOutput; `generator` then maps hidden to logits."""
         embedded = self.embedding_dropout(self.embedding(tgt_in))  # (B, T, E)
         outs, weights, log_probs, entropies = [], [], [], []
-        step = self._compiled_step or self._step
         for t in range(tgt_in.size(1)):
-            out, state, attended = step(embedded[:, t], state, memory)
+            out, state, attended = self._step(embedded[:, t], state, memory)
             outs.append(out)
             weights.append(attended.weights)
             if attended.log_prob is not None and attended.entropy is not None:
