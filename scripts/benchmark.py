@@ -74,6 +74,7 @@ def main() -> None:
             "minutes": round(state.seconds / 60, 2), "target_tokens": state.target_tokens,
             "target_tokens_per_second": round(state.target_tokens / max(state.seconds, 1e-9)),
             "target_tokens_per_step_second": round(state.target_tokens / max(state.step_seconds, 1e-9)),
+            "sentence_pairs_per_step_second": round(state.sentence_pairs / max(state.step_seconds, 1e-9), 1),
             "best_dev_bleu": round(result.best_bleu, 2), "stop_reason": result.stop_reason,
             "validations": result.history,
         }

@@ -159,3 +159,24 @@ def test_cuda_translation_equals_cpu(tiny_config: RunConfig, tiny_tokenizers: tu
     cpu = Translator(model, src_tok, tgt_tok, tiny_config.decode).translate(SENTENCES)
     gpu = Translator(model.to("cuda"), src_tok, tgt_tok, tiny_config.decode).translate(SENTENCES)
     assert gpu == cpu
+
+
+@pytest.mark.parametrize("rnn_type", ["gru", "lstm"])
+@pytest.mark.parametrize("kind", ["soft", "multihead", "hard", "none"])
+def test_without_input_feeding_the_parallel_decoder_equals_the_step_loop(
+        tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer], rnn_type: str, kind: str) -> None:
+    cfg = apply_overrides(tiny_config, {"model.input_feeding": False, "model.rnn_type": rnn_type,
+                                        "model.decoder_layers": 2, "model.attention.kind": kind})
+    src_tok, tgt_tok = tiny_tokenizers
+    torch.manual_seed(0)
+    model = build_model(cfg.model, len(src_tok), len(tgt_tok)).eval()
+    batch = encode_pair(src_tok, tgt_tok, ["I like tea.", "Where is the station?"], ["我喜欢茶。", "车站在哪里？"])
+    parallel = model(batch.src, batch.src_lens, batch.tgt_in)
+    ctx = model.encode(batch.src, batch.src_lens)
+    state, steps, weights = ctx.state, [], []
+    for t in range(batch.tgt_in.size(1)):
+        _, state, step_weights = model.decoder.step(batch.tgt_in[:, t], state, ctx.memory)
+        steps.append(state.feed)
+        weights.append(step_weights)
+    assert torch.allclose(parallel.attentional, torch.stack(steps, 1), atol=1e-5)
+    assert torch.allclose(parallel.weights, torch.stack(weights, 1), atol=1e-6)

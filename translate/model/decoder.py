@@ -96,6 +96,8 @@ class Decoder(nn.Module):
     def forward(self, tgt_in: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
         """Teacher forcing: tgt_in (B, T) -> DecoderOutput; `generator` then maps hidden to logits."""
         embedded = self.embedding_dropout(self.embedding(tgt_in))  # (B, T, E)
+        if not self.input_feeding:
+            return self._forward_parallel(embedded, state, memory)
         outs, weights, log_probs, entropies = [], [], [], []
         for t in range(tgt_in.size(1)):
             out, state, attended = self._step(embedded[:, t], state, memory)
@@ -107,3 +109,30 @@ class Decoder(nn.Module):
         return DecoderOutput(attentional=torch.stack(outs, dim=1), weights=torch.stack(weights, dim=1),
                              choice_log_probs=torch.stack(log_probs, 1) if log_probs else None,
                              choice_entropies=torch.stack(entropies, 1) if entropies else None)
+
+    def _forward_parallel(self, embedded: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
+        """Without input feeding no position waits for the previous attentional output: each RNN layer
+        runs over the whole sequence in one call, and attention over all positions in one batched call.
+        Computes what a loop over `_step` computes (tested)."""
+        x = embedded  # (B, T, E)
+        for layer, cell in enumerate(self.cells):
+            params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
+            if self.is_lstm:
+                assert state.cell is not None
+                hx = (state.hidden[layer:layer + 1], state.cell[layer:layer + 1])
+                x, _, _ = torch.lstm(x, hx, params, True, 1, 0.0, self.training, False, True)
+            else:
+                x, _ = torch.gru(x, state.hidden[layer:layer + 1], params, True, 1, 0.0, self.training, False, True)
+            x = self.dropout(x) if layer < self.layers - 1 else x  # (B, T, H)
+        batch, length, hidden = x.shape
+        queries = x.reshape(batch * length, hidden)
+        rows = torch.arange(batch, device=x.device).repeat_interleave(length)  # position -> its sentence
+        attended = self.attention(queries, memory.select(rows))
+        out = self.dropout(torch.tanh(self.combine(torch.cat([attended.context, queries], dim=-1))))  # (B*T, H)
+
+        def per_position(t: torch.Tensor | None) -> torch.Tensor | None:
+            return None if t is None else t.view(batch, length, *t.shape[1:])
+
+        return DecoderOutput(attentional=out.view(batch, length, hidden), weights=attended.weights.view(batch, length, -1),
+                             choice_log_probs=per_position(attended.log_prob),
+                             choice_entropies=per_position(attended.entropy))
