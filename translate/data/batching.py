@@ -82,8 +82,11 @@ class BatchStream:
     """Epochs of token batches over a numericalised dataset, resumable from (epoch, index)."""
 
     def __init__(self, ds: datasets.Dataset, batch_tokens: int, bucket_batches: int, seed: int) -> None:
-        self.src: list[list[int]] = ds["src_ids"]
-        self.tgt: list[list[int]] = ds["tgt_ids"]
+        # Plain lists, read from Arrow once: indexing a `datasets` column converts one row at a time
+        # (36 ms per batch, a fifth of a training step on 2 CPU threads; 0.4 ms from lists).
+        columns = ds.select_columns(["src_ids", "tgt_ids"]).to_dict()
+        self.src: list[list[int]] = columns["src_ids"]
+        self.tgt: list[list[int]] = columns["tgt_ids"]
         self.src_lens = [len(s) for s in self.src]
         self.tgt_lens = [len(t) - 1 for t in self.tgt]
         self.batch_tokens, self.bucket_batches, self.seed = batch_tokens, bucket_batches, seed

@@ -14,6 +14,7 @@ from torch import nn
 from translate.config import ModelConfig
 from translate.data.tokenizer import PAD_ID
 from translate.model.attention import Attention, AttentionOutput, Memory
+from translate.model.dropout import Dropout
 
 
 @dataclass
@@ -50,7 +51,7 @@ class Decoder(nn.Module):
         self.embedding = nn.Embedding(vocab_size, cfg.embedding_size, padding_idx=PAD_ID)
         # N(0, 1/E): with tied output weights, unit-variance embeddings would start with huge logits
         nn.init.normal_(self.embedding.weight, std=cfg.embedding_size ** -0.5)
-        self.embedding_dropout = nn.Dropout(cfg.embedding_dropout)
+        self.embedding_dropout = Dropout(cfg.embedding_dropout)
         cell = nn.GRUCell if cfg.rnn_type == "gru" else nn.LSTMCell
         first_input = cfg.embedding_size + (hidden if cfg.input_feeding else 0)
         self.cells = nn.ModuleList([cell(first_input if i == 0 else hidden, hidden) for i in range(self.layers)])
@@ -58,7 +59,7 @@ class Decoder(nn.Module):
         self.bridge = nn.Linear(hidden, hidden * self.layers)
         self.attention = attention
         self.combine = nn.Linear(attention.context_size + hidden, hidden, bias=False)
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
         self.generator = nn.Linear(hidden, vocab_size)
         if cfg.tie_embeddings:
             self.generator.weight = self.embedding.weight

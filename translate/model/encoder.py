@@ -11,6 +11,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from translate.config import ModelConfig
 from translate.data.tokenizer import PAD_ID
 from translate.model.attention import SelfAttentionLayer
+from translate.model.dropout import Dropout
 
 
 @dataclass
@@ -29,11 +30,11 @@ class Encoder(nn.Module):
         rnn = nn.GRU if cfg.rnn_type == "gru" else nn.LSTM
         self.embedding = nn.Embedding(vocab_size, cfg.embedding_size, padding_idx=PAD_ID)
         nn.init.normal_(self.embedding.weight, std=cfg.embedding_size ** -0.5)
-        self.embedding_dropout = nn.Dropout(cfg.embedding_dropout)
+        self.embedding_dropout = Dropout(cfg.embedding_dropout)
         self.rnn = rnn(cfg.embedding_size, cfg.hidden_size // directions, num_layers=cfg.encoder_layers,
                        batch_first=True, bidirectional=cfg.bidirectional,
                        dropout=cfg.dropout if cfg.encoder_layers > 1 else 0.0)
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
         self.self_attention = (SelfAttentionLayer(cfg.hidden_size, cfg.self_attention_heads, cfg.dropout)
                                if cfg.encoder_self_attention else None)
         self.directions = directions

@@ -11,13 +11,14 @@ import torch
 from torch import nn
 
 from translate.model.attention.multihead import MultiHeadAttention
+from translate.model.dropout import Dropout
 
 
 class SelfAttentionLayer(nn.Module):
     def __init__(self, size: int, heads: int, dropout: float) -> None:
         super().__init__()
         self.attention = MultiHeadAttention(size, size, heads, "scaled-dot", bias=True)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.norm = nn.LayerNorm(size)
 
     def forward(self, states: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
