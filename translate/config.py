@@ -29,8 +29,22 @@ def _check(condition: bool, name: str, value: Any, rule: str) -> None:
         raise ConfigError(f"{name}={value!r} is invalid: {rule}")
 
 
+class _Languages:
+    """src_lang / tgt_lang of a config that has a `direction` ("en-zh" -> "en", "zh")."""
+
+    direction: str
+
+    @property
+    def src_lang(self) -> str:
+        return self.direction.split("-")[0]
+
+    @property
+    def tgt_lang(self) -> str:
+        return self.direction.split("-")[1]
+
+
 @dataclass(frozen=True)
-class DataConfig:
+class DataConfig(_Languages):
     """Where the corpus is and how it is cleaned and batched."""
 
     data_dir: str = ""  # "" = the bundled Tatoeba split (see `translate info`); else a folder
@@ -58,14 +72,6 @@ class DataConfig:
         _check(self.bucket_batches >= 1, "data.bucket_batches", self.bucket_batches, "must be >= 1")
         _check(self.format != "hf" or bool(self.hf_name), "data.hf_name", self.hf_name,
                "needed when data.format=hf")
-
-    @property
-    def src_lang(self) -> str:
-        return self.direction.split("-")[0]
-
-    @property
-    def tgt_lang(self) -> str:
-        return self.direction.split("-")[1]
 
 
 @dataclass(frozen=True)
@@ -219,7 +225,7 @@ class DecodeConfig:
 
 
 @dataclass(frozen=True)
-class ArtifactConfig:
+class ArtifactConfig(_Languages):
     """What a checkpoint stores: enough to rebuild the translator, nothing about the training machine."""
 
     format_version: int = ARTIFACT_FORMAT
@@ -227,14 +233,6 @@ class ArtifactConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
     decode: DecodeConfig = field(default_factory=DecodeConfig)
-
-    @property
-    def src_lang(self) -> str:
-        return self.direction.split("-")[0]
-
-    @property
-    def tgt_lang(self) -> str:
-        return self.direction.split("-")[1]
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

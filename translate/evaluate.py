@@ -69,7 +69,7 @@ def evaluate_checkpoint(checkpoint: Path | str, split: str, data_dir: str | None
     """Translate dev or test with a checkpoint and score it; returns the evaluation and the files written."""
     ckpt = resolve(find_model(checkpoint))
     loaded = load_checkpoint(ckpt, resolve_device(device))
-    translator = Translator(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode)
+    translator = Translator.from_loaded(loaded)
     artifact_direction = loaded.artifact.direction
     if direction is not None and direction != artifact_direction:
         raise ConfigError(f"the checkpoint translates {artifact_direction}, but {direction} was asked for; "

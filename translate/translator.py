@@ -39,7 +39,10 @@ class Translator:
     @classmethod
     def from_checkpoint(cls, path: Path | str, device: str = "cpu") -> Translator:
         """A checkpoint or run folder, or a released model by name (`en-zh`)."""
-        loaded: Loaded = load_checkpoint(find_model(path), resolve_device(device))
+        return cls.from_loaded(load_checkpoint(find_model(path), resolve_device(device)))
+
+    @classmethod
+    def from_loaded(cls, loaded: Loaded) -> Translator:
         return cls(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode)
 
     def encode_sources(self, texts: list[str]) -> list[list[int]]:
