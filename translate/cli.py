@@ -4,68 +4,38 @@ overrides < named options), calls one library function and prints a summary; use
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import sys
-from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar, get_args
+from typing import Annotated, Any
 
 import typer
 
-from translate.config import Device, Direction, RunConfig, Split
+from translate.cli_common import (
+    DEFAULT_CHECKPOINT,
+    BeamOpt,
+    CheckpointOpt,
+    ConfigOpt,
+    DataDirOpt,
+    DeviceOpt,
+    DirectionOpt,
+    NameOpt,
+    SetOpt,
+    SplitChoice,
+    handle_errors,
+    plain,
+)
+from translate.cli_serve import serve
+from translate.config import RunConfig
 from translate.config_io import apply_overrides, load_config, parse_set
 from translate.errors import TranslateError
-from translate.paths import DEFAULT_MODEL
 from translate.version import __version__
 
 app = typer.Typer(help="English<->Chinese neural machine translation with pluggable RNN attention.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 logger = logging.getLogger("translate")
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="YAML or TOML run configuration.")]
-SetOpt = Annotated[list[str] | None, typer.Option(
-    "--set", help="Override any config key, e.g. --set model.attention.kind=multihead (repeatable).")]
-DataDirOpt = Annotated[str | None, typer.Option(help="Folder with train/dev/test files (config key data.data_dir).")]
-
-
-def _choices(name: str, literal: Any) -> Any:
-    """A str Enum of a config Literal's values: typer shows them in --help and rejects others (exit 2)."""
-    return Enum(name, [(value, value) for value in get_args(literal)], type=str)  # type: ignore[misc]
-
-
-DirectionChoice, DeviceChoice, SplitChoice = (_choices("DirectionChoice", Direction),
-                                              _choices("DeviceChoice", Device), _choices("SplitChoice", Split))
-DirectionOpt = Annotated[DirectionChoice | None, typer.Option(help="Translation direction (config key data.direction).")]
-DeviceOpt = Annotated[DeviceChoice | None, typer.Option(
-    help="Where to run: auto = CUDA when available (config key device).")]
-NameOpt = Annotated[str | None, typer.Option(help="Run name: outputs go to <runs-dir>/<name>/.")]
-CheckpointOpt = Annotated[str, typer.Option("--checkpoint", "-m", help=(
-    "A run folder (uses its best/), a checkpoint folder, or the name of a released model "
-    "(see `translate info`)."))]
-BeamOpt = Annotated[int | None, typer.Option("--beam", "-b", help="Beam size; 1 = greedy (config key decode.beam_size).")]
-DEFAULT_CHECKPOINT = DEFAULT_MODEL
-
-
-def handle_errors(func: F) -> F:
-    """Turn library errors into one line on stderr and exit code 1 (no traceback for user mistakes)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except TranslateError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from None
-        except KeyboardInterrupt:
-            typer.echo("interrupted", err=True)
-            raise typer.Exit(130) from None
-
-    return wrapper  # type: ignore[return-value]
+app.command()(serve)
 
 
 def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) -> RunConfig:
@@ -73,12 +43,8 @@ def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) ->
     keys = {"data_dir": "data.data_dir", "direction": "data.direction", "name": "name", "device": "device",
             "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "beam": "decode.beam_size"}
     overrides = parse_set(sets or [])
-    overrides.update({keys[k]: _plain(v) for k, v in named.items() if v is not None})
+    overrides.update({keys[k]: plain(v) for k, v in named.items() if v is not None})
     return load_config(config, overrides)
-
-
-def _plain(value: Any) -> Any:
-    return value.value if isinstance(value, Enum) else value
 
 
 def _print_version(value: bool) -> None:
@@ -154,7 +120,7 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
 def _translator(checkpoint: str, device: str | None) -> Any:
     from translate.translator import Translator
 
-    return Translator.from_checkpoint(checkpoint, _plain(device) or "cpu")
+    return Translator.from_checkpoint(checkpoint, plain(device) or "cpu")
 
 
 def _decode_cfg(translator: Any, beam: int | None, n_best: int = 1, batch_size: int | None = None) -> Any:
@@ -223,8 +189,8 @@ def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
     from translate.evaluate import evaluate_checkpoint
 
     _quiet_datasets()
-    result, written = evaluate_checkpoint(checkpoint, _plain(split), data_dir, beam, output, _plain(direction),
-                                          _plain(device) or "cpu")
+    result, written = evaluate_checkpoint(checkpoint, plain(split), data_dir, beam, output, plain(direction),
+                                          plain(device) or "cpu")
     typer.echo(result.report.summary())
     for path in written:
         typer.echo(f"wrote {path}")

@@ -127,14 +127,9 @@ def _heatmaps(runs: dict[str, Path], sources: list[str]) -> list[list[Heatmap]]:
     grid: list[list[Heatmap]] = [[] for _ in sources]
     for name, run in runs.items():
         translator = Translator.from_checkpoint(run)
-        src_ids = translator.encode_sources(sources)
-        for row, n_best in enumerate(translator.translate_n_best(sources)):
-            tgt = target_ids(n_best[0].tokens)
-            batch = collate([src_ids[row]], [tgt]).to(translator.model.device)
-            with torch.no_grad():
-                weights = translator.model(batch.src, batch.src_lens, batch.tgt_in).weights[0]  # (T, S)
-            grid[row].append(Heatmap(name, weights.tolist(), translator.src_tokenizer.pieces(src_ids[row]),
-                                     translator.tgt_tokenizer.pieces(tgt[1:])))
+        best = [n_best[0].tokens for n_best in translator.translate_n_best(sources)]
+        for row, alignment in enumerate(translator.align(sources, best)):
+            grid[row].append(Heatmap(name, alignment.weights, alignment.source_pieces, alignment.target_pieces))
     return grid
 
 

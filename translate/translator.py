@@ -10,9 +10,9 @@ import torch
 
 from translate.checkpoint import Loaded, load_checkpoint
 from translate.config import DecodeConfig
-from translate.data.batch import pad
+from translate.data.batch import collate, pad
 from translate.data.cleaning import normalize_whitespace
-from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, source_ids
+from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, source_ids, target_ids
 from translate.device import resolve_device
 from translate.model import Seq2Seq
 from translate.paths import find_model
@@ -28,6 +28,18 @@ class Translation:
     text: str
     score: float
     tokens: list[int]
+
+
+@dataclass
+class Alignment:
+    """The attention of one translation, teacher-forced: weights[t][s] is how much target piece t
+    (the translation's pieces, then </s>) attended to source piece s (the source's pieces, then
+    </s>); heads[h][t][s] the same per head for multi-head attention, else None."""
+
+    source_pieces: list[str]
+    target_pieces: list[str]
+    weights: list[list[float]]
+    heads: list[list[list[float]]] | None = None
 
 
 class Translator:
@@ -75,6 +87,24 @@ class Translator:
                 results[i] = [Translation("", 0.0, [])]
         self.model.train(was_training)
         return results
+
+    @torch.no_grad()
+    def align(self, texts: list[str], translations: list[list[int]]) -> list[Alignment]:
+        """Attention weights of each source text against its translation's tokens (one batch)."""
+        was_training = self.model.training
+        self.model.eval()
+        src = self.encode_sources(texts)
+        tgt = [target_ids(tokens) for tokens in translations]
+        batch = collate(src, tgt).to(self.model.device)
+        out = self.model(batch.src, batch.src_lens, batch.tgt_in)
+        alignments = []
+        for i, (s, t) in enumerate(zip(src, tgt)):
+            rows, cols = len(t) - 1, len(s)
+            heads = None if out.head_weights is None else out.head_weights[i, :rows, :, :cols].transpose(0, 1).tolist()
+            alignments.append(Alignment(self.src_tokenizer.pieces(s), self.tgt_tokenizer.pieces(t[1:]),
+                                        out.weights[i, :rows, :cols].tolist(), heads))
+        self.model.train(was_training)
+        return alignments
 
     def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
         device = self.model.device

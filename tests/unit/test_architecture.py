@@ -27,8 +27,8 @@ LAYERS = [
     ["evaluate"],
     ["run_dir", "resume"],
     ["train"],
-    ["compare", "plots"],
-    ["cli", "__main__"],
+    ["compare", "plots", "serve"],
+    ["cli", "cli_common", "cli_serve", "__main__"],
 ]
 
 

@@ -34,10 +34,26 @@ class CleanReport:
         return f"kept {self.kept} pairs" + (f"; dropped {parts}" if parts else "")
 
 
+ZH_SHARE = 0.3  # text whose letters are at least this share Han is Chinese
+
+
+def _is_han(c: str) -> bool:
+    return "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf" or "\uf900" <= c <= "\ufaff"
+
+
 def han_share(texts: list[str]) -> float:
-    """Share of non-space characters that are Han (CJK unified ideographs, incl. extension A)."""
-    chars = [c for text in texts for c in text if not c.isspace()]
-    return sum("\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf" for c in chars) / max(len(chars), 1)
+    """Share of letters (Han or alphabetic; digits, punctuation and spaces do not count) that are
+    Han characters (CJK unified ideographs with extension A, and compatibility ideographs)."""
+    letters = [c for text in texts for c in text if c.isalpha()]
+    return sum(_is_han(c) for c in letters) / max(len(letters), 1)
+
+
+def detect_language(text: str) -> str:
+    """The one language detector: "zh" when at least ZH_SHARE of the letters are Han, else "en".
+    Mixed input counts letters, so "我用Python写代码" (5 Han of 11 letters) is Chinese and
+    "I love 北京" (2 of 7) English; text without letters ("123") is English.
+    The swapped-column check uses the same measure and threshold."""
+    return "zh" if han_share([text]) >= ZH_SHARE else "en"
 
 
 def check_columns(ds: datasets.Dataset, where: str, sample: int = 2000) -> None:
@@ -45,7 +61,7 @@ def check_columns(ds: datasets.Dataset, where: str, sample: int = 2000) -> None:
     silently train the opposite direction."""
     rows = ds.select(range(min(sample, len(ds))))
     en_han, zh_han = han_share(list(rows["en"])), han_share(list(rows["zh"]))
-    if en_han > 0.3 and zh_han < 0.1:
+    if en_han >= ZH_SHARE and zh_han < 0.1:
         raise DataError(f"{where}: the columns look swapped: the English column is {en_han:.0%} Han characters, "
                         f"the Chinese column {zh_han:.0%}; put English first (e.g. awk -F'\\t' -v OFS='\\t' "
                         f"'{{print $2, $1}}'), or set data.check_columns=false if this is intended")

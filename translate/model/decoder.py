@@ -35,12 +35,13 @@ class DecoderState:
 class DecoderOutput:
     """attentional (B, T, H): tanh(W[c; h]) per step, before the output layer (the caller applies
     `generator` only where needed); attention weights (B, T, S); choice log-probs / entropies
-    (B, T) for hard attention."""
+    (B, T) for hard attention; per-head weights (B, T, H, S) for multi-head attention."""
 
     attentional: torch.Tensor
     weights: torch.Tensor
     choice_log_probs: torch.Tensor | None
     choice_entropies: torch.Tensor | None
+    head_weights: torch.Tensor | None = None
 
 
 class Decoder(nn.Module):
@@ -99,17 +100,20 @@ class Decoder(nn.Module):
         embedded = self.embedding_dropout(self.embedding(tgt_in))  # (B, T, E)
         if not self.input_feeding:
             return self._forward_parallel(embedded, state, memory)
-        outs, weights, log_probs, entropies = [], [], [], []
+        outs, weights, log_probs, entropies, heads = [], [], [], [], []
         for t in range(tgt_in.size(1)):
             out, state, attended = self._step(embedded[:, t], state, memory)
             outs.append(out)
             weights.append(attended.weights)
+            if attended.head_weights is not None:
+                heads.append(attended.head_weights)
             if attended.log_prob is not None and attended.entropy is not None:
                 log_probs.append(attended.log_prob)
                 entropies.append(attended.entropy)
         return DecoderOutput(attentional=torch.stack(outs, dim=1), weights=torch.stack(weights, dim=1),
                              choice_log_probs=torch.stack(log_probs, 1) if log_probs else None,
-                             choice_entropies=torch.stack(entropies, 1) if entropies else None)
+                             choice_entropies=torch.stack(entropies, 1) if entropies else None,
+                             head_weights=torch.stack(heads, 1) if heads else None)
 
     def _forward_parallel(self, embedded: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
         """Without input feeding no position waits for the previous attentional output: each RNN layer
@@ -136,4 +140,5 @@ class Decoder(nn.Module):
 
         return DecoderOutput(attentional=out.view(batch, length, hidden), weights=attended.weights.view(batch, length, -1),
                              choice_log_probs=per_position(attended.log_prob),
-                             choice_entropies=per_position(attended.entropy))
+                             choice_entropies=per_position(attended.entropy),
+                             head_weights=per_position(attended.head_weights))

@@ -28,13 +28,15 @@ class Memory:
 class AttentionOutput:
     """context (B, Dv); weights (B, S) summing to 1 over real tokens (zeros for `none`).
 
-    log_prob / entropy (B,) are set by hard attention while training (REINFORCE), else None.
+    log_prob / entropy (B,) are set by hard attention while training (REINFORCE), else None;
+    head_weights (B, H, S) by multi-head attention (`weights` is their mean).
     """
 
     context: torch.Tensor
     weights: torch.Tensor
     log_prob: torch.Tensor | None = None
     entropy: torch.Tensor | None = None
+    head_weights: torch.Tensor | None = None
 
 
 class Attention(nn.Module):

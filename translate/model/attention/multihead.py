@@ -48,11 +48,12 @@ class MultiHeadAttention(Attention):
         return Memory(keys=self._split(self.key_proj(states)), values=self._split(self.value_proj(states)), mask=mask)
 
     def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
-        """query (B, Dq) -> context (B, D), weights (B, S) averaged over heads."""
+        """query (B, Dq) -> context (B, D), weights (B, S) averaged over heads, head_weights (B, H, S)."""
         q = self._split(self.query_proj(query))  # (B, H, d)
         weights = masked_softmax(self.score(q, memory.keys), memory.mask.unsqueeze(1))  # (B, H, S)
         context = (weights.unsqueeze(2) @ memory.values).squeeze(2)  # (B, H, d)
-        return AttentionOutput(context=self.out_proj(self._merge(context)), weights=weights.mean(1))
+        return AttentionOutput(context=self.out_proj(self._merge(context)), weights=weights.mean(1),
+                               head_weights=weights)
 
     def attend_sequence(self, states: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Self-attention: states (B, S, D) query themselves -> (B, S, D), weights (B, H, S, S).

@@ -1,0 +1,200 @@
+"""The FastAPI application: routes, limits, JSON errors (never a stack trace) and the page."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from translate.data.cleaning import detect_language
+from translate.serve.batcher import Batcher, QueueFull
+from translate.serve.limits import RateLimiter, key_matches, retry_after
+from translate.serve.models import BatchKey, Models, ServedModel
+from translate.serve.schemas import ErrorBody, ModelInfo, TranslateRequest, TranslateResponse
+from translate.serve.settings import ServeSettings
+from translate.version import __version__
+
+logger = logging.getLogger(__name__)
+STATIC = Path(str(resources.files("translate.serve") / "static"))
+OTHER = {"en": "zh", "zh": "en"}
+ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (401, 404, 413, 422, 429, 503, 504)}
+
+
+class BodyTooLarge(HTTPException):
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(413, f"request body is over {limit} bytes ({size} so far); the limit is max_body_bytes={limit}")
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for a declared Content-Length over the limit; a body that streams past it
+    raises BodyTooLarge from inside the route's body read (an HTTPException, so it is answered as 413)."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers", [])).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.limit:
+            response = _error(413, f"request body is {int(declared)} bytes; the limit is max_body_bytes={self.limit}")
+            return await response(scope, receive, send)
+        received = 0
+
+        async def limited() -> Any:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b"")) if message["type"] == "http.request" else 0
+            if received > self.limit:
+                raise BodyTooLarge(received, self.limit)
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+                  for e in exc.errors()]
+        summary = "; ".join(f"{'.'.join(e['loc']) or 'body'}: {e['msg']}" for e in errors)
+        return _error(422, f"invalid request: {summary}", detail=errors)
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("internal error on %s", request.url.path)
+        return _error(500, "internal error (logged on the server)")
+
+
+def _choose(models: Models, req: TranslateRequest, text: str) -> ServedModel:
+    """The model for one text: by name, else by the direction (source from the script when auto)."""
+    loaded = ", ".join(models.by_name) or "none"
+    if req.model is not None:
+        served = models.by_name.get(req.model)
+        if served is None:
+            raise HTTPException(404, f"unknown model {req.model!r}; loaded: {loaded}")
+        if req.source not in ("auto", served.artifact.src_lang):
+            raise HTTPException(422, f"model {req.model} translates {served.artifact.direction}, not from {req.source}")
+        return served
+    source = req.source if req.source != "auto" else OTHER[req.target] if req.target else detect_language(text)
+    direction = f"{source}-{OTHER[source]}"
+    found = models.for_direction(direction)
+    if found is None:
+        raise HTTPException(404, f"no model for {direction}; loaded: {loaded}")
+    return found
+
+
+def _check_sizes(texts: list[str], settings: ServeSettings) -> None:
+    if len(texts) > settings.max_texts:
+        raise HTTPException(413, f"{len(texts)} texts in one request; the limit is max_texts={settings.max_texts}")
+    for i, text in enumerate(texts):
+        if len(text) > settings.max_chars:
+            raise HTTPException(413, f"text {i} has {len(text)} characters; the limit is max_chars={settings.max_chars}")
+
+
+async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings) -> TranslateResponse:
+    texts = req.texts
+    _check_sizes(texts, settings)
+    chosen = [_choose(models, req, text) for text in texts]
+    groups: dict[str, list[int]] = {}
+    for i, served in enumerate(chosen):
+        groups.setdefault(served.name, []).append(i)
+    jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention), [texts[i] for i in rows])
+            for name, rows in groups.items()]
+    try:
+        outputs = await asyncio.wait_for(asyncio.gather(*jobs), settings.timeout_s)
+    except QueueFull:
+        raise HTTPException(503, f"the server is busy (over max_queue={settings.max_queue} texts waiting)",
+                            headers={"Retry-After": "1"}) from None
+    except TimeoutError:
+        raise HTTPException(504, f"no answer within timeout_s={settings.timeout_s:g} seconds") from None
+    results: list[dict[str, Any]] = [{} for _ in texts]
+    for rows, output in zip(groups.values(), outputs):
+        for i, result in zip(rows, output):
+            best, served = result["alternatives"][0], chosen[i]
+            results[i] = {"text": texts[i], "translation": best["translation"], "score": best["score"],
+                          "source": served.artifact.src_lang, "target": served.artifact.tgt_lang, "model": served.name,
+                          "source_pieces": result["source_pieces"], "target_pieces": best["target_pieces"],
+                          "attention": best["attention"], "alternatives": result["alternatives"]}
+    return TranslateResponse.model_validate({"translations": results})
+
+
+def create_app(models: Models, settings: ServeSettings) -> FastAPI:
+    limiter = RateLimiter(settings.rate, settings.burst)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.batcher = Batcher(models.run, settings.batch_wait_ms / 1000, settings.max_batch, settings.max_queue)
+        app.state.batcher.start()
+        yield
+        await app.state.batcher.stop()
+
+    def guard(request: Request) -> None:
+        """The API key (401), then the client's rate (429)."""
+        if not key_matches(settings.api_key, {k.lower(): v for k, v in request.headers.items()}):
+            raise HTTPException(401, "missing or wrong API key (send X-API-Key or Authorization: Bearer)")
+        wait = limiter.acquire(request.client.host if request.client else "unknown")
+        if wait > 0:
+            raise HTTPException(429, f"too many requests (rate={settings.rate:g}/s, burst={settings.burst})",
+                                headers={"Retry-After": retry_after(wait)})
+
+    app = FastAPI(title="translate", version=__version__, lifespan=lifespan,
+                  description="English<->Chinese RNN attention NMT: translations, n-best lists and attention.")
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    _install_error_handlers(app)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.post("/translate", response_model=TranslateResponse, responses=ERRORS, dependencies=[Depends(guard)])
+    async def translate(req: TranslateRequest, request: Request) -> TranslateResponse:
+        """Translate one text or a list; direction from `source`/`target`, or from each text's script."""
+        return await _translate(req, models, request.app.state.batcher, settings)
+
+    @app.get("/models", response_model=list[ModelInfo], responses=ERRORS, dependencies=[Depends(guard)])
+    async def list_models() -> list[dict[str, Any]]:
+        """The loaded models: direction, attention mechanism, scores from their meta.json."""
+        return [served.info() for served in models.by_name.values()]
+
+    @app.get("/health")
+    async def health(request: Request) -> dict[str, Any]:
+        return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def page() -> HTMLResponse:
+        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
+
+    @app.get("/fonts/cjk.otf", include_in_schema=False)
+    async def cjk_font() -> FileResponse:
+        """Noto Sans CJK SC from mplfonts (a dependency), for browsers without a system CJK font."""
+        path = _cjk_font_file()
+        if path is None:
+            raise HTTPException(404, "no CJK font installed")
+        return FileResponse(path, media_type="font/otf", headers={"Cache-Control": "max-age=86400"})
+
+    return app
+
+
+def _cjk_font_file() -> Path | None:
+    with contextlib.suppress(ImportError):
+        import mplfonts
+
+        path = Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf"
+        return path if path.is_file() else None
+    return None

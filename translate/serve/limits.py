@@ -1,0 +1,57 @@
+"""Per-client rate limiting (a token bucket per address) and the API key check; pure, clock injected."""
+
+from __future__ import annotations
+
+import hmac
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+class RateLimiter:
+    """`rate` tokens per second up to `burst`, one bucket per key; a request takes one token."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic,
+                 max_clients: int = 10_000) -> None:
+        self.rate, self.burst, self.clock, self.max_clients = rate, burst, clock, max_clients
+        self._buckets: dict[str, _Bucket] = {}
+
+    def acquire(self, key: str) -> float:
+        """0 when allowed (a token is taken), else the seconds until a token is available."""
+        now = self.clock()
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self.max_clients:  # forget full buckets: they behave as new ones
+                self._buckets = {k: b for k, b in self._buckets.items() if self._level(b, now) < self.burst}
+            bucket = self._buckets[key] = _Bucket(float(self.burst), now)
+        bucket.tokens, bucket.updated = self._level(bucket, now), now
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return 0.0
+        return (1.0 - bucket.tokens) / self.rate
+
+    def _level(self, bucket: _Bucket, now: float) -> float:
+        return min(float(self.burst), bucket.tokens + (now - bucket.updated) * self.rate)
+
+
+def retry_after(seconds: float) -> str:
+    """The Retry-After header value: whole seconds, at least 1."""
+    return str(max(1, math.ceil(seconds)))
+
+
+def key_matches(expected: str, headers: dict[str, str]) -> bool:
+    """True when no key is configured, or `X-API-Key` / `Authorization: Bearer` carries it."""
+    if not expected:
+        return True
+    given = headers.get("x-api-key", "")
+    auth = headers.get("authorization", "")
+    if not given and auth.lower().startswith("bearer "):
+        given = auth[7:].strip()
+    return hmac.compare_digest(given.encode(), expected.encode())

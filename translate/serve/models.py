@@ -1,0 +1,112 @@
+"""The models a server holds, found by name or by direction, and the work of one batch."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from translate.checkpoint import load_checkpoint
+from translate.config import ArtifactConfig, ModelConfig
+from translate.data.tokenizer import EOS_ID
+from translate.device import resolve_device
+from translate.errors import ConfigError
+from translate.paths import find_model, released_models
+from translate.translator import Alignment, Translator
+
+
+class BatchKey(NamedTuple):
+    """Texts are batched together only when all of these agree."""
+
+    model: str
+    beam: int
+    n_best: int
+    attention: bool
+
+
+def mechanism(cfg: ModelConfig) -> str:
+    """A short human name of the attention, e.g. "soft additive", "multihead additive x4"."""
+    att = cfg.attention
+    name = {"none": "none", "soft": f"soft {att.scorer}", "hard": f"hard {att.scorer} ({att.hard_training})",
+            "multihead": f"multihead {att.scorer} x{att.heads}"}.get(att.kind, att.kind)
+    if att.kind == "soft" and att.mode == "key-value":
+        name += " key-value"
+    return name + (" + encoder self-attention" if cfg.encoder_self_attention else "")
+
+
+@dataclass
+class ServedModel:
+    name: str
+    translator: Translator
+    artifact: ArtifactConfig
+    meta: dict[str, Any]
+
+    def info(self) -> dict[str, Any]:
+        a = self.artifact
+        return {"name": self.name, "direction": a.direction, "source": a.src_lang, "target": a.tgt_lang,
+                "mechanism": mechanism(a.model), "heads": a.model.attention.heads if a.model.attention.kind == "multihead" else None,
+                "parameters": self.translator.model.num_parameters(), "step": self.meta.get("step"),
+                "scores": self.meta.get("scores", {})}
+
+
+def _parse_spec(spec: str) -> tuple[str, str]:
+    """`name=path`, or a path / released name whose folder name becomes the model's name."""
+    if "=" in spec:
+        name, _, path = spec.partition("=")
+        if not name or not path:
+            raise ConfigError(f"--models {spec!r}: expected NAME=PATH")
+        return name, path
+    return Path(spec).name or spec, spec
+
+
+class Models:
+    def __init__(self, served: list[ServedModel]) -> None:
+        if not served:
+            raise ConfigError("no models to serve: give --models (checkpoint folders or released names)")
+        self.by_name = {m.name: m for m in served}
+        if len(self.by_name) != len(served):
+            raise ConfigError(f"--models: two models share a name ({', '.join(m.name for m in served)}); use NAME=PATH")
+
+    @classmethod
+    def load(cls, specs: list[str] | None, device: str = "cpu") -> Models:
+        """The given checkpoints, or every released model (both directions when installed)."""
+        served = []
+        for name, path in map(_parse_spec, specs or released_models()):
+            loaded = load_checkpoint(find_model(path), resolve_device(device))
+            served.append(ServedModel(name, Translator.from_loaded(loaded), loaded.artifact, loaded.meta))
+        return cls(served)
+
+    def for_direction(self, direction: str) -> ServedModel | None:
+        return next((m for m in self.by_name.values() if m.artifact.direction == direction), None)
+
+    def run(self, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
+        """Translate one batch (in the worker thread): per text its pieces and n-best list, and the
+        attention of every alternative when asked (teacher-forced, see Translator.align)."""
+        translator = self.by_name[key.model].translator
+        decode = dataclasses.replace(translator.decode, beam_size=key.beam, n_best=key.n_best)
+        n_bests = translator.translate_n_best(texts, decode)
+        flat = [(i, hyp) for i, hyps in enumerate(n_bests) for hyp in hyps]
+        if key.attention:
+            alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])
+        else:
+            sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources(texts)]
+            alignments = [Alignment(sources[i], translator.tgt_tokenizer.pieces([*hyp.tokens, EOS_ID]), [])
+                          for i, hyp in flat]
+        results: list[dict[str, Any]] = [{"source_pieces": [], "alternatives": []} for _ in texts]
+        for (i, hyp), alignment in zip(flat, alignments):
+            results[i]["source_pieces"] = alignment.source_pieces
+            results[i]["alternatives"].append({
+                "translation": hyp.text, "score": round(hyp.score, 4), "target_pieces": alignment.target_pieces,
+                "attention": {"weights": _rounded(alignment.weights), "heads": _rounded(alignment.heads)}
+                if key.attention else None})
+        return results
+
+
+def _rounded(values: Any) -> Any:
+    """Attention matrices to 4 decimals: a tenth of the JSON, no visible difference."""
+    if values is None:
+        return None
+    if isinstance(values, list):
+        return [_rounded(v) for v in values]
+    return round(float(values), 4)

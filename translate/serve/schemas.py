@@ -1,0 +1,78 @@
+"""The JSON the API reads and writes (pydantic: unknown fields and out-of-range values are 422)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Language = Literal["en", "zh"]
+
+
+class TranslateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    q: str | list[str] = Field(description="A text or a list of texts.")
+    source: Language | Literal["auto"] = Field("auto", description="Source language; auto = from each text's script.")
+    target: Language | None = Field(None, description="Target language; default: the other one.")
+    model: str | None = Field(None, description="A model name from GET /models; default: the model for the direction.")
+    n_best: int = Field(1, ge=1, le=5, description="Alternatives per text (at most beam).")
+    beam: int = Field(5, ge=1, le=10, description="Beam size; 1 = greedy.")
+    attention: bool = Field(False, description="Return the attention matrix of every alternative.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TranslateRequest:
+        if self.n_best > self.beam:
+            raise ValueError(f"n_best ({self.n_best}) must not exceed beam ({self.beam})")
+        if self.target is not None and self.source == self.target:
+            raise ValueError(f"source and target are both {self.target}")
+        return self
+
+    @property
+    def texts(self) -> list[str]:
+        return [self.q] if isinstance(self.q, str) else list(self.q)
+
+
+class Attention(BaseModel):
+    weights: list[list[float]] = Field(description="weights[t][s]: target piece t over source piece s (rows sum to 1).")
+    heads: list[list[list[float]]] | None = Field(None, description="Per head, for multi-head models.")
+
+
+class Alternative(BaseModel):
+    translation: str
+    score: float = Field(description="Log-probability divided by the length penalty (higher is better).")
+    target_pieces: list[str]
+    attention: Attention | None = None
+
+
+class Translation(BaseModel):
+    text: str
+    translation: str
+    score: float
+    source: Language
+    target: Language
+    model: str
+    source_pieces: list[str]
+    target_pieces: list[str]
+    attention: Attention | None = None
+    alternatives: list[Alternative] = Field(description="The n-best list, best first (the first is the translation).")
+
+
+class TranslateResponse(BaseModel):
+    translations: list[Translation] = Field(description="One per input text, in order.")
+
+
+class ModelInfo(BaseModel):
+    name: str
+    direction: str
+    source: Language
+    target: Language
+    mechanism: str
+    heads: int | None
+    parameters: int
+    step: int | None
+    scores: dict[str, object]
+
+
+class ErrorBody(BaseModel):
+    error: str

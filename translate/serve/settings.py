@@ -1,0 +1,50 @@
+"""Every limit of the server is one setting here; the CLI and tests build ServeSettings directly."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from translate.errors import ConfigError
+
+API_KEY_ENV = "TRANSLATE_API_KEY"
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    host: str = "127.0.0.1"  # loopback unless told otherwise
+    port: int = 8000
+    max_body_bytes: int = 65_536  # request body (413 above)
+    max_chars: int = 1_000  # characters per text (413 above)
+    max_texts: int = 32  # texts per request (413 above)
+    rate: float = 5.0  # requests per second per client address, refilled continuously (429 above)
+    burst: int = 20  # requests a client may send at once before the rate applies
+    max_queue: int = 256  # texts waiting for the model (503 above)
+    timeout_s: float = 30.0  # a request waiting longer gets 504
+    batch_wait_ms: float = 10.0  # how long the first request of a batch waits for others
+    max_batch: int = 64  # texts searched together at most
+    api_key: str = ""  # "" = no key needed; else requests must send it (401 otherwise)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                allowed_zero = f.name == "batch_wait_ms"
+                if value < 0 or (value == 0 and not allowed_zero):
+                    raise ConfigError(f"serve setting {f.name} must be positive, got {value}")
+        if not 0 < self.port < 65536:
+            raise ConfigError(f"serve setting port must be 1-65535, got {self.port}")
+
+
+def read_api_key(key_file: Path | None) -> str:
+    """The API key from a file (first line) or, without one, from $TRANSLATE_API_KEY; "" = none."""
+    if key_file is None:
+        return os.environ.get(API_KEY_ENV, "").strip()
+    try:
+        key = key_file.read_text(encoding="utf-8").strip().splitlines()
+    except OSError as exc:
+        raise ConfigError(f"{key_file}: cannot read the API key file ({exc.strerror})") from None
+    if not key or not key[0].strip():
+        raise ConfigError(f"{key_file}: the API key file is empty")
+    return key[0].strip()
