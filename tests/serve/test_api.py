@@ -1,0 +1,173 @@
+"""The HTTP API in-process: shapes, direction choice, every limit's JSON error, micro-batching."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from translate.serve.app import create_app
+from translate.serve.models import Models
+from translate.serve.settings import ServeSettings
+
+EN = ["a cat", "the dog runs", "I like tea", "hello"]
+
+
+@pytest.fixture
+def client(both_directions: Models) -> Iterator[TestClient]:
+    with TestClient(create_app(both_directions, ServeSettings(burst=1000))) as c:
+        yield c
+
+
+def post(client: TestClient, **body: Any) -> httpx.Response:
+    return client.post("/translate", json=body)
+
+
+def test_translation_shapes_n_best_and_attention_rows(client: TestClient) -> None:
+    out = post(client, q=EN[:2], source="en", n_best=3, beam=4, attention=True)
+    assert out.status_code == 200, out.text
+    items = out.json()["translations"]
+    assert [t["text"] for t in items] == EN[:2]
+    for t in items:
+        assert (t["source"], t["target"], t["model"]) == ("en", "zh", "en-zh")
+        assert len(t["alternatives"]) == 3
+        assert t["translation"] == t["alternatives"][0]["translation"] and t["score"] == t["alternatives"][0]["score"]
+        assert [a["score"] for a in t["alternatives"]] == sorted((a["score"] for a in t["alternatives"]), reverse=True)
+        assert t["source_pieces"][-1] == "</s>"
+        for alt in t["alternatives"]:
+            weights = alt["attention"]["weights"]
+            assert len(weights) == len(alt["target_pieces"]) and alt["target_pieces"][-1] == "</s>"
+            assert all(len(row) == len(t["source_pieces"]) for row in weights)
+            assert all(abs(sum(row) - 1) < 2e-3 for row in weights)
+            assert alt["attention"]["heads"] is None
+
+
+def test_a_single_string_and_no_attention_unless_asked(client: TestClient) -> None:
+    t = post(client, q="a cat").json()["translations"]
+    assert len(t) == 1 and t[0]["attention"] is None and t[0]["alternatives"][0]["attention"] is None
+    assert t[0]["target_pieces"][-1] == "</s>"
+
+
+def test_multi_head_models_return_every_head_and_their_mean(client: TestClient) -> None:
+    t = post(client, q="the dog runs", model="multi", attention=True).json()["translations"][0]
+    att = t["attention"]
+    heads = att["heads"]
+    assert len(heads) == 2 and len(heads[0]) == len(att["weights"]) == len(t["target_pieces"])
+    for r, row in enumerate(att["weights"]):
+        for s, w in enumerate(row):
+            assert w == pytest.approx(sum(h[r][s] for h in heads) / 2, abs=2e-4)
+
+
+def test_direction_from_the_script_per_text_or_from_source_and_target(client: TestClient) -> None:
+    items = post(client, q=["a cat", "我喜欢茶", "我用Python写代码"]).json()["translations"]
+    assert [(t["source"], t["model"]) for t in items] == [("en", "en-zh"), ("zh", "zh-en"), ("zh", "zh-en")]
+    assert post(client, q="我喜欢茶", target="zh").json()["translations"][0]["model"] == "en-zh"
+    assert post(client, q="a cat", source="zh").json()["translations"][0]["model"] == "zh-en"
+
+
+def test_models_and_health(client: TestClient) -> None:
+    models = {m["name"]: m for m in client.get("/models").json()}
+    assert models["en-zh"]["direction"] == "en-zh" and models["en-zh"]["mechanism"] == "soft additive"
+    assert models["multi"]["heads"] == 2 and models["en-zh"]["scores"] == {"test": 1.5}
+    assert client.get("/health").json()["models"] == ["en-zh", "zh-en", "multi"]
+    assert "/translate" in client.get("/openapi.json").json()["paths"]
+    page = client.get("/")
+    assert page.status_code == 200 and '<script src="/static/page.js">' in page.text
+    assert client.get("/static/page.js").status_code == 200
+
+
+def test_the_page_works_offline_no_external_assets() -> None:
+    from translate.serve.app import STATIC
+
+    for path in STATIC.iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text, path.name
+
+
+@pytest.mark.parametrize("body,status,message", [
+    ({"q": "x", "colour": "red"}, 422, "body.colour: Extra inputs are not permitted"),
+    ({"q": "x", "beam": 11}, 422, "body.beam: Input should be less than or equal to 10"),
+    ({"q": "x", "n_best": 3, "beam": 2}, 422, "n_best (3) must not exceed beam (2)"),
+    ({"q": "x", "source": "en", "target": "en"}, 422, "source and target are both en"),
+    ({"q": "x", "source": "fr"}, 422, "body.source"),
+    ({"q": "x", "model": "nope"}, 404, "unknown model 'nope'; loaded: en-zh, zh-en, multi"),
+    ({"q": "x", "model": "en-zh", "source": "zh"}, 422, "model en-zh translates en-zh, not from zh"),
+    ({"q": "x" * 1001}, 413, "text 0 has 1001 characters; the limit is max_chars=1000"),
+    ({"q": ["x"] * 33}, 413, "33 texts in one request; the limit is max_texts=32"),
+])
+def test_bad_requests_get_one_json_error_naming_the_fault(client: TestClient, body: dict[str, Any], status: int,
+                                                        message: str) -> None:
+    out = client.post("/translate", json=body)
+    assert out.status_code == status
+    assert message in out.json()["error"]
+
+
+def test_malformed_json_and_oversized_bodies(client: TestClient) -> None:
+    bad = client.post("/translate", content=b"{bad", headers={"Content-Type": "application/json"})
+    assert bad.status_code == 422 and "JSON decode error" in bad.json()["error"]
+    big = client.post("/translate", content=b"x" * 70_000, headers={"Content-Type": "application/json"})
+    assert big.status_code == 413 and "the limit is max_body_bytes=65536" in big.json()["error"]
+    streamed = client.post("/translate", content=iter([b"{" + b" " * 40_000, b" " * 40_000 + b"}"]),
+                           headers={"Content-Type": "application/json"})  # chunked: no Content-Length
+    assert streamed.status_code == 413 and "max_body_bytes=65536" in streamed.json()["error"]
+
+
+def test_no_model_for_a_direction(tiny_tokenizers) -> None:  # type: ignore[no-untyped-def]
+    from tests.serve.conftest import served
+
+    with TestClient(create_app(Models([served("only", tiny_tokenizers)]), ServeSettings())) as c:
+        out = c.post("/translate", json={"q": "我喜欢茶"})
+    assert out.status_code == 404 and out.json()["error"] == "no model for zh-en; loaded: only"
+
+
+def test_api_key_rate_limit_queue_and_timeout(both_directions: Models) -> None:
+    with TestClient(create_app(both_directions, ServeSettings(api_key="k", rate=0.01, burst=2))) as c:
+        assert c.post("/translate", json={"q": "x"}).status_code == 401
+        assert c.get("/health").status_code == 200  # health needs no key
+        ok = [c.post("/translate", json={"q": "x"}, headers={"X-API-Key": "k"}).status_code for _ in range(2)]
+        limited = c.post("/translate", json={"q": "x"}, headers={"Authorization": "Bearer k"})
+    assert ok == [200, 200] and limited.status_code == 429
+    assert int(limited.headers["Retry-After"]) >= 1 and "rate=0.01/s, burst=2" in limited.json()["error"]
+    with TestClient(create_app(both_directions, ServeSettings(max_queue=2))) as c:
+        full = c.post("/translate", json={"q": ["a", "b", "c"]})
+    assert full.status_code == 503 and full.headers["Retry-After"] == "1" and "max_queue=2" in full.json()["error"]
+    with TestClient(create_app(both_directions, ServeSettings(timeout_s=1e-4, batch_wait_ms=50))) as c:
+        slow = c.post("/translate", json={"q": "a cat"})
+        assert slow.status_code == 504 and "timeout_s=0.0001" in slow.json()["error"]
+        assert c.get("/health").json()["status"] == "ok"  # and it still answers
+
+
+def test_a_crash_inside_the_model_is_a_json_500_without_a_trace(both_directions: Models, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def broken(key: Any, texts: list[str]) -> list[Any]:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(both_directions, "run", broken)
+    with TestClient(create_app(both_directions, ServeSettings()), raise_server_exceptions=False) as c:
+        out = c.post("/translate", json={"q": "a cat"})
+    assert out.status_code == 500 and out.json() == {"error": "internal error (logged on the server)"}
+
+
+async def _concurrently(app: Any, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            replies = await asyncio.gather(*(c.post("/translate", json=b) for b in bodies))
+            batches = app.state.batcher.batches
+            alone = [await c.post("/translate", json=b) for b in bodies]
+            assert app.state.batcher.batches == batches + len(bodies)
+    assert batches < len(bodies), "concurrent requests were not batched"
+    assert all(r.status_code == 200 for r in replies + alone)
+    return [{"together": r.json(), "alone": a.json()} for r, a in zip(replies, alone)]
+
+
+def test_concurrent_requests_are_batched_and_equal_one_by_one(both_directions: Models) -> None:
+    app = create_app(both_directions, ServeSettings(batch_wait_ms=200, burst=100))
+    bodies = [{"q": text, "beam": 3, "n_best": 2, "attention": True} for text in EN]
+    bodies.append({"q": "我喜欢茶", "beam": 3, "n_best": 2, "attention": True})  # another model: its own batch
+    for pair in asyncio.run(_concurrently(app, bodies)):
+        together, alone = pair["together"]["translations"][0], pair["alone"]["translations"][0]
+        assert together["alternatives"] == alone["alternatives"]

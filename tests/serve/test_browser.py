@@ -1,0 +1,161 @@
+"""End to end in a real headless Chromium (Debian's chromium + chromium-driver, driven by Selenium):
+the released model behind a real uvicorn server on a free loopback port, the page used by keyboard
+only at 375 px width, then by mouse. Skipped, saying why, only where the browser cannot start."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from translate.serve.app import create_app
+from translate.serve.models import Models
+from translate.serve.settings import ServeSettings
+
+CHROMIUM, DRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
+ARTIFACTS = Path(os.environ.get("TRANSLATE_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
+SENTENCE = "Where is the train station?"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    import uvicorn
+
+    port = _free_port()
+    app = create_app(Models.load(["en-zh"]), ServeSettings(port=port))
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert srv.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    selenium = pytest.importorskip("selenium", reason="selenium is a test extra: pip install -e '.[test]'")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
+        pytest.skip(f"no browser: install Debian's chromium and chromium-driver (scripts/setup_browser.sh); "
+                    f"looked for {CHROMIUM} and {DRIVER}")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--user-data-dir={tmp_path_factory.mktemp('chromium')}", "--window-size=375,812"):
+        options.add_argument(flag)
+    try:
+        driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    except selenium.common.exceptions.WebDriverException as exc:
+        pytest.skip(f"chromium could not start here: {exc.msg}")
+    driver.set_window_size(375, 812)
+    yield driver
+    driver.quit()
+
+
+def _wait(condition: Any, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for the page")
+
+
+def _text(driver: Any, selector: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return str(found[0].text) if found else ""
+
+
+def _tab_to(driver: Any, selector: str, limit: int = 80) -> Any:
+    """Press Tab until the focused element matches `selector` (keyboard only)."""
+    from selenium.webdriver.common.keys import Keys
+
+    for _ in range(limit):
+        driver.switch_to.active_element.send_keys(Keys.TAB)
+        if driver.execute_script("return document.activeElement.matches(arguments[0])", selector):
+            return driver.switch_to.active_element
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def test_keyboard_only_at_phone_width_then_hover_highlights_the_attended_source(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server + "/")
+    assert browser.execute_script("return window.innerWidth") <= 375
+    for control in browser.find_elements(By.CSS_SELECTOR, "textarea, select, input"):
+        assert browser.find_elements(By.CSS_SELECTOR, f"label[for='{control.get_attribute('id')}']"), control.get_attribute("id")
+    # keyboard only: the text box has focus; type, Enter translates
+    assert browser.switch_to.active_element.get_attribute("id") == "source-text"
+    browser.switch_to.active_element.send_keys(SENTENCE, Keys.ENTER)
+    result = _wait(lambda: _text(browser, "#results .result"))
+    expected = httpx.post(server + "/translate", json={"q": SENTENCE, "n_best": 3, "attention": True}).json()["translations"][0]
+    assert result == expected["translation"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#heatmap td.cell")) == (
+        len(expected["target_pieces"]) * len(expected["source_pieces"]))
+    weights = expected["attention"]["weights"]
+    # Tab to a target piece: focus lights up the source piece it attended to most
+    focused = _tab_to(browser, ".piece.tgt")
+    row = int(focused.get_attribute("data-index"))
+    lit = [int(b.get_attribute("data-index")) for b in browser.find_elements(By.CSS_SELECTOR, ".piece.src.lit")]
+    assert max(range(len(weights[row])), key=weights[row].__getitem__) in lit
+    # Tab on to the second alternative and choose it with Enter
+    _tab_to(browser, ".alternative[aria-pressed='false']").send_keys(Keys.ENTER)
+    chosen = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, ".alternative[aria-pressed='true']"))
+    assert chosen[0].text.startswith(expected["alternatives"][1]["translation"])
+    # the mouse: hover the target piece with the sharpest attention; its argmax source lights up
+    browser.find_elements(By.CSS_SELECTOR, ".alternative")[0].click()
+    row = max(range(len(weights) - 1), key=lambda r: max(weights[r]))
+    target = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, f".piece.tgt[data-index='{row}']"))[0]
+    ActionChains(browser).move_to_element(target).perform()
+    column = max(range(len(weights[row])), key=weights[row].__getitem__)
+    source = browser.find_element(By.CSS_SELECTOR, f".piece.src[data-index='{column}']")
+    assert "lit" in source.get_attribute("class") and "active" in target.get_attribute("class")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(ARTIFACTS / "serve-phone.png"))
+
+
+def test_chinese_output_is_drawn_with_a_cjk_font(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(900, 1000)
+    browser.get(server + "/")
+    browser.find_element(By.ID, "source-text").send_keys("I would like a cup of tea.")
+    browser.find_element(By.ID, "translate").click()
+    _wait(lambda: _text(browser, "#results .result"))
+    assert "en → zh" in browser.find_element(By.ID, "status").text
+    has_cjk = browser.execute_async_script(
+        "const done = arguments[0]; document.fonts.ready.then(() => done("
+        "document.fonts.check('16px \"Translate CJK\"', '茶') || document.fonts.check('16px \"Noto Sans CJK SC\"', '茶')))")
+    assert has_cjk
+    pieces = browser.find_elements(By.CSS_SELECTOR, ".piece.tgt")
+    ActionChains(browser).move_to_element(pieces[min(3, len(pieces) - 1)]).perform()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(ARTIFACTS / "serve-desktop.png"))
+    browser.set_window_size(375, 812)
