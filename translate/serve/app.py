@@ -160,7 +160,6 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
                   description="English<->Chinese RNN attention NMT: translations, n-best lists and attention.")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     _install_error_handlers(app)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.post("/translate", response_model=TranslateResponse, responses=ERRORS, dependencies=[Depends(guard)])
     async def translate(req: TranslateRequest, request: Request) -> TranslateResponse:
@@ -176,19 +175,25 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     async def health(request: Request) -> dict[str, Any]:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
+    _install_page(app)
+    return app
+
+
+def _install_page(app: FastAPI) -> None:
+    """The page, its static files, and a CJK font for browsers without one."""
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:
         return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
 
     @app.get("/fonts/cjk.otf", include_in_schema=False)
     async def cjk_font() -> FileResponse:
-        """Noto Sans CJK SC from mplfonts (a dependency), for browsers without a system CJK font."""
+        """Noto Sans CJK SC from mplfonts (a dependency)."""
         path = _cjk_font_file()
         if path is None:
             raise HTTPException(404, "no CJK font installed")
         return FileResponse(path, media_type="font/otf", headers={"Cache-Control": "max-age=86400"})
-
-    return app
 
 
 def _cjk_font_file() -> Path | None:
