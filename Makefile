@@ -1,4 +1,4 @@
-.PHONY: setup test demo benchmark
+.PHONY: setup test demo benchmark serve
 
 setup:
 	bash scripts/setup.sh
@@ -11,3 +11,6 @@ demo:
 
 benchmark: setup
 	.venv/bin/python scripts/benchmark.py --minutes 20 --threads 2 --name bench-en-zh
+
+serve: setup
+	.venv/bin/translate serve
