@@ -27,6 +27,7 @@ from translate.cli_common import (
     plain,
 )
 from translate.cli_serve import serve
+from translate.cli_translate import file, models, text
 from translate.config import RunConfig
 from translate.config_io import apply_overrides, load_config, parse_set
 from translate.errors import TranslateError
@@ -35,7 +36,6 @@ from translate.version import __version__
 app = typer.Typer(help="English<->Chinese neural machine translation with pluggable RNN attention.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 logger = logging.getLogger("translate")
-app.command()(serve)
 
 
 def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) -> RunConfig:
@@ -115,63 +115,6 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
     result = run_training(cfg, resume=resume is not None)
     typer.echo(f"{result.stop_reason}: {result.state.step} steps, best dev BLEU {result.best_bleu:.2f}; "
                f"checkpoints in {result.run_dir}/best and {result.run_dir}/last")
-
-
-def _translator(checkpoint: str, device: str | None) -> Any:
-    from translate.translator import Translator
-
-    return Translator.from_checkpoint(checkpoint, plain(device) or "cpu")
-
-
-def _decode_cfg(translator: Any, beam: int | None, n_best: int = 1, batch_size: int | None = None) -> Any:
-    overrides: dict[str, Any] = {"n_best": n_best}
-    if beam is not None:
-        overrides["beam_size"] = beam
-    if batch_size is not None:
-        overrides["batch_size"] = batch_size
-    try:
-        return apply_overrides(translator.decode, overrides)
-    except TranslateError as exc:
-        raise typer.BadParameter(str(exc).replace("n_best", "--n-best").replace("beam_size", "--beam")) from None
-
-
-@app.command()
-@handle_errors
-def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; none = read lines from stdin.")] = None,
-         checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT, beam: BeamOpt = None,
-         n_best: Annotated[int, typer.Option(help="Print this many translations per sentence, with scores.")] = 1,
-         device: DeviceOpt = None) -> None:
-    """Translate sentences given as arguments or on stdin, one per line.
-
-    Example: translate text "I would like a cup of tea."   (the released en-zh model)
-    """
-    inputs = sentences or [line.rstrip("\n") for line in sys.stdin]
-    translator = _translator(checkpoint, device)
-    results = translator.translate_n_best(inputs, _decode_cfg(translator, beam, n_best))
-    for n_best_list in results:
-        for hyp in n_best_list:
-            typer.echo(hyp.text if n_best == 1 else f"{hyp.score:.4f}\t{hyp.text}")
-
-
-@app.command()
-@handle_errors
-def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text file, one sentence per line.")],
-         output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")] = None,
-         checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT, beam: BeamOpt = None,
-         batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None,
-         device: DeviceOpt = None) -> None:
-    """Translate a file line by line, in batches; output keeps the line order."""
-    from translate.data.readers import read_text_lines
-
-    lines = read_text_lines(input_path)
-    translator = _translator(checkpoint, device)
-    hyps = translator.translate(lines, _decode_cfg(translator, beam, batch_size=batch_size))
-    out_text = "".join(h + "\n" for h in hyps)
-    if output is None:
-        sys.stdout.write(out_text)
-    else:
-        output.write_text(out_text, encoding="utf-8")
-        typer.echo(f"wrote {len(hyps)} translations to {output}", err=True)
 
 
 @app.command()
@@ -261,3 +204,7 @@ def compare(mechanisms: Annotated[str, typer.Option(
     result_dir = run_compare(cfg, names, seed_list, out)
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
+
+
+for command in (text, file, models, serve):  # defined in cli_translate.py / cli_serve.py
+    app.command()(command)

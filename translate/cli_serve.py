@@ -59,7 +59,7 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
         torch.set_num_threads(threads)
     served = Models.load(models, plain(device) or "cpu")
     for name, model in served.by_name.items():
-        typer.echo(f"model {name}: {model.artifact.direction}, {model.info()['mechanism']}", err=True)
+        typer.echo(f"model {name}: {model.artifact.direction}, {model.artifact.model.mechanism}", err=True)
     typer.echo(f"serving on http://{host}:{port}/  (API key {'required' if settings.api_key else 'off'}; Ctrl-C stops)",
                err=True)
     uvicorn.run(create_app(served, settings), host=host, port=port, log_level="warning")

@@ -165,6 +165,16 @@ class ModelConfig:
             _check(self.hidden_size % self.self_attention_heads == 0, "model.self_attention_heads",
                    self.self_attention_heads, f"must divide model.hidden_size ({self.hidden_size})")
 
+    @property
+    def mechanism(self) -> str:
+        """A short human name of the attention, e.g. "soft additive", "multihead additive x4"."""
+        att = self.attention
+        name = {"none": "none", "soft": f"soft {att.scorer}", "hard": f"hard {att.scorer} ({att.hard_training})",
+                "multihead": f"multihead {att.scorer} x{att.heads}"}[att.kind]
+        if att.kind == "soft" and att.mode == "key-value":
+            name += " key-value"
+        return name + (" + encoder self-attention" if self.encoder_self_attention else "")
+
 
 @dataclass(frozen=True)
 class TrainConfig:

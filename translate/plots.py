@@ -7,6 +7,7 @@ use an installed CJK font if matplotlib knows one, else the Noto Sans CJK SC shi
 from __future__ import annotations
 
 import logging
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,3 +117,21 @@ def plot_heatmaps(grid: list[list[Heatmap]], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _columns(text: str) -> int:
+    """Terminal columns: East Asian wide and full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def alignment_text(src_pieces: list[str], tgt_pieces: list[str], weights: list[list[float]]) -> str:
+    """A terminal view of an attention matrix: each target piece with the source pieces it attended
+    to most (at least half of its strongest weight; three at most), strongest first."""
+    width = max([_columns(p) for p in tgt_pieces] + [6])
+    lines = ["target" + " " * (width - 6) + "  <- source pieces it attended to (weight)"]
+    for piece, row in zip(tgt_pieces, weights):
+        top = max(row, default=0.0)
+        links = sorted(((w, s) for s, w in enumerate(row) if top > 0 and w >= top / 2), reverse=True)[:3]
+        lines.append(piece + " " * (width - _columns(piece)) + "  <- "
+                     + (", ".join(f"{src_pieces[s]} ({w:.2f})" for w, s in links) or "(no attention)"))
+    return "\n".join(lines)

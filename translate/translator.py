@@ -12,6 +12,7 @@ from translate.checkpoint import Loaded, load_checkpoint
 from translate.config import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.cleaning import normalize_whitespace
+from translate.data.normalize import normalize_source, split_sentences
 from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, source_ids, target_ids
 from translate.device import resolve_device
 from translate.model import Seq2Seq
@@ -45,8 +46,12 @@ class Alignment:
 class Translator:
     """A model with its tokenizers and default decoding settings; runs on the model's device."""
 
-    def __init__(self, model: Seq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig) -> None:
+    def __init__(self, model: Seq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
+                 src_lang: str = "", tgt_lang: str = "") -> None:
+        """src_lang / tgt_lang ("en", "zh"; "" = unknown) select the input normalisation and how
+        sentences of a paragraph are split and joined."""
         self.model, self.src_tokenizer, self.tgt_tokenizer, self.decode = model, src_tokenizer, tgt_tokenizer, decode
+        self.src_lang, self.tgt_lang = src_lang, tgt_lang
 
     @classmethod
     def from_checkpoint(cls, path: Path | str, device: str = "cpu") -> Translator:
@@ -55,10 +60,11 @@ class Translator:
 
     @classmethod
     def from_loaded(cls, loaded: Loaded) -> Translator:
-        return cls(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode)
+        return cls(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode,
+                   loaded.artifact.src_lang, loaded.artifact.tgt_lang)
 
     def encode_sources(self, texts: list[str]) -> list[list[int]]:
-        encoded = self.src_tokenizer.encode([normalize_whitespace(t) for t in texts])
+        encoded = self.src_tokenizer.encode([normalize_source(t, self.src_lang) for t in texts])
         for i, ids in enumerate(encoded):
             if len(ids) > MAX_SOURCE_TOKENS:
                 logger.warning("sentence %d has %d pieces; truncated to %d", i + 1, len(ids), MAX_SOURCE_TOKENS)
@@ -67,6 +73,18 @@ class Translator:
 
     def translate(self, texts: list[str], decode: DecodeConfig | None = None) -> list[str]:
         return [n_best[0].text for n_best in self.translate_n_best(texts, decode)]
+
+    def translate_paragraphs(self, texts: list[str], decode: DecodeConfig | None = None) -> list[str]:
+        """Like `translate`, but a text of several sentences is translated sentence by sentence
+        (all sentences in one batched search) and the translations joined."""
+        pieces = [split_sentences(text, self.src_lang) or [""] for text in texts]
+        flat = self.translate([s for sentences in pieces for s in sentences], decode)
+        joiner = "" if self.tgt_lang == "zh" else " "
+        out, start = [], 0
+        for sentences in pieces:
+            out.append(joiner.join(t for t in flat[start:start + len(sentences)] if t))
+            start += len(sentences)
+        return out
 
     @torch.no_grad()
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:

@@ -11,7 +11,7 @@ from tests.conftest import TINY_DIR, tiny_overrides
 from translate.cli import app
 
 runner = CliRunner()
-COMMANDS = ["prepare", "train", "text", "file", "evaluate", "info", "upgrade-checkpoint", "compare"]
+COMMANDS = ["prepare", "train", "text", "file", "models", "evaluate", "info", "upgrade-checkpoint", "compare", "serve"]
 
 
 def sets(tmp: Path, **extra: object) -> list[str]:

@@ -23,12 +23,12 @@ LAYERS = [
     ["loss", "search"],
     ["metrics"],
     ["safety", "checkpoint"],
-    ["translator"],
+    ["translator", "router"],
     ["evaluate"],
     ["run_dir", "resume"],
     ["train"],
     ["compare", "plots", "serve"],
-    ["cli", "cli_common", "cli_serve", "__main__"],
+    ["cli", "cli_common", "cli_serve", "cli_translate", "__main__"],
 ]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from translate.checkpoint import load_checkpoint
-from translate.config import ArtifactConfig, ModelConfig
+from translate.config import ArtifactConfig
 from translate.data.tokenizer import EOS_ID
 from translate.device import resolve_device
 from translate.errors import ConfigError
@@ -25,16 +25,6 @@ class BatchKey(NamedTuple):
     attention: bool
 
 
-def mechanism(cfg: ModelConfig) -> str:
-    """A short human name of the attention, e.g. "soft additive", "multihead additive x4"."""
-    att = cfg.attention
-    name = {"none": "none", "soft": f"soft {att.scorer}", "hard": f"hard {att.scorer} ({att.hard_training})",
-            "multihead": f"multihead {att.scorer} x{att.heads}"}.get(att.kind, att.kind)
-    if att.kind == "soft" and att.mode == "key-value":
-        name += " key-value"
-    return name + (" + encoder self-attention" if cfg.encoder_self_attention else "")
-
-
 @dataclass
 class ServedModel:
     name: str
@@ -45,7 +35,7 @@ class ServedModel:
     def info(self) -> dict[str, Any]:
         a = self.artifact
         return {"name": self.name, "direction": a.direction, "source": a.src_lang, "target": a.tgt_lang,
-                "mechanism": mechanism(a.model), "heads": a.model.attention.heads if a.model.attention.kind == "multihead" else None,
+                "mechanism": a.model.mechanism, "heads": a.model.attention.heads if a.model.attention.kind == "multihead" else None,
                 "parameters": self.translator.model.num_parameters(), "step": self.meta.get("step"),
                 "scores": self.meta.get("scores", {})}
 

@@ -1,0 +1,38 @@
+"""User input made to look like the training data; paragraphs split into sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from translate.data.normalize import chinese_punctuation, normalize_source, split_sentences, to_simplified
+
+
+def test_traditional_becomes_simplified_and_simplified_is_unchanged() -> None:
+    assert to_simplified("我們明天去臺灣吧，這個軟體很好用") == "我们明天去台湾吧，这个软体很好用"
+    assert to_simplified("我喜欢茶。") == "我喜欢茶。"
+
+
+@pytest.mark.parametrize("raw,clean", [
+    ("你好,我叫李明.", "你好，我叫李明。"),
+    ("你在干什么?", "你在干什么？"),
+    ("他说:「好!」", "他说：“好！”"),
+    ("我用Python写代码(很有趣)", "我用Python写代码（很有趣）"),
+    ("价格是3.5元.", "价格是3.5元。"),  # a decimal point stays
+    ("Hello, world!", "Hello, world!"),  # Latin-only stretches are left alone
+])
+def test_half_width_punctuation_next_to_han_becomes_full_width(raw: str, clean: str) -> None:
+    assert chinese_punctuation(raw) == clean
+
+
+def test_normalize_source_by_language() -> None:
+    assert normalize_source("  這是  什麼?  ", "zh") == "这是 什么？"
+    assert normalize_source("  What is this?  ", "en") == "What is this?"
+    assert normalize_source("這?", "") == "這?"  # unknown language: whitespace only
+
+
+def test_split_sentences() -> None:
+    assert split_sentences("你好。我叫李明！你呢？", "zh") == ["你好。", "我叫李明！", "你呢？"]
+    assert split_sentences("Hello there. Mr. Smith is here! Is it 5 p.m. now? \"Yes.\" J. R. Tolkien wrote it.", "en") == [
+        "Hello there.", "Mr. Smith is here!", "Is it 5 p.m. now?", "\"Yes.\"", "J. R. Tolkien wrote it."]
+    assert split_sentences("Where is the station?", "en") == ["Where is the station?"]
+    assert split_sentences("  ", "en") == []

@@ -1,0 +1,56 @@
+"""Which model translates which text: one given checkpoint, or the released model of each text's
+direction (forced, or from the text's script), each loaded on first use."""
+
+from __future__ import annotations
+
+import logging
+
+from translate.data.cleaning import detect_language
+from translate.errors import CheckpointError
+from translate.paths import find_model, released_models
+from translate.translator import Translator
+
+logger = logging.getLogger(__name__)
+OTHER = {"en": "zh", "zh": "en"}
+
+
+class Router:
+    def __init__(self, checkpoint: str | None = None, device: str = "cpu", direction: str | None = None) -> None:
+        self.checkpoint, self.device, self.direction = checkpoint, device, direction
+        self._loaded: dict[str, Translator] = {}
+
+    def translator(self, direction: str | None) -> Translator:
+        """The given checkpoint (whatever `direction`), else the released model named `direction`."""
+        key = self.checkpoint or direction or ""
+        if key not in self._loaded:
+            if self.checkpoint is None and direction not in released_models():
+                installed = ", ".join(released_models()) or "none"
+                raise CheckpointError(f"no released model for {direction} (installed: {installed}); "
+                                      f"train one (translate train --direction {direction}) and pass --checkpoint")
+            self._loaded[key] = Translator.from_checkpoint(find_model(key), self.device)
+        return self._loaded[key]
+
+    def direction_of(self, text: str) -> str:
+        if self.direction:
+            return self.direction
+        source = detect_language(text)
+        return f"{source}-{OTHER[source]}"
+
+    def groups(self, texts: list[str]) -> list[tuple[Translator, list[int]]]:
+        """(translator, indices of its texts), in order of first appearance; with a given checkpoint
+        one group, and a warning for lines whose script says the other direction."""
+        by_direction: dict[str, list[int]] = {}
+        for i, text in enumerate(texts):
+            if text.strip():
+                by_direction.setdefault(self.direction_of(text), []).append(i)
+        if self.checkpoint is None:
+            if not by_direction:  # only empty lines: nothing to load
+                return []
+            return [(self.translator(d), rows) for d, rows in by_direction.items()]
+        translator = self.translator(None)
+        model_source = translator.src_lang
+        for direction, rows in by_direction.items():
+            if not self.direction and model_source and not direction.startswith(model_source):
+                logger.warning("line %s looks %s but the model translates %s->%s", ", ".join(str(r + 1) for r in rows[:5]),
+                               {"en": "English", "zh": "Chinese"}[direction[:2]], model_source, translator.tgt_lang)
+        return [(translator, [i for i, text in enumerate(texts) if text.strip()])] if by_direction else []
