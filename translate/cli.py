@@ -41,7 +41,8 @@ logger = logging.getLogger("translate")
 def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) -> RunConfig:
     """defaults < file < --set < named options (only those given)."""
     keys = {"data_dir": "data.data_dir", "direction": "data.direction", "name": "name", "device": "device",
-            "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "beam": "decode.beam_size"}
+            "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "beam": "decode.beam_size",
+            "init_from": "train.init_from"}
     overrides = parse_set(sets or [])
     overrides.update({keys[k]: plain(v) for k, v in named.items() if v is not None})
     return load_config(config, overrides)
@@ -91,7 +92,10 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
           name: NameOpt = None, device: DeviceOpt = None,
           max_minutes: Annotated[float | None, typer.Option(help="Stop after this much training time.")] = None,
           max_steps: Annotated[int | None, typer.Option(help="Stop after this many updates.")] = None,
-          resume: Annotated[Path | None, typer.Option(help="Continue the run in this folder exactly.")] = None) -> None:
+          resume: Annotated[Path | None, typer.Option(help="Continue the run in this folder exactly.")] = None,
+          init_from: Annotated[str | None, typer.Option(help=(
+              "Fine-tune: start from this checkpoint or released model (its weights, tokenizers and model "
+              "settings; config key train.init_from)."))] = None) -> None:
     """Train an attentional RNN; keeps best/ and last/ checkpoints under runs/<name>/.
 
     Without --data-dir it trains on the bundled Tatoeba split (see `translate info`).
@@ -99,6 +103,7 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
     budgets, intervals and the learning rate may change (recorded in train.log).
 
     Example: translate train --direction en-zh --max-minutes 20 --name en-zh
+    Fine-tune a released model on your corpus: translate train --init-from en-zh --data-dir my-corpus/ --name mine
     """
     from translate.train import train as run_training
 
@@ -107,11 +112,11 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
         if not (resume / "config.yaml").is_file():
             raise TranslateError(f"--resume {resume}: no config.yaml there; is it a run folder?")
         named = {"max_minutes": max_minutes, "max_steps": max_steps, "name": resume.name, "device": device,
-                 "data_dir": data_dir, "direction": direction}
+                 "data_dir": data_dir, "direction": direction, "init_from": init_from}
         cfg = apply_overrides(resolve_config(resume / "config.yaml", set_, **named), {"runs_dir": str(resume.parent)})
     else:
         cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, name=name, device=device,
-                             max_minutes=max_minutes, max_steps=max_steps)
+                             max_minutes=max_minutes, max_steps=max_steps, init_from=init_from)
     result = run_training(cfg, resume=resume is not None)
     typer.echo(f"{result.stop_reason}: {result.state.step} steps, best dev BLEU {result.best_bleu:.2f}; "
                f"checkpoints in {result.run_dir}/best and {result.run_dir}/last")

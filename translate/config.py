@@ -199,6 +199,7 @@ class TrainConfig:
     threads: int = 0  # torch CPU threads; 0 = leave as is
     tensorboard: bool = False
     max_bad_losses: int = 20  # consecutive NaN/inf losses before training stops
+    init_from: str = ""  # fine-tune: start from this checkpoint's weights and tokenizers (and its model settings)
 
     def __post_init__(self) -> None:
         _check(self.learning_rate > 0, "train.learning_rate", self.learning_rate, "must be > 0")

@@ -1,4 +1,4 @@
-"""What may change when a run is resumed.
+"""What may change when a run is resumed, and what a fine-tuning run takes from its checkpoint.
 
 Settings that define the model, its tokenizers or the direction would make the saved weights
 unloadable; settings that change what the saved data position means (batch size, length limits,
@@ -9,12 +9,15 @@ is applied and recorded in train.log.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from translate.checkpoint import Loaded, load_checkpoint
 from translate.config import RunConfig
 from translate.errors import ConfigError
+from translate.paths import find_model
 
-FROZEN_PREFIXES = ("model.", "tokenizer.", "data.", "train.seed")
+FROZEN_PREFIXES = ("model.", "tokenizer.", "data.", "train.seed", "train.init_from")
 LOCATION_KEYS = ("runs_dir", "name")  # where the run folder is now: follows the folder
 MUTABLE_DATA_KEYS = ("data.cache_dir", "data.check_columns")
 
@@ -44,3 +47,16 @@ def check_resume(saved: RunConfig, new: RunConfig) -> dict[str, tuple[Any, Any]]
         raise ConfigError(f"cannot resume with changed settings that define the model, its tokenizers or the data "
                           f"position ({lines}); start a new run with --name, or resume without these --set options")
     return changes
+
+
+def init_source(cfg: RunConfig) -> tuple[RunConfig, Loaded | None]:
+    """For `train.init_from`: the checkpoint, and `cfg` with the checkpoint's model and tokenizer
+    settings (its vocabulary is fixed: new words split into its pieces, unseen characters into bytes)."""
+    if not cfg.train.init_from:
+        return cfg, None
+    loaded = load_checkpoint(find_model(cfg.train.init_from))
+    if loaded.artifact.direction != cfg.data.direction:
+        raise ConfigError(f"train.init_from: {loaded.path} translates {loaded.artifact.direction}, but data.direction "
+                          f"is {cfg.data.direction}; use --direction {loaded.artifact.direction} or a "
+                          f"{cfg.data.direction} checkpoint")
+    return dataclasses.replace(cfg, model=loaded.artifact.model, tokenizer=loaded.artifact.tokenizer), loaded

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from translate.checkpoint import load_checkpoint, load_trainer_state, save_checkpoint
+from translate.checkpoint import Loaded, load_checkpoint, load_trainer_state, save_checkpoint
 from translate.config import RunConfig
 from translate.config_io import load_config, save_config
 from translate.data.batch import Batch
@@ -26,7 +26,7 @@ from translate.loss import LossOutput, compute_loss, dev_loss, lr_factor
 from translate.metrics import corpus_bleu
 from translate.model import Seq2Seq, build_model
 from translate.progress import Meter, TrainState, eta
-from translate.resume import check_resume
+from translate.resume import check_resume, init_source
 from translate.run_dir import RunFiles, average_weights, disk_errors, lock_run
 from translate.translator import Translator
 
@@ -68,7 +68,8 @@ class Trainer:
         self.state = TrainState()
         self.stream = BatchStream(data.train.ids, cfg.data.batch_tokens, cfg.data.bucket_batches, cfg.train.seed)
         self.dev_stream = BatchStream(data.dev.ids, cfg.data.batch_tokens, 1, 0)
-        self.translator = Translator(model, data.src_tokenizer, data.tgt_tokenizer, cfg.decode)
+        self.translator = Translator(model, data.src_tokenizer, data.tgt_tokenizer, cfg.decode,
+                                     cfg.data.src_lang, cfg.data.tgt_lang)
         self.history: list[dict[str, Any]] = []
         self._epoch_batches: tuple[int, list[list[int]]] | None = None
 
@@ -225,7 +226,11 @@ def train(cfg: RunConfig, resume: bool = False) -> TrainResult:
     """Train (or resume) the run `cfg.run_dir`; returns when a budget or early stopping ends it."""
     files = RunFiles(cfg.run_dir, cfg.train.tensorboard)
     with lock_run(files.root), disk_errors():
-        trainer = _resume_trainer(cfg, files) if resume else _new_trainer(cfg, files)
+        if resume:
+            trainer = _resume_trainer(cfg, files)
+        else:
+            cfg, init = init_source(cfg)
+            trainer = _new_trainer(cfg, files, init)
         save_config(cfg, files.root / "config.yaml")
         try:
             reason = trainer.run()
@@ -245,15 +250,17 @@ def train(cfg: RunConfig, resume: bool = False) -> TrainResult:
         return result
 
 
-def _new_trainer(cfg: RunConfig, files: RunFiles) -> Trainer:
+def _new_trainer(cfg: RunConfig, files: RunFiles, init: Loaded | None = None) -> Trainer:
     if cfg.train.threads:
         torch.set_num_threads(cfg.train.threads)
     set_seed(cfg.train.seed)
     files.prepare_new()
-    data = prepare_data(cfg)
+    data = prepare_data(cfg, tokenizers=None if init is None else (init.src_tokenizer, init.tgt_tokenizer))
     for line in data.report:
         files.log_line(line)
-    model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer))
+    model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)) if init is None else init.model
+    if init is not None:
+        files.log_line(f"fine-tuning {init.path} (step {init.meta.get('step')}): its weights, tokenizers and model settings")
     files.log_line(f"model: {model.num_parameters():,} parameters; attention {cfg.model.attention.kind}"
                    f"/{cfg.model.attention.scorer}; {cfg.model.rnn_type} hidden {cfg.model.hidden_size}")
     return Trainer(cfg, data, model, files)

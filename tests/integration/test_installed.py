@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -11,25 +12,35 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_installed_wheel_translates_from_any_folder(tmp_path: Path) -> None:
-    wheels, site, elsewhere = tmp_path / "wheels", tmp_path / "site", tmp_path / "elsewhere"
+    """A wheel built here, installed with --no-deps into a fresh virtual environment made with
+    --system-site-packages (its dependencies: this environment's site-packages, added as plain path
+    entries, so the editable install of the checkout is not visible); run from an empty folder."""
+    wheels, venv, elsewhere = tmp_path / "wheels", tmp_path / "venv", tmp_path / "elsewhere"
     elsewhere.mkdir()
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                     "-w", str(wheels), str(REPO)], check=True, capture_output=True, cwd=tmp_path)
     [wheel] = wheels.glob("translate-*.whl")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
-                   check=True, capture_output=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TRANSLATE_")}
-    env.update(PYTHONPATH=str(site), HOME=str(tmp_path / "home"))
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    [venv_site] = venv.glob("lib/python*/site-packages")
+    (venv_site / "parent_env.pth").write_text("\n".join(p for p in site.getsitepackages() if "site-packages" in p) + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet",
+                    "--no-deps", "--no-index", str(wheel)], check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRANSLATE_", "PYTHON", "VIRTUAL_ENV"))}
+    env.update(HOME=str(tmp_path / "home"), PATH=f"{venv / 'bin'}:{env.get('PATH', '')}")
+    python, site_dir = str(venv / "bin" / "python"), venv_site
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, *args], check=False, capture_output=True, text=True, cwd=elsewhere,
-                              env=env,
-                              timeout=300)
+        return subprocess.run([python, *args], check=False, capture_output=True, text=True, cwd=elsewhere,
+                              env=env, timeout=300)
 
     where = run("-c", "import translate, translate.paths as p; print(translate.__file__); print(p.models_dir())")
     assert where.returncode == 0, where.stderr
     package_file, models = where.stdout.split()
-    assert package_file.startswith(str(site)) and models.startswith(str(site))  # the wheel, not the checkout
+    assert package_file.startswith(str(site_dir)) and models.startswith(str(site_dir))  # the wheel, not the checkout
+    script = subprocess.run([str(venv / "bin" / "translate"), "text", "Where is the station?"], check=False, capture_output=True,
+                            text=True, cwd=elsewhere, env=env, timeout=300)
+    assert script.returncode == 0, script.stderr  # the console script, with the direction from the script
+    assert any("\u4e00" <= c <= "\u9fff" for c in script.stdout)
 
     result = run("-m", "translate", "text", "Hello.")
     assert result.returncode == 0, result.stderr
@@ -38,7 +49,7 @@ def test_installed_wheel_translates_from_any_folder(tmp_path: Path) -> None:
     info = run("-m", "translate", "info")
     assert info.returncode == 0, info.stderr
     assert f"cache: {tmp_path / 'home' / '.cache' / 'translate'}" in info.stdout
-    assert "default corpus: " + str(site) in info.stdout
+    assert "default corpus: " + str(site_dir) in info.stdout
     page = run("-c", "from fastapi.testclient import TestClient\nfrom translate.serve.app import create_app\n"
                      "from translate.serve.models import Models\nfrom translate.serve.settings import ServeSettings\n"
                      "with TestClient(create_app(Models.load(None), ServeSettings())) as c:\n"
