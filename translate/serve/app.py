@@ -17,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from translate.data.cleaning import detect_language
+from translate.router import OTHER
 from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.limits import RateLimiter, key_matches, retry_after
 from translate.serve.models import BatchKey, Models, ServedModel
@@ -26,7 +27,6 @@ from translate.version import __version__
 
 logger = logging.getLogger(__name__)
 STATIC = Path(str(resources.files("translate.serve") / "static"))
-OTHER = {"en": "zh", "zh": "en"}
 ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (401, 404, 413, 422, 429, 503, 504)}
 
 

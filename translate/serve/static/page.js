@@ -58,21 +58,29 @@ function render() {
   renderHeatmap();
 }
 
+function listItemButton(list, cls, lang, text, pressed, onClick) {
+  // One choice in a list (a line's translation, or an alternative): a toggle button in an <li>.
+  const item = document.createElement("li");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = cls;
+  button.lang = lang === "zh" ? "zh-Hans" : "en";
+  button.textContent = text;
+  button.setAttribute("aria-pressed", String(pressed));
+  button.addEventListener("click", onClick);
+  item.append(button);
+  list.append(item);
+  return button;
+}
+
 function renderResults() {
   const list = $("results");
   list.replaceChildren();
   state.translations.forEach((t, i) => {
-    const item = document.createElement("li");
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "result";
-    button.lang = t.target === "zh" ? "zh-Hans" : "en";
-    button.textContent = t.alternatives[i === state.line ? state.alt : 0].translation;
-    button.setAttribute("aria-pressed", String(i === state.line));
-    button.setAttribute("aria-label", `Line ${i + 1}: ${button.textContent} (show its alternatives and attention)`);
-    button.addEventListener("click", () => { Object.assign(state, { line: i, alt: 0, head: "mean" }); render(); });
-    item.append(button);
-    list.append(item);
+    const text = t.alternatives[i === state.line ? state.alt : 0].translation;
+    const button = listItemButton(list, "result", t.target, text, i === state.line,
+      () => { Object.assign(state, { line: i, alt: 0, head: "mean" }); render(); });
+    button.setAttribute("aria-label", `Line ${i + 1}: ${text} (show its alternatives and attention)`);
   });
 }
 
@@ -81,16 +89,8 @@ function renderAlternatives() {
   list.replaceChildren();
   const t = state.translations[state.line];
   t.alternatives.forEach((alt, j) => {
-    const item = document.createElement("li");
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "alternative";
-    button.lang = t.target === "zh" ? "zh-Hans" : "en";
-    button.textContent = `${alt.translation}  (${alt.score.toFixed(3)})`;
-    button.setAttribute("aria-pressed", String(j === state.alt));
-    button.addEventListener("click", () => { state.alt = j; render(); });
-    item.append(button);
-    list.append(item);
+    listItemButton(list, "alternative", t.target, `${alt.translation}  (${alt.score.toFixed(3)})`, j === state.alt,
+      () => { state.alt = j; render(); });
   });
 }
 
