@@ -16,6 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.serve.conftest import served
+from translate.data.tokenizer import Tokenizer
 from translate.serve.app import create_app
 from translate.serve.models import Models
 from translate.serve.settings import ServeSettings
@@ -32,11 +34,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def server(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Iterator[str]:
+    """The released en-zh model, and a tiny untrained multi-head one (for the head selector)."""
     import uvicorn
 
     port = _free_port()
-    app = create_app(Models.load(["en-zh"]), ServeSettings(port=port))
+    multi = served("multi", tiny_tokenizers, **{"model.attention.kind": "multihead"})
+    app = create_app(Models([*Models.load(["en-zh"]).by_name.values(), multi]), ServeSettings(port=port))
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -159,3 +163,29 @@ def test_chinese_output_is_drawn_with_a_cjk_font(server: str, browser: Any) -> N
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(ARTIFACTS / "serve-desktop.png"))
     browser.set_window_size(375, 812)
+
+
+def test_multi_head_models_get_a_head_selector_that_redraws_the_heatmap(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server + "/")
+    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#model option")) == 3)
+    Select(browser.find_element(By.ID, "model")).select_by_value("multi")
+    browser.find_element(By.ID, "source-text").send_keys("the dog runs")
+    browser.find_element(By.ID, "translate").click()
+    _wait(lambda: "model multi" in _text(browser, "#status"))
+    expected = httpx.post(server + "/translate", json={"q": "the dog runs", "model": "multi", "n_best": 3,
+                                                       "attention": True}).json()["translations"][0]
+    heads = expected["attention"]["heads"]
+    head_menu = Select(browser.find_element(By.ID, "head"))
+    assert browser.find_element(By.ID, "head-row").is_displayed() and len(head_menu.options) == len(heads) + 1
+
+    def drawn() -> list[float]:
+        return [float(c.get_attribute("style").split("--w:")[1].strip(" ;"))
+                for c in browser.find_elements(By.CSS_SELECTOR, "#heatmap td.cell")]
+
+    flat = [w for row in expected["attention"]["weights"] for w in row]
+    assert drawn() == pytest.approx(flat, abs=1e-4)
+    head_menu.select_by_value("1")
+    assert drawn() == pytest.approx([w for row in heads[1] for w in row], abs=1e-4)

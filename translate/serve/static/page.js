@@ -28,6 +28,7 @@ async function translate() {
   const direction = $("direction").value;
   const body = { q: lines, attention: true, beam: Number($("beam").value), n_best: Math.min(3, Number($("beam").value)) };
   if (direction !== "auto") { [body.source, body.target] = direction.split("-"); }
+  if ($("model").value) body.model = $("model").value;
   const headers = { "Content-Type": "application/json" };
   const key = $("api-key").value || sessionStorage.getItem("translate-key");
   if (key) headers["X-API-Key"] = key;
@@ -187,10 +188,18 @@ function wireHighlights(table, weights) {
 }
 
 async function loadModels() {
+  // The model menu from GET /models (it needs the API key when the server has one: then /health names them).
+  const key = sessionStorage.getItem("translate-key");
   try {
-    const response = await fetch("/health");
-    const data = await response.json();
-    $("models").textContent = `models: ${data.models.join(", ")}`;
+    const response = await fetch("/models", { headers: key ? { "X-API-Key": key } : {} });
+    if (response.ok) {
+      const models = await response.json();
+      for (const m of models) $("model").append(new Option(`${m.name} (${m.direction}, ${m.mechanism})`, m.name));
+      $("models").textContent = `models: ${models.map((m) => m.name).join(", ")}`;
+      return;
+    }
+    const health = await (await fetch("/health")).json();
+    $("models").textContent = `models: ${health.models.join(", ")}`;
   } catch (err) {
     $("models").textContent = "server unreachable";
   }
