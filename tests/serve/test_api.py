@@ -171,3 +171,31 @@ def test_concurrent_requests_are_batched_and_equal_one_by_one(both_directions: M
     for pair in asyncio.run(_concurrently(app, bodies)):
         together, alone = pair["together"]["translations"][0], pair["alone"]["translations"][0]
         assert together["alternatives"] == alone["alternatives"]
+
+
+def test_the_event_loop_stays_free_while_the_model_works(both_directions: Models, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    real = both_directions.run
+
+    def slow(key: Any, texts: list[str]) -> list[Any]:
+        time.sleep(1.0)  # a long search, in the worker thread
+        return real(key, texts)
+
+    monkeypatch.setattr(both_directions, "run", slow)
+    app = create_app(both_directions, ServeSettings())
+
+    async def scenario() -> tuple[float, int]:
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+                translating = asyncio.create_task(c.post("/translate", json={"q": "a cat"}))
+                await asyncio.sleep(0.2)
+                began = time.perf_counter()
+                health = await c.get("/health")
+                answered = time.perf_counter() - began
+                assert health.json()["waiting"] == 0  # the text is with the model, not queued
+                return answered, (await translating).status_code
+
+    answered, status = asyncio.run(scenario())
+    assert status == 200 and answered < 0.5
