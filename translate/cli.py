@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -46,6 +47,20 @@ def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) ->
     overrides = parse_set(sets or [])
     overrides.update({keys[k]: plain(v) for k, v in named.items() if v is not None})
     return load_config(config, overrides)
+
+
+def _relaunch_under_torchrun(nproc: int) -> None:
+    """`translate train --nproc N ...` = `torchrun --standalone --nproc-per-node N -m translate train ...`."""
+    args, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip or arg == "--nproc" or arg.startswith("--nproc="):
+            skip = arg == "--nproc" and not skip
+            continue
+        args.append(arg)
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc}",
+               "-m", "translate", *args]
+    typer.echo("running: " + " ".join(command[1:]), err=True)
+    os.execv(sys.executable, command)
 
 
 def _print_version(value: bool) -> None:
@@ -95,7 +110,10 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
           resume: Annotated[Path | None, typer.Option(help="Continue the run in this folder exactly.")] = None,
           init_from: Annotated[str | None, typer.Option(help=(
               "Fine-tune: start from this checkpoint or released model (its weights, tokenizers and model "
-              "settings; config key train.init_from)."))] = None) -> None:
+              "settings; config key train.init_from)."))] = None,
+          nproc: Annotated[int, typer.Option(help=(
+              "Data-parallel processes on this machine: relaunches itself under torchrun "
+              "(torchrun --nproc-per-node N -m translate train ...); see README 'Training at scale'."))] = 1) -> None:
     """Train an attentional RNN; keeps best/ and last/ checkpoints under runs/<name>/.
 
     Without --data-dir it trains on the bundled Tatoeba split (see `translate info`).
@@ -107,6 +125,8 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
     """
     from translate.train import train as run_training
 
+    if nproc > 1 and "WORLD_SIZE" not in os.environ:
+        _relaunch_under_torchrun(nproc)
     _quiet_datasets()
     if resume is not None:
         if not (resume / "config.yaml").is_file():
@@ -118,6 +138,8 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
         cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, name=name, device=device,
                              max_minutes=max_minutes, max_steps=max_steps, init_from=init_from)
     result = run_training(cfg, resume=resume is not None)
+    if os.environ.get("RANK", "0") != "0":  # under torchrun the main process reports
+        return
     typer.echo(f"{result.stop_reason}: {result.state.step} steps, best dev BLEU {result.best_bleu:.2f}; "
                f"checkpoints in {result.run_dir}/best and {result.run_dir}/last")
 

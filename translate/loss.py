@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -12,6 +13,7 @@ from translate.data.batch import Batch
 from translate.data.batching import BatchStream
 from translate.data.tokenizer import PAD_ID
 from translate.model import Seq2Seq
+from translate.model.decoder import DecoderOutput
 
 
 @dataclass
@@ -22,9 +24,11 @@ class LossOutput:
     sentences: int
 
 
-def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float) -> LossOutput:
-    """Token-normalised label-smoothed cross-entropy over non-pad targets, plus any attention loss."""
-    out = model(batch.src, batch.src_lens, batch.tgt_in)
+def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
+                 forward: Callable[..., DecoderOutput] | None = None) -> LossOutput:
+    """Token-normalised label-smoothed cross-entropy over non-pad targets, plus any attention loss.
+    `forward` runs the model (a DistributedDataParallel wrapper of `model` when data-parallel)."""
+    out = (forward or model)(batch.src, batch.src_lens, batch.tgt_in)
     mask = batch.tgt_out != PAD_ID  # (B, T)
     # the output layer and softmax run on real tokens only: padding costs nothing
     log_probs = torch.log_softmax(model.decoder.generator(out.attentional[mask]).float(), dim=-1)  # (N, V)

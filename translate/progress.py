@@ -27,6 +27,7 @@ class TrainState:
     bad_losses: int = 0
     skipped_batches: int = 0
     snapshot_steps: list[int] = field(default_factory=list)  # steps whose weights are kept for averaging
+    world_size: int = 1  # data-parallel processes: batch_in_epoch counts each process's steps
 
     @classmethod
     def from_json(cls, text: str) -> TrainState:

@@ -344,13 +344,13 @@ def test_full_disk_is_a_clear_error_and_keeps_the_previous(tmp_path: Path, tiny_
 
 
 def test_nan_losses_are_skipped_then_stop_training(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
-    from translate import train as train_module
+    from translate import trainer as train_module
 
     original = train_module.compute_loss
     state = {"calls": 0}
 
-    def sometimes_nan(model: Any, batch: Any, smoothing: float) -> Any:
-        out = original(model, batch, smoothing)
+    def sometimes_nan(model: Any, batch: Any, smoothing: float, forward: Any = None) -> Any:
+        out = original(model, batch, smoothing, forward)
         state["calls"] += 1
         if state["calls"] in (3, 4) or state["calls"] > 25:
             out.loss = out.loss * float("nan")

@@ -17,7 +17,7 @@ MAX_MODULE_LINES, MAX_FUNCTION_LINES = 300, 50
 # < compare / plots / serve < cli; modules of one layer may import each other (without cycles).
 LAYERS = [
     ["errors"],
-    ["version", "config", "config_io", "paths", "device", "progress"],
+    ["version", "config", "config_io", "paths", "device", "progress", "distributed"],
     ["data"],
     ["model"],
     ["loss", "search"],
@@ -26,7 +26,7 @@ LAYERS = [
     ["translator", "router"],
     ["evaluate"],
     ["run_dir", "resume"],
-    ["train"],
+    ["train", "trainer"],
     ["compare", "plots", "serve"],
     ["cli", "cli_common", "cli_serve", "cli_translate", "__main__"],
 ]
