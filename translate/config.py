@@ -224,6 +224,7 @@ class DecodeConfig:
     max_len_b: int = 10
     n_best: int = 1
     batch_size: int = 256  # sentences per decoding batch (sorted by length: larger is faster on CPU)
+    copy_digits: bool = True  # numbers the model changed are copied back from the source (data/normalize.py)
 
     def __post_init__(self) -> None:
         _check(self.beam_size >= 1, "decode.beam_size", self.beam_size, "must be >= 1")

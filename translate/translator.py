@@ -12,7 +12,7 @@ from translate.checkpoint import Loaded, load_checkpoint
 from translate.config import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.cleaning import normalize_whitespace
-from translate.data.normalize import normalize_source, split_sentences
+from translate.data.normalize import copy_digits, normalize_source, split_sentences
 from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, source_ids, target_ids
 from translate.device import resolve_device
 from translate.model import Seq2Seq
@@ -98,8 +98,10 @@ class Translator:
         for start in range(0, len(order), decode.batch_size):
             chunk = order[start:start + decode.batch_size]
             for i, hyps in zip(chunk, self._search([sources[i] for i in chunk], decode)):
-                results[i] = [Translation(text, h.score, h.tokens)
-                              for text, h in zip(self.tgt_tokenizer.decode([h.tokens for h in hyps]), hyps)]
+                outputs = self.tgt_tokenizer.decode([h.tokens for h in hyps])
+                if decode.copy_digits:
+                    outputs = [copy_digits(texts[i], text) for text in outputs]
+                results[i] = [Translation(text, h.score, h.tokens) for text, h in zip(outputs, hyps)]
         for i, text in enumerate(texts):
             if not normalize_whitespace(text):
                 results[i] = [Translation("", 0.0, [])]

@@ -36,3 +36,16 @@ def test_split_sentences() -> None:
         "Hello there.", "Mr. Smith is here!", "Is it 5 p.m. now?", "\"Yes.\"", "J. R. Tolkien wrote it."]
     assert split_sentences("Where is the station?", "en") == ["Where is the station?"]
     assert split_sentences("  ", "en") == []
+
+
+@pytest.mark.parametrize("source,output,fixed", [
+    ("Harvard was founded in 1636.", "哈佛始建于1666年。", "哈佛始建于1636年。"),
+    ("I was born on October 10th, 1972.", "我出生在1997年7月。", "我出生在1972年10月。"),  # most similar, not in order
+    ("It's already 11.", "已经三十岁了。", "已经三十岁了。"),  # no number in the output: nothing to copy
+    ("2 and 3", "3和2", "3和2"),  # the same numbers reordered: left alone
+    ("No numbers.", "没有7。", "没有7。"),
+])
+def test_numbers_the_model_changed_are_copied_back(source: str, output: str, fixed: str) -> None:
+    from translate.data.normalize import copy_digits
+
+    assert copy_digits(source, output) == fixed

@@ -1,7 +1,8 @@
 """What people type, made to look like the training data: Traditional Chinese converted to
 Simplified (OpenCC's t2s tables), half-width punctuation in Chinese text made full-width (the
 training data's Chinese side is 96 % full-width: 。？，！), and paragraphs split into sentences
-(the model was trained on single sentences; translating a paragraph whole degrades it)."""
+(the model was trained on single sentences; translating a paragraph whole degrades it); and
+numbers copied back from the source where the model changed them."""
 
 from __future__ import annotations
 
@@ -69,3 +70,28 @@ def split_sentences(text: str, lang: str) -> list[str]:
             start = m.end()
         parts.append(text[start:])
     return [p.strip() for p in parts if p.strip()]
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _distance(a: str, b: str) -> tuple[int, int]:
+    """How unlike two digit strings are: length difference first, then differing positions."""
+    return abs(len(a) - len(b)), sum(x != y for x, y in zip(a, b))
+
+
+def copy_digits(source: str, output: str) -> str:
+    """Numbers survive: when the output has as many digit strings as the source but not the same
+    ones (the model turned 1636 into 1666), each output number becomes the most similar unused
+    source number (so reordered dates keep their order). Other outputs are returned unchanged."""
+    wanted, got = _DIGITS.findall(source), _DIGITS.findall(output)
+    if not wanted or len(wanted) != len(got) or sorted(wanted) == sorted(got):
+        return output
+    unused = list(wanted)
+
+    def closest(match: re.Match[str]) -> str:
+        best = min(unused, key=lambda w: _distance(match.group(0), w))
+        unused.remove(best)
+        return best
+
+    return _DIGITS.sub(closest, output)
