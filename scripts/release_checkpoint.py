@@ -101,7 +101,8 @@ def model_card(name: str, translator: Translator, meta: dict[str, Any], recipe: 
     d = meta["digits_kept"]
     lines += ["", (f"Digits: of {d['sentences_with_digits']} test sources with digits, {d['kept']} "
                   f"({d['share']:.0%}) keep every digit string unchanged in the output."), "",
-              "## Known weaknesses (real outputs on test.tsv, beam 5)", "", "- numbers the output changed or lost:"]
+              "## Known weaknesses (real outputs on test.tsv, beam 5)", "",
+              "- numbers the output changed or lost (a number written as a word, as some references do, counts as lost):"]
     for i in d.pop("lost")[:3]:
         lines += _example(i, sources, refs, hyps)
     lines += ["- the longest sentences (trained on short Tatoeba sentences):"]
