@@ -110,3 +110,15 @@ def test_collate_pads_and_shifts() -> None:
     assert batch.tgt_in.tolist() == [[BOS_ID, 8, EOS_ID], [BOS_ID, 9, 10]]
     assert batch.tgt_out.tolist() == [[8, EOS_ID, PAD_ID], [9, 10, EOS_ID]]
     assert int((batch.tgt_out != PAD_ID).sum()) == 5
+
+
+def test_tokenizer_training_streams_a_bounded_sample() -> None:
+    import datasets
+
+    from translate.data.corpus import sample_sentences
+
+    ds = datasets.Dataset.from_dict({"en": [f"sentence {i}" for i in range(50)], "zh": ["句"] * 50})
+    assert list(sample_sentences(ds, "en", limit=100)) == ds["en"]  # a small corpus: all of it, in order
+    sample = list(sample_sentences(ds, "en", limit=20, seed=3))
+    assert len(sample) == 20 and len(set(sample)) == 20 and set(sample) <= set(ds["en"])
+    assert sample == list(sample_sentences(ds, "en", limit=20, seed=3))  # same seed, same sample

@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,14 +67,26 @@ def read_clean(cfg: DataConfig, split: str, report: list[str]) -> datasets.Datas
     return cleaned
 
 
+TOKENIZER_SAMPLE = 300_000  # SentencePiece learns a 4k-8k vocabulary as well from this many sentences
+
+
+def sample_sentences(ds: datasets.Dataset, lang: str, limit: int = TOKENIZER_SAMPLE, seed: int = 0) -> Iterator[str]:
+    """Column `lang` streamed in chunks (never the whole corpus as one Python list); a corpus
+    larger than `limit` gives a random sample of `limit` sentences (same seed, same sample)."""
+    if len(ds) > limit:
+        ds = ds.shuffle(seed=seed).select(range(limit))
+    for chunk in ds.select_columns([lang]).iter(batch_size=10_000):
+        yield from chunk[lang]
+
+
 def _tokenizer(cfg: RunConfig, lang: str, train_text: datasets.Dataset, key: str, cache: Path) -> Tokenizer:
     tok_cfg = json.dumps(dataclasses.asdict(cfg.tokenizer), sort_keys=True)
     path = cache / f"spm-{lang}-{fingerprint(key, tok_cfg, lang, TRAINING_RECIPE)}.model"
     if path.is_file():
         return Tokenizer.load(path)
-    logger.info("training SentencePiece (%s, %d pieces) on %d sentences", lang, cfg.tokenizer.vocab_size(lang),
-                len(train_text))
-    tokenizer = Tokenizer(train_tokenizer(train_text[lang], lang, cfg.tokenizer))
+    logger.info("training SentencePiece (%s, %d pieces) on %d of %d sentences", lang, cfg.tokenizer.vocab_size(lang),
+                min(len(train_text), TOKENIZER_SAMPLE), len(train_text))
+    tokenizer = Tokenizer(train_tokenizer(sample_sentences(train_text, lang), lang, cfg.tokenizer))
     tokenizer.save(path)
     return tokenizer
 

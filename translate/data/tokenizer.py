@@ -46,7 +46,7 @@ def train_tokenizer(sentences: Iterable[str], lang: str, cfg: TokenizerConfig) -
         add_dummy_prefix=lang != "zh",  # Chinese has no spaces: no "▁" pieces inside a sentence
         pad_id=PAD_ID, unk_id=UNK_ID, bos_id=BOS_ID, eos_id=EOS_ID,
         hard_vocab_limit=False,
-        input_sentence_size=2_000_000,
+        input_sentence_size=2_000_000,  # callers pass a bounded sample (data/corpus.py)
         shuffle_input_sentence=True,
         num_threads=2,
         minloglevel=2,
