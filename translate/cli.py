@@ -80,10 +80,13 @@ def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug lo
 
 
 def _quiet_datasets() -> None:
-    """`datasets` prints progress bars and info lines; our own report says what happened."""
+    """`datasets` info lines are dropped (our own report says what happened); its progress bars
+    (count, rate, ETA of reading, cleaning and tokenising) show only on a terminal, where a corpus
+    of millions of pairs takes minutes."""
     import datasets
 
-    datasets.disable_progress_bars()
+    if not sys.stderr.isatty():
+        datasets.disable_progress_bars()
     logging.getLogger("datasets").setLevel(logging.WARNING)
 
 
