@@ -113,7 +113,7 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
          batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None,
          device: DeviceOpt = None) -> None:
     """Translate a file line by line, in batches; output keeps the line order (empty lines stay empty)."""
-    from translate.data.readers import read_text_lines
+    from translate.data.text import read_text_lines
 
     lines = read_text_lines(input_path)
     hyps = [""] * len(lines)

@@ -110,7 +110,7 @@ def test_importing_the_translator_does_not_import_training_or_plotting_libraries
     import subprocess
     import sys
 
-    code = ("import sys, translate.translator; "
+    code = ("import sys, translate.translator, translate.router, translate.data.text; "
             "print(','.join(m for m in ('datasets', 'matplotlib', 'translate.train') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"imported at start-up: {out}"
