@@ -67,7 +67,7 @@ def sentences(url: str) -> list[str]:
     """test.tsv sources for every direction the server has a model for (it picks by script)."""
     sources = {m["source"] for m in httpx.get(url + "/models").json()}
     lines = (REPO / "data" / "tatoeba-cmn-eng" / "test.tsv").read_text(encoding="utf-8").splitlines()
-    rows = [line.split("\t") for line in lines[1:] if "\t" in line]
+    rows = [line.split("\t") for line in lines if "\t" in line]
     return [r[0] for r in rows if "en" in sources] + [r[1] for r in rows if "zh" in sources]
 
 
