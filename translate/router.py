@@ -14,6 +14,12 @@ logger = logging.getLogger(__name__)
 OTHER = {"en": "zh", "zh": "en"}
 
 
+def direction_of(text: str, source: str | None = None) -> str:
+    """The direction ("en-zh" or "zh-en"): from the given source language, else from the text's script."""
+    source = source or detect_language(text)
+    return f"{source}-{OTHER[source]}"
+
+
 class Router:
     def __init__(self, checkpoint: str | None = None, device: str = "cpu", direction: str | None = None) -> None:
         self.checkpoint, self.device, self.direction = checkpoint, device, direction
@@ -30,19 +36,13 @@ class Router:
             self._loaded[key] = Translator.from_checkpoint(find_model(key), self.device)
         return self._loaded[key]
 
-    def direction_of(self, text: str) -> str:
-        if self.direction:
-            return self.direction
-        source = detect_language(text)
-        return f"{source}-{OTHER[source]}"
-
     def groups(self, texts: list[str]) -> list[tuple[Translator, list[int]]]:
         """(translator, indices of its texts), in order of first appearance; with a given checkpoint
         one group, and a warning for lines whose script says the other direction."""
         by_direction: dict[str, list[int]] = {}
         for i, text in enumerate(texts):
             if text.strip():
-                by_direction.setdefault(self.direction_of(text), []).append(i)
+                by_direction.setdefault(self.direction or direction_of(text), []).append(i)
         if self.checkpoint is None:
             if not by_direction:  # only empty lines: nothing to load
                 return []

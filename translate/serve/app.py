@@ -16,8 +16,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from translate.data.cleaning import detect_language
-from translate.router import OTHER
+from translate.router import OTHER, direction_of
 from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.limits import RateLimiter, key_matches, retry_after
 from translate.serve.models import BatchKey, Models, ServedModel
@@ -94,8 +93,8 @@ def _choose(models: Models, req: TranslateRequest, text: str) -> ServedModel:
         if req.source not in ("auto", served.artifact.src_lang):
             raise HTTPException(422, f"model {req.model} translates {served.artifact.direction}, not from {req.source}")
         return served
-    source = req.source if req.source != "auto" else OTHER[req.target] if req.target else detect_language(text)
-    direction = f"{source}-{OTHER[source]}"
+    source = req.source if req.source != "auto" else OTHER[req.target] if req.target else None
+    direction = direction_of(text, source)
     found = models.for_direction(direction)
     if found is None:
         raise HTTPException(404, f"no model for {direction}; loaded: {loaded}")
