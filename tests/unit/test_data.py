@@ -122,3 +122,44 @@ def test_tokenizer_training_streams_a_bounded_sample() -> None:
     sample = list(sample_sentences(ds, "en", limit=20, seed=3))
     assert len(sample) == 20 and len(set(sample)) == 20 and set(sample) <= set(ds["en"])
     assert sample == list(sample_sentences(ds, "en", limit=20, seed=3))  # same seed, same sample
+
+
+def test_reading_and_cleaning_stream_in_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With chunks of 3 rows, duplicates across chunk boundaries are still found (first kept) and the
+    rows come out in file order."""
+    import translate.data.readers as readers
+
+    monkeypatch.setattr(readers, "CHUNK_ROWS", 3)
+    rows = ["a\t甲", "b\t乙", "c\t丙", "a\t甲", "d\t丁", " b \t乙", "e\t戊", "c\t丙"]
+    ds, report = read_tsv(write(tmp_path, "t.tsv", ("\n".join(rows) + "\n").encode()))
+    assert report.rows == 8 and ds["en"] == ["a", "b", "c", "a", "d", " b ", "e", "c"]
+    cleaned, clean_report = clean(ds, max_chars=40, max_ratio=9.0, filter_training=True)
+    assert cleaned["en"] == ["a", "b", "c", "d", "e"] and cleaned["zh"] == ["甲", "乙", "丙", "丁", "戊"]
+    assert clean_report.dropped == {"duplicate": 3} and clean_report.kept == 5
+
+
+def test_token_ids_cached_as_int32_and_batched_from_flat_arrays(
+        tmp_path: Path, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from translate.data.batching import BatchStream, numericalize
+    from translate.data.corpus import within_length
+
+    src_tok, tgt_tok = tiny_tokenizers
+    text, _ = read_tsv(TINY_DIR / "train.tsv")
+    ids = numericalize(text, "en", "zh", src_tok, tgt_tok, tmp_path, "k")
+    assert [p.name for p in tmp_path.iterdir()] == ["k.ids2.arrow"]  # one file, no temporary left
+    assert ids.features["src_ids"].feature.dtype == "int32" and ids.column_names == ["src_ids", "tgt_ids"]
+    assert ids[0]["src_ids"] == [*src_tok.encode([text[0]["en"]])[0], EOS_ID]
+    again = numericalize(text.select([0]), "en", "zh", src_tok, tgt_tok, tmp_path, "k")
+    assert len(again) == len(text)  # the cached file is reused, not re-encoded
+    limit = sorted(max(len(r["src_ids"]), len(r["tgt_ids"]) - 1) for r in ids)[len(ids) // 2]
+    short = within_length(ids, limit)
+    assert 5 < len(short) < len(ids)
+    assert all(len(r["src_ids"]) <= limit and len(r["tgt_ids"]) <= limit + 1 for r in short)
+    stream = BatchStream(short, batch_tokens=4 * limit, bucket_batches=2, seed=1)
+    assert len(stream) == len(short) and stream.src_lens == [len(r["src_ids"]) for r in short]
+    picked = [4, 0, 2]
+    batch = stream.batch(picked)
+    expected = collate([short[i]["src_ids"] for i in picked], [short[i]["tgt_ids"] for i in picked])
+    assert batch.src.dtype == expected.src.dtype
+    for name in ("src", "src_lens", "tgt_in", "tgt_out"):
+        assert getattr(batch, name).tolist() == getattr(expected, name).tolist()

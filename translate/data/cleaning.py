@@ -70,28 +70,44 @@ def check_columns(ds: datasets.Dataset, where: str, sample: int = 2000) -> None:
 def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_training: bool) -> tuple[datasets.Dataset, CleanReport]:
     """Normalise whitespace; for training data also drop empty, over-long, badly-ratioed and duplicate pairs.
 
-    Dev/test data (`filter_training=False`) keep every row so scores stay comparable.
+    Dev/test data (`filter_training=False`) keep every row so scores stay comparable. Streams over
+    the corpus in chunks; duplicates are found from one 64-bit hash per pair (8 bytes a pair, not
+    the strings), keeping the first occurrence.
     """
-    import datasets  # only corpus preparation needs it; translating imports this module too
+    import datasets  # only corpus preparation needs these; translating imports this module too
+    import numpy as np
+    import pyarrow as pa
+    from datasets.table import InMemoryTable
 
     report = CleanReport()
-    en_out: list[str] = []
-    zh_out: list[str] = []
-    seen: set[tuple[str, str]] = set()
-    for en_raw, zh_raw in zip(ds["en"], ds["zh"]):
-        en, zh = normalize_whitespace(en_raw), normalize_whitespace(zh_raw)
-        reason = _reject_reason(en, zh, max_chars, max_ratio, seen) if filter_training else None
-        if reason:
-            report.dropped[reason] += 1
-            continue
-        seen.add((en, zh))
-        en_out.append(en)
-        zh_out.append(zh)
-    report.kept = len(en_out)
-    return datasets.Dataset.from_dict({"en": en_out, "zh": zh_out}), report
+    tables: list[pa.Table] = []
+    hashes: list[np.ndarray] = []
+    for chunk in ds.select_columns(["en", "zh"]).iter(batch_size=100_000):
+        en_out: list[str] = []
+        zh_out: list[str] = []
+        for en_raw, zh_raw in zip(chunk["en"], chunk["zh"]):
+            en, zh = normalize_whitespace(en_raw), normalize_whitespace(zh_raw)
+            reason = _reject_reason(en, zh, max_chars, max_ratio) if filter_training else None
+            if reason:
+                report.dropped[reason] += 1
+                continue
+            en_out.append(en)
+            zh_out.append(zh)
+        tables.append(pa.table({"en": pa.array(en_out, pa.string()), "zh": pa.array(zh_out, pa.string())}))
+        if filter_training:
+            hashes.append(np.fromiter((hash(pair) for pair in zip(en_out, zh_out)), np.int64, len(en_out)))
+    table = pa.concat_tables(tables) if tables else pa.table({"en": pa.array([], pa.string()), "zh": pa.array([], pa.string())})
+    if hashes:
+        all_hashes = np.concatenate(hashes)
+        first = np.sort(np.unique(all_hashes, return_index=True)[1])
+        if len(first) < len(all_hashes):
+            report.dropped["duplicate"] += len(all_hashes) - len(first)
+            table = table.take(pa.array(first))
+    report.kept = len(table)
+    return datasets.Dataset(InMemoryTable(table)), report
 
 
-def _reject_reason(en: str, zh: str, max_chars: int, max_ratio: float, seen: set[tuple[str, str]]) -> str | None:
+def _reject_reason(en: str, zh: str, max_chars: int, max_ratio: float) -> str | None:
     if not en or not zh:
         return "empty"
     if len(en) > max_chars or len(zh) > max_chars:
@@ -100,6 +116,4 @@ def _reject_reason(en: str, zh: str, max_chars: int, max_ratio: float, seen: set
     ratio = (len(en) / 3 + 1) / (len(zh) + 1)
     if ratio > max_ratio or 1 / ratio > max_ratio:
         return "length-ratio"
-    if (en, zh) in seen:
-        return "duplicate"
     return None

@@ -6,11 +6,14 @@ import dataclasses
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
+import numpy as np
+import pyarrow.compute as pc
 
 from translate.config import DataConfig, RunConfig
 from translate.data.batching import fingerprint, numericalize
@@ -79,6 +82,16 @@ def sample_sentences(ds: datasets.Dataset, lang: str, limit: int = TOKENIZER_SAM
         yield from chunk[lang]
 
 
+def within_length(ids: datasets.Dataset, max_tokens: int) -> datasets.Dataset:
+    """Rows with at most `max_tokens` source ids (EOS included) and `max_tokens` + 1 target ids (BOS
+    and EOS included), found with Arrow's vectorised list lengths (no Python call per row)."""
+    table = ids.select_columns(["src_ids", "tgt_ids"]).with_format("arrow")[:]
+    src = pc.list_value_length(table.column("src_ids")).to_numpy()
+    tgt = pc.list_value_length(table.column("tgt_ids")).to_numpy()
+    keep = np.flatnonzero((src <= max_tokens) & (tgt <= max_tokens + 1))
+    return ids if len(keep) == len(ids) else ids.select(keep)
+
+
 def _tokenizer(cfg: RunConfig, lang: str, train_text: datasets.Dataset, key: str, cache: Path) -> Tokenizer:
     tok_cfg = json.dumps(dataclasses.asdict(cfg.tokenizer), sort_keys=True)
     path = cache / f"spm-{lang}-{fingerprint(key, tok_cfg, lang, TRAINING_RECIPE)}.model"
@@ -100,26 +113,49 @@ def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None 
     cache = cache_path(data.cache_dir)
     cache.mkdir(parents=True, exist_ok=True)
     report: list[str] = []
+    clock = _PhaseClock()
     train_text = read_clean(data, "train", report)
     dev_text = read_clean(data, "dev", report)
+    clock.done("read and clean")
     clean_key = fingerprint(_source_key(data, "train"), str(data.max_chars), str(data.max_ratio))
     if tokenizers is None:
         tokenizers = (_tokenizer(cfg, data.src_lang, train_text, clean_key, cache),
                       _tokenizer(cfg, data.tgt_lang, train_text, clean_key, cache))
+    clock.done("tokenizers")
     src_tok, tgt_tok = tokenizers
     tok_key = fingerprint(src_tok.proto, tgt_tok.proto, data.direction)
     train_ids = numericalize(train_text, data.src_lang, data.tgt_lang, src_tok, tgt_tok, cache,
                              f"train-{fingerprint(clean_key, tok_key)}")
     before = len(train_ids)
-    train_ids = train_ids.filter(lambda r: len(r["src_ids"]) <= data.max_tokens and len(r["tgt_ids"]) <= data.max_tokens + 1)
+    train_ids = within_length(train_ids, data.max_tokens)
     dev_ids = numericalize(dev_text, data.src_lang, data.tgt_lang, src_tok, tgt_tok, cache,
                            f"dev-{fingerprint(_source_key(data, 'dev'), tok_key)}")
+    clock.done("token ids")
     report.append(f"train: dropped {before - len(train_ids)} pairs over {data.max_tokens} pieces; "
                   f"{len(train_ids)} pairs for training")
     dev_refs = list(dev_text[data.tgt_lang])
     report.append(f"dev <unk> rate: source {src_tok.unk_rate(list(dev_text[data.src_lang])):.4%}, "
                   f"target {tgt_tok.unk_rate(dev_refs):.4%}; vocab {len(src_tok)} src / {len(tgt_tok)} tgt pieces")
+    report.append(clock.summary())
     return PreparedData(Corpus(train_text, train_ids), Corpus(dev_text, dev_ids), src_tok, tgt_tok, report)
+
+
+class _PhaseClock:
+    """Seconds spent in each phase of preparation, for the report and the scale benchmark."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.phases: list[tuple[str, float]] = []
+
+    def done(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.phases.append((phase, now - self.last))
+        self.last = now
+        logger.info("%s: %.1f s", phase, self.phases[-1][1])
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.phases)
+        return f"prepared in {self.last - self.start:.1f} s ({parts})"
 
 
 def load_eval_split(cfg: DataConfig, split: str) -> tuple[list[str], list[str]]:

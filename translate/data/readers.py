@@ -7,13 +7,16 @@ file and the line; rows that can only be skipped are counted in a `ReadReport`.
 from __future__ import annotations
 
 import json
+from itertools import zip_longest
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
+import pyarrow as pa
+from datasets.table import InMemoryTable
 
 from translate.config import LANGS, DataConfig
-from translate.data.text import read_text_lines
+from translate.data.text import iter_text_lines
 from translate.errors import DataError
 from translate.paths import data_dir as resolve_data_dir
 
@@ -34,18 +37,49 @@ class ReadReport:
         return f"{self.path}: {self.rows} rows" + (f"; skipped {', '.join(parts)}" if parts else "")
 
 
-def _pairs_to_dataset(en: list[str], zh: list[str], path: Path) -> datasets.Dataset:
-    if not en:
+CHUNK_ROWS = 100_000  # rows gathered as Python strings before they become one Arrow table
+
+
+class _Columns:
+    """en/zh strings gathered in Arrow tables of CHUNK_ROWS rows: a large corpus is held once, compactly."""
+
+    def __init__(self) -> None:
+        self.tables: list[pa.Table] = []
+        self.en: list[str] = []
+        self.zh: list[str] = []
+        self.rows = 0
+
+    def add(self, en: str, zh: str) -> None:
+        self.en.append(en)
+        self.zh.append(zh)
+        self.rows += 1
+        if len(self.en) >= CHUNK_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.en:
+            self.tables.append(pa.table({"en": pa.array(self.en, pa.string()), "zh": pa.array(self.zh, pa.string())}))
+            self.en, self.zh = [], []
+
+    def dataset(self) -> datasets.Dataset:
+        self._flush()
+        schema = pa.schema([("en", pa.string()), ("zh", pa.string())])
+        table = pa.concat_tables(self.tables) if self.tables else schema.empty_table()
+        self.tables = []
+        return datasets.Dataset(InMemoryTable(table))
+
+
+def _pairs_to_dataset(columns: _Columns, path: Path) -> datasets.Dataset:
+    if not columns.rows:
         raise DataError(f"{path}: no sentence pairs found (empty file?)")
-    return datasets.Dataset.from_dict({"en": en, "zh": zh})
+    return columns.dataset()
 
 
 def read_tsv(path: Path) -> tuple[datasets.Dataset, ReadReport]:
     """Read `en<TAB>zh[<TAB>ignored...]` with no CSV quoting; blank lines are skipped and counted."""
     report = ReadReport(str(path))
-    en: list[str] = []
-    zh: list[str] = []
-    for number, line in enumerate(read_text_lines(path), start=1):
+    columns = _Columns()
+    for number, line in enumerate(iter_text_lines(path), start=1):
         if "\x00" in line:
             raise DataError(f"{path}:{number}: NUL byte in line (binary file?)")
         if not line.strip():
@@ -57,27 +91,31 @@ def read_tsv(path: Path) -> tuple[datasets.Dataset, ReadReport]:
                             f"found 1: {line[:60]!r}")
         if len(fields) > 2:
             report.skip("rows with extra columns (extra columns ignored, rows kept)", number)
-        en.append(fields[0])
-        zh.append(fields[1])
-        report.rows += 1
-    return _pairs_to_dataset(en, zh, path), report
+        columns.add(fields[0], fields[1])
+    report.rows = columns.rows
+    return _pairs_to_dataset(columns, path), report
 
 
 def read_text_pair(en_path: Path, zh_path: Path) -> tuple[datasets.Dataset, ReadReport]:
     """Read two line-aligned plain-text files."""
-    en, zh = read_text_lines(en_path), read_text_lines(zh_path)
-    if len(en) != len(zh):
-        raise DataError(f"{en_path} has {len(en)} lines but {zh_path} has {len(zh)}: the files must be line-aligned")
-    report = ReadReport(f"{en_path}+{zh_path}", rows=len(en))
-    return _pairs_to_dataset(en, zh, en_path), report
+    columns = _Columns()
+    counts = [0, 0]
+    for en, zh in zip_longest(iter_text_lines(en_path), iter_text_lines(zh_path)):
+        counts[0] += en is not None
+        counts[1] += zh is not None
+        if en is not None and zh is not None:
+            columns.add(en, zh)
+    if counts[0] != counts[1]:
+        raise DataError(f"{en_path} has {counts[0]} lines but {zh_path} has {counts[1]}: the files must be line-aligned")
+    report = ReadReport(f"{en_path}+{zh_path}", rows=columns.rows)
+    return _pairs_to_dataset(columns, en_path), report
 
 
 def read_jsonl(path: Path) -> tuple[datasets.Dataset, ReadReport]:
     """Read one JSON object per line with string fields `en` and `zh` (or a `translation` object)."""
     report = ReadReport(str(path))
-    en: list[str] = []
-    zh: list[str] = []
-    for number, line in enumerate(read_text_lines(path), start=1):
+    columns = _Columns()
+    for number, line in enumerate(iter_text_lines(path), start=1):
         if not line.strip():
             report.skip("blank lines", number)
             continue
@@ -88,10 +126,9 @@ def read_jsonl(path: Path) -> tuple[datasets.Dataset, ReadReport]:
         obj = obj.get("translation", obj) if isinstance(obj, dict) else obj
         if not isinstance(obj, dict) or not all(isinstance(obj.get(k), str) for k in LANGS):
             raise DataError(f"{path}:{number}: expected an object with string fields 'en' and 'zh'")
-        en.append(obj["en"])
-        zh.append(obj["zh"])
-        report.rows += 1
-    return _pairs_to_dataset(en, zh, path), report
+        columns.add(obj["en"], obj["zh"])
+    report.rows = columns.rows
+    return _pairs_to_dataset(columns, path), report
 
 
 def load_hf(name: str, split: str, config: str = "") -> tuple[datasets.Dataset, ReadReport]:

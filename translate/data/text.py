@@ -3,6 +3,7 @@ name the file, the line and the likely encoding. No `datasets` here: `translate 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from translate.errors import DataError
@@ -32,27 +33,34 @@ def _utf16_without_bom(raw: bytes) -> str | None:
     return None
 
 
-def read_text_lines(path: Path) -> list[str]:
-    """Read a UTF-8 file (BOM tolerated, CRLF accepted) into lines; clear errors otherwise."""
+def _check_start(path: Path, head: bytes) -> None:
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DataError(f"{path}: file is UTF-16 (byte-order mark found); convert it to UTF-8, "
+                        f"e.g. iconv -f UTF-16 -t UTF-8 {path.name}")
+    utf16 = _utf16_without_bom(head)
+    if utf16:
+        raise DataError(f"{path}: file looks like {utf16} without a byte-order mark (NUL bytes in every other "
+                        f"position); convert it to UTF-8, e.g. iconv -f {utf16} -t UTF-8 {path.name}")
+
+
+def iter_text_lines(path: Path) -> Iterator[str]:
+    """The lines of a UTF-8 file (BOM tolerated, CRLF accepted), read one at a time, so a corpus of
+    millions of lines is never in memory twice; an encoding error names the line."""
     if not path.exists():
         raise DataError(f"{path}: file not found")
     if path.is_dir():
         raise DataError(f"{path}: is a directory, expected a file")
-    raw = path.read_bytes()
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DataError(f"{path}: file is UTF-16 (byte-order mark found); convert it to UTF-8, "
-                        f"e.g. iconv -f UTF-16 -t UTF-8 {path.name}")
-    utf16 = _utf16_without_bom(raw)
-    if utf16:
-        raise DataError(f"{path}: file looks like {utf16} without a byte-order mark (NUL bytes in every other "
-                        f"position); convert it to UTF-8, e.g. iconv -f {utf16} -t UTF-8 {path.name}")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); the file looks like "
-                        f"{_suspect_encoding(raw)}: convert it, e.g. iconv -f GB18030 -t UTF-8") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    with open(path, "rb") as file:
+        _check_start(path, file.peek(4096)[:4096])
+        for number, raw in enumerate(file, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(f"{path}:{number}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); the file looks "
+                                f"like {_suspect_encoding(raw)}: convert it, e.g. iconv -f GB18030 -t UTF-8") from None
+            yield line.removesuffix("\n").removesuffix("\r")
+
+
+def read_text_lines(path: Path) -> list[str]:
+    """Read a UTF-8 file (BOM tolerated, CRLF accepted) into lines; clear errors otherwise."""
+    return list(iter_text_lines(path))
