@@ -163,3 +163,23 @@ def test_token_ids_cached_as_int32_and_batched_from_flat_arrays(
     assert batch.src.dtype == expected.src.dtype
     for name in ("src", "src_lens", "tgt_in", "tgt_out"):
         assert getattr(batch, name).tolist() == getattr(expected, name).tolist()
+
+
+def test_cleaned_split_cached_and_memory_mapped(tmp_path: Path) -> None:
+    from translate.config import DataConfig
+    from translate.data.corpus import read_clean
+
+    data = tmp_path / "data"
+    data.mkdir()
+    write(data, "train.tsv", "a\t甲\nb\t乙\na\t甲\n".encode())
+    cfg, cache = DataConfig(data_dir=str(data)), tmp_path / "cache"
+    cache.mkdir()
+    first_report: list[str] = []
+    first = read_clean(cfg, "train", first_report, cache)
+    again_report: list[str] = []
+    again = read_clean(cfg, "train", again_report, cache)
+    assert again["en"] == first["en"] == ["a", "b"] and again_report == first_report
+    assert "dropped 1 duplicate" in again_report[0]
+    assert len(list(cache.glob("text-*.arrow"))) == 1 and not list(cache.glob("*.tmp*"))
+    write(data, "train.tsv", "c\t丙\n".encode())  # new content: a new cache entry, not the old text
+    assert read_clean(cfg, "train", [], cache)["en"] == ["c"]

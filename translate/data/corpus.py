@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import datasets
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from translate.config import DataConfig, RunConfig
@@ -51,23 +53,46 @@ class PreparedData:
 def _source_key(cfg: DataConfig, split: str) -> str:
     """Identify a split's content: file bytes for local data, name and split for the hub."""
     if cfg.format == "hf":
-        return f"{cfg.hf_name}:{getattr(cfg, split)}"
+        return f"{cfg.hf_name}:{cfg.hf_config}:{getattr(cfg, split)}"
     base = data_dir(cfg.data_dir) / getattr(cfg, split)
     files = [base] if cfg.format != "text" else [base.with_name(base.name + ".en"), base.with_name(base.name + ".zh")]
     h = hashlib.sha1()
     for file in files:
         if file.is_file():
-            h.update(file.read_bytes())
+            with open(file, "rb") as stream:  # in blocks: a corpus file may be gigabytes
+                while block := stream.read(1 << 20):
+                    h.update(block)
     return h.hexdigest()
 
 
-def read_clean(cfg: DataConfig, split: str, report: list[str]) -> datasets.Dataset:
+CLEAN_VERSION = "1"  # bump when reading or cleaning changes what a cached cleaned split holds
+
+
+def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | None = None) -> datasets.Dataset:
+    """Read and clean one split; with `cache`, the cleaned text is kept there as an Arrow file keyed
+    by the file's bytes and the cleaning settings, and memory-mapped on the next run."""
+    key = fingerprint(_source_key(cfg, split), str(cfg.max_chars), str(cfg.max_ratio), str(cfg.check_columns),
+                      split if split == "train" else "eval", CLEAN_VERSION)
+    path = cache / f"text-{key}.arrow" if cache is not None else None
+    if path is not None and path.is_file() and path.with_suffix(".json").is_file():
+        report.append(json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["report"])
+        return datasets.Dataset.from_file(str(path))
     ds, read_report = read_split(cfg, split)
     if cfg.check_columns:
         check_columns(ds, read_report.path)
     cleaned, clean_report = clean(ds, cfg.max_chars, cfg.max_ratio, filter_training=split == "train")
-    report.append(f"{split}: {read_report.summary()}; {clean_report.summary()}")
-    return cleaned
+    line = f"{split}: {read_report.summary()}; {clean_report.summary()}"
+    report.append(line)
+    if path is None:
+        return cleaned
+    del ds
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    table = cleaned.data.table
+    with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=100_000)
+    path.with_suffix(".json").write_text(json.dumps({"report": line}), encoding="utf-8")
+    os.replace(tmp, path)
+    return datasets.Dataset.from_file(str(path))
 
 
 TOKENIZER_SAMPLE = 300_000  # SentencePiece learns a 4k-8k vocabulary as well from this many sentences
@@ -114,8 +139,8 @@ def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None 
     cache.mkdir(parents=True, exist_ok=True)
     report: list[str] = []
     clock = _PhaseClock()
-    train_text = read_clean(data, "train", report)
-    dev_text = read_clean(data, "dev", report)
+    train_text = read_clean(data, "train", report, cache)
+    dev_text = read_clean(data, "dev", report, cache)
     clock.done("read and clean")
     clean_key = fingerprint(_source_key(data, "train"), str(data.max_chars), str(data.max_ratio))
     if tokenizers is None:
