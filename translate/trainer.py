@@ -111,7 +111,8 @@ class Trainer:
             self.state.batch_in_epoch = 0
 
     def train_step(self, batch: Batch) -> LossOutput | None:
-        out = compute_loss(self.model, batch, self.cfg.train.label_smoothing, self.forward)
+        with self.autocast():
+            out = compute_loss(self.model, batch, self.cfg.train.label_smoothing, self.forward)
         finite = bool(torch.isfinite(out.loss))
         if self.dist.active:  # normalise by the global token count; skip together if any process saw NaN
             tokens, sentences, nll, bad = self.dist.all_sum([out.tokens, out.sentences, out.nll, 0.0 if finite else 1.0])
@@ -136,6 +137,12 @@ class Trainer:
         self.state.target_tokens += out.tokens
         self.state.sentence_pairs += out.sentences
         return out
+
+    def autocast(self) -> torch.autocast:
+        """bf16 autocast for the forward pass and loss (backward runs outside it), per train.amp."""
+        amp = self.cfg.train.amp
+        enabled = amp == "bf16" or (amp == "auto" and self.device.type == "cuda")
+        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=enabled)
 
     def stop_reason(self, started: float, start_seconds: float) -> str | None:
         train = self.cfg.train

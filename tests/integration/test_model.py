@@ -133,6 +133,28 @@ def test_training_writes_logs_and_best_and_average(tmp_path: Path, tiny_config: 
     assert pad([[1], [1, 2]]).tolist() == [[1, 0], [1, 2]]
 
 
+@pytest.mark.parametrize(("amp", "autocast_on"), [("auto", False), ("bf16", True), ("off", False)])
+def test_train_amp_setting_turns_bf16_autocast_on_for_the_forward_pass(
+        tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch, amp: str, autocast_on: bool) -> None:
+    """auto = bf16 on CUDA only: off on this CPU; bf16 forces it (the loss stays finite and float32)."""
+    import translate.trainer as trainer_module
+
+    seen: list[tuple[bool, torch.dtype]] = []
+    real = trainer_module.compute_loss
+
+    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = real(*args, **kwargs)
+        seen.append((torch.is_autocast_enabled("cpu"), out.loss.dtype))
+        return out
+
+    monkeypatch.setattr(trainer_module, "compute_loss", recording)
+    result = train(apply_overrides(tiny_config, {"name": f"amp-{amp}", "train.amp": amp, "train.max_steps": 3,
+                                                 "train.validate_every": 3}))
+    assert result.state.step == 3 and seen and all(on == autocast_on for on, _ in seen)
+    assert all(dtype == torch.float32 for _, dtype in seen)
+    assert not torch.is_autocast_enabled("cpu")  # validation and decoding run outside it
+
+
 @pytest.mark.parametrize("rnn_type", ["gru", "lstm"])
 def test_deeper_and_lstm_models_mask_padding_and_translate(tiny_config: RunConfig, rnn_type: str,
                                                            tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
@@ -159,6 +181,28 @@ def test_cuda_translation_equals_cpu(tiny_config: RunConfig, tiny_tokenizers: tu
     cpu = Translator(model, src_tok, tgt_tok, tiny_config.decode).translate(SENTENCES)
     gpu = Translator(model.to("cuda"), src_tok, tgt_tok, tiny_config.decode).translate(SENTENCES)
     assert gpu == cpu
+
+
+@pytest.mark.parametrize(("amp", "autocast_on"), [("auto", False), ("bf16", True), ("off", False)])
+def test_train_amp_setting_turns_bf16_autocast_on_for_the_forward_pass(
+        tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch, amp: str, autocast_on: bool) -> None:
+    """auto = bf16 on CUDA only: off on this CPU; bf16 forces it (the loss stays finite and float32)."""
+    import translate.trainer as trainer_module
+
+    seen: list[tuple[bool, torch.dtype]] = []
+    real = trainer_module.compute_loss
+
+    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = real(*args, **kwargs)
+        seen.append((torch.is_autocast_enabled("cpu"), out.loss.dtype))
+        return out
+
+    monkeypatch.setattr(trainer_module, "compute_loss", recording)
+    result = train(apply_overrides(tiny_config, {"name": f"amp-{amp}", "train.amp": amp, "train.max_steps": 3,
+                                                 "train.validate_every": 3}))
+    assert result.state.step == 3 and seen and all(on == autocast_on for on, _ in seen)
+    assert all(dtype == torch.float32 for _, dtype in seen)
+    assert not torch.is_autocast_enabled("cpu")  # validation and decoding run outside it
 
 
 @pytest.mark.parametrize("rnn_type", ["gru", "lstm"])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -11,6 +13,8 @@ from translate.errors import DataError
 
 if TYPE_CHECKING:
     import datasets
+
+logger = logging.getLogger(__name__)
 
 # Zero-width characters and the BOM are dropped; every other Unicode space (incl. U+3000) collapses.
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
@@ -82,7 +86,13 @@ def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_trainin
     report = CleanReport()
     tables: list[pa.Table] = []
     hashes: list[np.ndarray] = []
+    began, seen = time.monotonic(), 0
     for chunk in ds.select_columns(["en", "zh"]).iter(batch_size=100_000):
+        seen += len(chunk["en"])
+        if seen % 500_000 == 0:
+            elapsed = time.monotonic() - began
+            logger.info("cleaning: %s of %s pairs, %s pairs/s, ETA %d s", f"{seen:,}", f"{len(ds):,}",
+                        f"{seen / elapsed:,.0f}", round(elapsed * (len(ds) - seen) / seen))
         en_out: list[str] = []
         zh_out: list[str] = []
         for en_raw, zh_raw in zip(chunk["en"], chunk["zh"]):

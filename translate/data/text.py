@@ -3,10 +3,14 @@ name the file, the line and the likely encoding. No `datasets` here: `translate 
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from translate.errors import DataError
+
+logger = logging.getLogger(__name__)
 
 
 def _suspect_encoding(raw: bytes) -> str:
@@ -43,6 +47,16 @@ def _check_start(path: Path, head: bytes) -> None:
                         f"position); convert it to UTF-8, e.g. iconv -f {utf16} -t UTF-8 {path.name}")
 
 
+PROGRESS_LINES = 500_000  # a progress line (count, rate, ETA) every this many lines of a large file
+
+
+def _log_progress(path: Path, lines: int, done: int, size: int, seconds: float) -> None:
+    rate = lines / max(seconds, 1e-9)
+    left = seconds * (size - done) / max(done, 1)
+    logger.info("%s: %s lines read (%.0f%%), %s lines/s, ETA %d s", path.name, f"{lines:,}", 100 * done / max(size, 1),
+                f"{rate:,.0f}", round(left))
+
+
 def iter_text_lines(path: Path) -> Iterator[str]:
     """The lines of a UTF-8 file (BOM tolerated, CRLF accepted), read one at a time, so a corpus of
     millions of lines is never in memory twice; an encoding error names the line."""
@@ -50,9 +64,14 @@ def iter_text_lines(path: Path) -> Iterator[str]:
         raise DataError(f"{path}: file not found")
     if path.is_dir():
         raise DataError(f"{path}: is a directory, expected a file")
+    size, began = path.stat().st_size, time.monotonic()
+    done = 0
     with open(path, "rb") as file:
         _check_start(path, file.peek(4096)[:4096])
         for number, raw in enumerate(file, start=1):
+            done += len(raw)
+            if number % PROGRESS_LINES == 0:
+                _log_progress(path, number, done, size, time.monotonic() - began)
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
