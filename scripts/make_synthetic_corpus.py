@@ -50,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             pairs.append((fields[0], fields[1]))
     args.out.mkdir(parents=True, exist_ok=True)
     with open(args.out / "train.tsv", "w", encoding="utf-8") as out:
-        for en, zh in variations(pairs, args.pairs, args.seed):
-            out.write(f"{en}\t{zh}\n")
+        out.writelines(f"{en}\t{zh}\n" for en, zh in variations(pairs, args.pairs, args.seed))
     for split in ("dev.tsv", "test.tsv"):
         shutil.copyfile(args.source / split, args.out / split)
     size = (args.out / "train.tsv").stat().st_size

@@ -13,6 +13,7 @@ MODEL_CARD.md shows them. No training state and no paths are copied.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import time
@@ -92,7 +93,9 @@ def model_card(name: str, translator: Translator, meta: dict[str, Any], recipe: 
               f"{len(translator.src_tokenizer)}/{len(translator.tgt_tokenizer)} pieces"),
              f"- recipe: `translate train -c {recipe}` ({t['stop_reason']})",
              (f"- training: {t['updates']} updates, {t['epochs']} epochs, {t['minutes']} min of training on "
-              f"2 CPU threads (shared with other work), best dev BLEU {t['best_dev_bleu']:.2f} (greedy)")]
+              f"2 CPU threads (shared with other work), best dev BLEU {t['best_dev_bleu']:.2f} (greedy)"),
+             (f"- decoding: beam 5, length penalty {translator.decode.length_penalty:g} (GNMT alpha, chosen on dev), "
+              f"digits copied from the source")]
     for label, fig in scores.items():
         lines.append(f"- test {label}: BLEU {fig['bleu']:.2f}, chrF {fig['chrf']:.2f} ({fig['bleu_signature']}; "
                      f"{fig['chrf_signature']}), {fig['sentences_per_second']} sentences/s on {fig['threads']} CPU threads")
@@ -121,9 +124,15 @@ def main() -> None:
     parser.add_argument("target", type=Path)
     parser.add_argument("--recipe", default="recipes/<direction>.yaml", help="the recipe file, for the model card")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--length-penalty", type=float, help=(
+        "store this beam-search length penalty in the released decode settings (tune it on dev with "
+        "scripts/tune_length_penalty.py)"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     loaded = load_checkpoint(args.run)
+    if args.length_penalty is not None:
+        decode = apply_overrides(loaded.artifact.decode, {"length_penalty": args.length_penalty})
+        loaded = dataclasses.replace(loaded, artifact=dataclasses.replace(loaded.artifact, decode=decode))
     meta = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores")}
     save_checkpoint(args.target, loaded.artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, meta, half=True)
     translator = Translator.from_checkpoint(args.target)  # the fp16 copy, as users load it

@@ -210,14 +210,22 @@ def compare(mechanisms: Annotated[str, typer.Option(
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
-            out: Annotated[Path, typer.Option(help="Output folder (runs, tables, plots).")] = Path("runs/compare"),
+            out: Annotated[Path, typer.Option(help=(
+                "Output folder: tables, plots and each run's small results (scores, curves, hypotheses, "
+                "attention matrices; no weights), safe to commit."))] = Path("runs/compare"),
+            work: Annotated[Path | None, typer.Option(help=(
+                "Where the runs themselves (with weights) go; default <out>/runs.")
+            )] = None,
             config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
 
-    Writes results.md/.csv/.json (BLEU with 95 % bootstrap intervals and p-values against `none`),
-    bleu.png, dev_bleu_curves.png and heatmaps.png. Rerun the same command to resume: finished
-    runs are reused. Example: translate compare --minutes 10 --mechanisms none,additive,dot,scaled-dot
+    Writes results.md/.csv/.json (test BLEU and chrF mean ± std over seeds, 95 % bootstrap intervals,
+    p-values against `none` and against the best, attention entropy and sharpness), bleu.png,
+    dev_bleu_curves.png and heatmaps.png. Rerun the same command to resume: runs whose results
+    exist in <out>/runs/ are reused, even without their weights.
+    Example: translate compare --steps 6000 --mechanisms none,additive,dot --seeds 1,2,3
+    --out docs/compare-study --work runs/compare-study
     """
     from translate.compare import compare as run_compare
     from translate.compare import parse_mechanisms
@@ -231,7 +239,7 @@ def compare(mechanisms: Annotated[str, typer.Option(
     names = parse_mechanisms(mechanisms)
     _quiet_datasets()
     cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
-    result_dir = run_compare(cfg, names, seed_list, out)
+    result_dir = run_compare(cfg, names, seed_list, out, work)
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
 

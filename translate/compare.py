@@ -6,17 +6,16 @@ model size and budget). Finished runs are reused, so an interrupted comparison r
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import logging
-import statistics
-from dataclasses import dataclass
+import shutil
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from translate.compare_report import RunFigures, write_report
 from translate.config import RunConfig
 from translate.config_io import apply_overrides
 from translate.data.batch import collate
@@ -24,8 +23,6 @@ from translate.data.corpus import load_eval_split
 from translate.data.tokenizer import PAD_ID, target_ids
 from translate.errors import ConfigError
 from translate.evaluate import translate_and_score
-from translate.metrics import paired_bootstrap
-from translate.plots import BarRow, Heatmap, plot_bleu, plot_curves, plot_heatmaps
 from translate.train import train
 from translate.translator import Translator
 
@@ -59,19 +56,7 @@ def parse_mechanisms(text: str) -> list[str]:
     return names
 
 
-@dataclass
-class RunFigures:
-    mechanism: str
-    seed: int
-    parameters: int
-    steps: int
-    train_tokens_per_second: float
-    decode_sentences_per_second: float
-    dev_bleu: float
-    test_bleu: float
-    test_chrf: float
-    attention_entropy: float | None
-    curve: list[tuple[float, float]]
+KEPT_FILES = ("train_summary.json", "metrics.jsonl", "config.yaml")  # small files copied next to the scores
 
 
 def _train_or_reuse(cfg: RunConfig) -> dict[str, Any]:
@@ -84,9 +69,10 @@ def _train_or_reuse(cfg: RunConfig) -> dict[str, Any]:
 
 
 @torch.no_grad()
-def attention_entropy(translator: Translator, sources: list[str], refs: list[str]) -> float | None:
-    """Mean entropy (nats) of the attention over source tokens, teacher-forcing the references."""
-    model, entropies, attended = translator.model.eval(), [], False
+def attention_statistics(translator: Translator, sources: list[str], refs: list[str]) -> tuple[float, float] | None:
+    """Mean entropy (nats) of the attention over source tokens, and the mean share of the weight on
+    the most-attended position (1.0 = one position, as hard attention), teacher-forcing the references."""
+    model, entropies, peaks, attended = translator.model.eval(), [], [], False
     for start in range(0, len(sources), 64):
         src = translator.encode_sources(sources[start:start + 64])
         tgt = [target_ids(ids) for ids in translator.tgt_tokenizer.encode(refs[start:start + 64])]
@@ -95,21 +81,48 @@ def attention_entropy(translator: Translator, sources: list[str], refs: list[str
         mask = batch.tgt_out != PAD_ID
         attended = attended or bool(weights.sum() > 0)  # `none` has all-zero weights
         entropies.append(-(weights * weights.clamp_min(1e-12).log()).sum(-1)[mask])  # (N,)
-    return float(torch.cat(entropies).mean()) if attended else None
+        peaks.append(weights.max(-1).values[mask])
+    return (float(torch.cat(entropies).mean()), float(torch.cat(peaks).mean())) if attended else None
 
 
-def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, summary: dict[str, Any]) -> RunFigures:
-    cached = cfg.run_dir / "compare.json"
+def heatmap_sentences(translator: Translator, sources: list[str], count: int = 4, shortest: int = 8,
+                      longest: int = 20) -> list[int]:
+    """Indices of `count` sources of `shortest`..`longest` pieces, spread over the split (the same for
+    every mechanism of a study: they share the tokenizers)."""
+    lengths = [len(ids) for ids in translator.src_tokenizer.encode(sources)]
+    fitting = [i for i, n in enumerate(lengths) if shortest <= n <= longest]
+    return [fitting[k * len(fitting) // count] for k in range(min(count, len(fitting)))]
+
+
+def attention_record(translator: Translator, sources: list[str], indices: list[int]) -> list[dict[str, Any]]:
+    """The attention of each chosen sentence's beam translation, rounded: small enough to commit."""
+    picked = [sources[i] for i in indices]
+    best = [n_best[0].tokens for n_best in translator.translate_n_best(picked)]
+    return [{"index": i, "source": text, "source_pieces": a.source_pieces, "target_pieces": a.target_pieces,
+             "weights": [[round(w, 3) for w in row] for row in a.weights]}
+            for i, text, a in zip(indices, picked, translator.align(picked, best))]
+
+
+def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path) -> RunFigures:
+    """Scores, hypotheses, attention statistics and matrices of a finished run, into `results`."""
+    cached = results / "compare.json"
     if cached.is_file():
-        data = json.loads(cached.read_text(encoding="utf-8"))
-        data["curve"] = [tuple(p) for p in data["curve"]]
-        return RunFigures(**data)
+        return RunFigures.load(cached)
+    summary = _train_or_reuse(cfg)
+    results.mkdir(parents=True, exist_ok=True)
+    for name in KEPT_FILES:
+        if (cfg.run_dir / name).is_file() and cfg.run_dir.resolve() != results.resolve():
+            shutil.copyfile(cfg.run_dir / name, results / name)
     translator = Translator.from_checkpoint(cfg.run_dir)
     splits = {split: load_eval_split(cfg.data, split) for split in ("dev", "test")}
     scored = {split: translate_and_score(translator, sources, refs, cfg.data.tgt_lang,
-                                         hypotheses_path=cfg.run_dir / f"{split}.hyp.txt")
+                                         hypotheses_path=results / f"{split}.hyp.txt")
               for split, (sources, refs) in splits.items()}
-    dev_sources, dev_refs = splits["dev"]
+    stats = attention_statistics(translator, *splits["dev"])
+    if stats is not None:
+        test_sources = splits["test"][0]
+        (results / "attention.json").write_text(json.dumps(attention_record(
+            translator, test_sources, heatmap_sentences(translator, test_sources)), ensure_ascii=False), encoding="utf-8")
     state = summary["state"]
     result = RunFigures(
         mechanism=mechanism, seed=seed, parameters=summary["parameters"], steps=state["step"],
@@ -117,87 +130,31 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, summary: dict[str, 
         decode_sentences_per_second=round(scored["test"].sentences_per_second, 1),
         dev_bleu=round(scored["dev"].report.bleu, 2), test_bleu=round(scored["test"].report.bleu, 2),
         test_chrf=round(scored["test"].report.chrf, 2),
-        attention_entropy=attention_entropy(translator, dev_sources, dev_refs),
-        curve=[(h["minutes"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h])
+        attention_entropy=None if stats is None else round(stats[0], 4),
+        attention_argmax_share=None if stats is None else round(stats[1], 4),
+        curve=[(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h],
+        minutes=round(state["seconds"] / 60, 1), best_step=state.get("best_step"),
+        stop_reason=summary.get("stop_reason", ""))
     cached.write_text(json.dumps(dataclasses.asdict(result)), encoding="utf-8")
     return result
 
 
-def _heatmaps(runs: dict[str, Path], sources: list[str]) -> list[list[Heatmap]]:
-    grid: list[list[Heatmap]] = [[] for _ in sources]
-    for name, run in runs.items():
-        translator = Translator.from_checkpoint(run)
-        best = [n_best[0].tokens for n_best in translator.translate_n_best(sources)]
-        for row, alignment in enumerate(translator.align(sources, best)):
-            grid[row].append(Heatmap(name, alignment.weights, alignment.source_pieces, alignment.target_pieces))
-    return grid
+def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> Path:
+    """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir.
 
-
-def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path) -> Path:
-    """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir."""
+    Runs (with weights) live in `work_dir` (default out_dir/runs); each run's small results (scores,
+    curves, hypotheses, attention matrices; no weights) in out_dir/runs/<run>/. A run whose results
+    exist is not trained again, even on a machine without its weights: a study can be committed
+    and resumed elsewhere, and the tables are written from whatever has finished.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
+    work_dir = work_dir or out_dir / "runs"
     figures: list[RunFigures] = []
-    first_seed_runs: dict[str, Path] = {}  # the run of each mechanism's first seed: tables and heatmaps
     for mechanism in mechanisms:
         for seed in seeds:
             cfg = apply_overrides(base, {**MECHANISMS[mechanism], "name": f"{mechanism}-seed{seed}",
-                                         "runs_dir": str(out_dir / "runs"), "train.seed": seed})
-            figures.append(_evaluate_run(cfg, mechanism, seed, _train_or_reuse(cfg)))
-            first_seed_runs.setdefault(mechanism, cfg.run_dir)
-    _write_tables(base, figures, first_seed_runs, out_dir)
+                                         "runs_dir": str(work_dir), "train.seed": seed})
+            results = out_dir / "runs" / cfg.name
+            figures.append(_evaluate_run(cfg, mechanism, seed, results))
+            write_report(base, figures, out_dir)  # the tables grow as runs finish
     return out_dir
-
-
-def _write_tables(base: RunConfig, figures: list[RunFigures], runs: dict[str, Path], out_dir: Path) -> None:
-    names = list(runs)
-    order = ([BASELINE] if BASELINE in runs else []) + [n for n in names if n != BASELINE]
-    test_sources, test_refs = load_eval_split(base.data, "test")
-    systems = [(n, (runs[n] / "test.hyp.txt").read_text(encoding="utf-8").splitlines()) for n in order]
-    paired, signature = paired_bootstrap(systems, test_refs, base.data.tgt_lang) if len(systems) > 1 else ([], "")
-    by_name = {p.name: p for p in paired}
-    rows = []
-    for name in order:
-        runs_of = [f for f in figures if f.mechanism == name]
-        first = runs_of[0]
-        bleus = [f.test_bleu for f in runs_of]
-        p = by_name.get(name)
-        rows.append({
-            "mechanism": name, "parameters": first.parameters, "steps": first.steps,
-            "train_tok_per_s": first.train_tokens_per_second, "decode_sent_per_s": first.decode_sentences_per_second,
-            "dev_bleu": first.dev_bleu, "test_bleu": first.test_bleu,
-            "test_bleu_ci95": round(p.ci, 2) if p else None,
-            "test_bleu_mean_over_seeds": round(statistics.mean(bleus), 2),
-            "test_bleu_std_over_seeds": round(statistics.stdev(bleus), 2) if len(bleus) > 1 else None,
-            "seeds": len(bleus), "test_chrf": first.test_chrf,
-            "p_vs_none": None if p is None or p.p_value is None else round(p.p_value, 4),
-            "attention_entropy": None if first.attention_entropy is None else round(first.attention_entropy, 3),
-        })
-    (out_dir / "results.json").write_text(json.dumps({"rows": rows, "bootstrap_signature": signature,
-                                                      "runs": [dataclasses.asdict(f) for f in figures]},
-                                                     indent=1), encoding="utf-8")
-    with open(out_dir / "results.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    (out_dir / "results.md").write_text(_markdown(rows, signature), encoding="utf-8")
-    plot_bleu([BarRow(r["mechanism"], r["test_bleu"], r["test_bleu_ci95"] or 0.0) for r in rows],
-              out_dir / "bleu.png", f"{base.data.direction}, test BLEU by attention mechanism")
-    plot_curves({f.mechanism: f.curve for f in figures if f.seed == figures[0].seed}, out_dir / "dev_bleu_curves.png")
-    plot_heatmaps(_heatmaps({n: runs[n] for n in order if n != BASELINE}, test_sources[:3]), out_dir / "heatmaps.png")
-
-
-def _markdown(rows: list[dict[str, Any]], signature: str) -> str:
-    head = ("| mechanism | params | steps | train tgt tok/s | decode sent/s | dev BLEU | test BLEU ± 95% CI | "
-            "mean ± std (seeds) | test chrF | p vs none | attn entropy |\n|" + "---|" * 11 + "\n")
-    lines = []
-    for r in rows:
-        ci = f" ± {r['test_bleu_ci95']:.2f}" if r["test_bleu_ci95"] is not None else ""
-        std = f"{r['test_bleu_mean_over_seeds']:.2f} ± {r['test_bleu_std_over_seeds']:.2f} ({r['seeds']})" \
-            if r["test_bleu_std_over_seeds"] is not None else f"– ({r['seeds']})"
-        p = "–" if r["p_vs_none"] is None else f"{r['p_vs_none']:.4f}"
-        ent = "–" if r["attention_entropy"] is None else f"{r['attention_entropy']:.2f}"
-        lines.append(f"| {r['mechanism']} | {r['parameters']:,} | {r['steps']:,} | {r['train_tok_per_s']:,.0f} | "
-                     f"{r['decode_sent_per_s']:.0f} | {r['dev_bleu']:.2f} | {r['test_bleu']:.2f}{ci} | {std} | "
-                     f"{r['test_chrf']:.2f} | {p} | {ent} |")
-    note = f"\nPaired bootstrap: sacrebleu `{signature}`.\n" if signature else ""
-    return head + "\n".join(lines) + "\n" + note

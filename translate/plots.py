@@ -75,12 +75,12 @@ def plot_bleu(rows: list[BarRow], path: Path, title: str) -> None:
 
 
 def plot_curves(curves: dict[str, list[tuple[float, float]]], path: Path) -> None:
-    """curves: name -> [(minutes, dev BLEU)]."""
+    """curves: name -> [(update, dev BLEU)]."""
     plt = _style()
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, points in curves.items():
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name)
-    ax.set_xlabel("training minutes")
+    ax.set_xlabel("updates")
     ax.set_ylabel("dev BLEU (greedy)")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -35,18 +37,33 @@ def test_heatmap_font_draws_han_characters() -> None:
 
 def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: RunConfig) -> None:
     cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 5, "decode.beam_size": 2})
-    out = tmp_path / "cmp"
-    compare(cfg, ["none", "additive", "multihead"], [1, 2], out)
+    out, work = tmp_path / "cmp", tmp_path / "work"
+    compare(cfg, ["none", "additive", "multihead"], [1, 2], out, work)
     for name in ("results.md", "results.csv", "results.json", "bleu.png", "dev_bleu_curves.png", "heatmaps.png"):
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
     rows = list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines()))
     assert [r["mechanism"] for r in rows] == ["none", "additive", "multihead"]
-    assert all(int(r["steps"]) == 10 and r["seeds"] == "2" for r in rows)
-    assert rows[0]["p_vs_none"] == "" and rows[1]["p_vs_none"] != ""
+    assert all(int(r["steps_mean"]) == 10 and r["seeds"] == "2" and r["test_bleu_std"] != "" for r in rows)
+    best = json.loads((out / "results.json").read_text(encoding="utf-8"))["best"]
+    for row in rows:
+        assert (row["p_vs_none"] == "") == (row["mechanism"] == "none")
+        assert (row["p_vs_best"] == "") == (row["mechanism"] == best)
     assert rows[0]["attention_entropy"] == "" and float(rows[1]["attention_entropy"]) > 0
+    assert 0 < float(rows[1]["attention_argmax_share"]) <= 1
     markdown = (out / "results.md").read_text(encoding="utf-8")
     assert "| additive |" in markdown and "bs:1000" in markdown
-    summary = out / "runs" / "additive-seed1" / "train_summary.json"
-    stamp = summary.stat().st_mtime_ns
-    compare(cfg, ["none", "additive", "multihead"], [1, 2], out)  # second call reuses every finished run
-    assert summary.stat().st_mtime_ns == stamp
+    # each run's small results sit under out/runs/ (no weights); the weights stay in the work folder
+    kept = out / "runs" / "additive-seed1"
+    assert {p.name for p in kept.iterdir()} >= {"compare.json", "test.hyp.txt", "dev.hyp.txt", "train_summary.json",
+                                                 "attention.json"}
+    assert not list(out.rglob("*.safetensors")) and list((work / "additive-seed1").rglob("*.safetensors"))
+    attention = json.loads((kept / "attention.json").read_text(encoding="utf-8"))
+    assert attention and all(len(r["weights"]) == len(r["target_pieces"]) for r in attention)
+    assert all(abs(sum(row) - 1) < 0.01 for r in attention for row in r["weights"])
+    assert not (out / "runs" / "none-seed1" / "attention.json").exists()
+    # resuming on a machine without the weights: the committed results are enough
+    shutil.rmtree(work)
+    stamp = (kept / "compare.json").stat().st_mtime_ns
+    compare(cfg, ["none", "additive", "multihead"], [1, 2], out, work)
+    assert (kept / "compare.json").stat().st_mtime_ns == stamp and not work.exists()
+    assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
