@@ -112,11 +112,16 @@ class AttentionConfig:
     entropy_weight: float = 0.01
     baseline_decay: float = 0.95
     soft_mix: float = 0.5  # Xu et al. 2015: with this probability use the expectation instead
+    # REINFORCE baseline: a moving average of the reward, or the reward the soft (expected) context
+    # would have earned at the same step (per token; Deng et al. 2018 compare against soft attention)
+    reinforce_baseline: Literal["moving-average", "soft"] = "moving-average"
+    soft_anneal_steps: int = 0  # curriculum: the soft-mix probability falls from 1 to soft_mix over this many updates
     gumbel_temperature: float = 1.0
 
     def __post_init__(self) -> None:
         _check(1 <= self.heads <= MAX_WIDTH, "model.attention.heads", self.heads, f"must be in [1, {MAX_WIDTH}]")
         _check(0 <= self.soft_mix <= 1, "model.attention.soft_mix", self.soft_mix, "must be in [0, 1]")
+        _check(self.soft_anneal_steps >= 0, "model.attention.soft_anneal_steps", self.soft_anneal_steps, "must be >= 0")
         _check(0 <= self.baseline_decay < 1, "model.attention.baseline_decay", self.baseline_decay,
                "must be in [0, 1)")
         _check(self.gumbel_temperature > 0, "model.attention.gumbel_temperature",

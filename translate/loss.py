@@ -39,8 +39,18 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
     if out.choice_log_probs is not None and out.choice_entropies is not None:
         rewards = out.attentional.new_zeros(mask.shape).masked_scatter(mask, -nll.detach())  # (B, T)
         loss = loss + model.decoder.attention.auxiliary_loss(out.choice_log_probs, out.choice_entropies,
-                                                              rewards, mask.float())
+                                                              rewards, mask.float(), _baselines(model, out, batch, mask))
     return LossOutput(loss=loss, nll=float(nll.detach().sum()), tokens=tokens, sentences=batch.src.size(0))
+
+
+@torch.no_grad()
+def _baselines(model: Seq2Seq, out: DecoderOutput, batch: Batch, mask: torch.Tensor) -> torch.Tensor | None:
+    """Per-token rewards (B, T) of the soft prediction, when the attention computed one."""
+    if out.baseline_attentional is None:
+        return None
+    log_probs = torch.log_softmax(model.decoder.generator(out.baseline_attentional[mask]).float(), dim=-1)
+    reward = log_probs.gather(-1, batch.tgt_out[mask].unsqueeze(-1)).squeeze(-1)
+    return out.attentional.new_zeros(mask.shape).masked_scatter(mask, reward)
 
 
 def lr_factor(step: int, train: TrainConfig) -> float:

@@ -23,6 +23,12 @@ def test_presets_cover_every_attention_kind() -> None:
     kinds = {overrides["model.attention.kind"] for overrides in MECHANISMS.values()}
     assert kinds == set(ATTENTION)
     assert any(o.get("model.encoder_self_attention") for o in MECHANISMS.values())
+    from translate.cli import compare as compare_command
+
+    help_text = str(compare_command.__annotations__["mechanisms"])  # the CLI help names every preset
+    assert all(name in help_text for name in MECHANISMS)
+    for overrides in MECHANISMS.values():  # every preset is a valid configuration
+        apply_overrides(RunConfig(), overrides)
     with pytest.raises(ConfigError, match="valid: none, additive"):
         parse_mechanisms("additive,luong")
 

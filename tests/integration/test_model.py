@@ -224,3 +224,29 @@ def test_without_input_feeding_the_parallel_decoder_equals_the_step_loop(
         weights.append(step_weights)
     assert torch.allclose(parallel.attentional, torch.stack(steps, 1), atol=1e-5)
     assert torch.allclose(parallel.weights, torch.stack(weights, 1), atol=1e-6)
+
+
+@pytest.mark.parametrize("input_feeding", [True, False])
+def test_soft_prediction_baseline_reaches_the_reinforce_loss(
+        tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer], input_feeding: bool) -> None:
+    """Hard attention with reinforce_baseline=soft: every real target token gets the log-probability
+    the expected context would have given it, and the loss differs from the moving-average one."""
+    from translate.loss import _baselines, compute_loss
+
+    cfg = apply_overrides(tiny_config, {"model.input_feeding": input_feeding, "model.attention.kind": "hard",
+                                        "model.attention.reinforce_baseline": "soft",
+                                        "model.attention.soft_mix": 0.0, "model.dropout": 0.0})
+    src_tok, tgt_tok = tiny_tokenizers
+    torch.manual_seed(0)
+    model = build_model(cfg.model, len(src_tok), len(tgt_tok)).train()
+    batch = encode_pair(src_tok, tgt_tok, ["I like tea.", "Where is the station?"], ["我喜欢茶。", "车站在哪里？"])
+    out = model(batch.src, batch.src_lens, batch.tgt_in)
+    assert out.baseline_attentional is not None and out.baseline_attentional.shape == out.attentional.shape
+    assert not out.baseline_attentional.requires_grad
+    mask = batch.tgt_out != 0
+    baselines = _baselines(model, out, batch, mask)
+    assert baselines is not None and bool((baselines[mask] < 0).all()) and bool((baselines[~mask] == 0).all())
+    torch.manual_seed(1)
+    loss = compute_loss(model, batch, 0.1).loss
+    loss.backward()
+    assert torch.isfinite(loss) and model.decoder.attention.baseline.item() == 0.0  # the moving average is unused

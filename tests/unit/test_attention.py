@@ -25,6 +25,7 @@ def variants() -> list[AttentionConfig]:
         trainings = ["reinforce", "straight-through"] if kind == "hard" else ["reinforce"]
         out += [AttentionConfig(kind=kind, scorer=s, mode=m, heads=2, hard_training=t)  # type: ignore[arg-type]
                 for s in scorers for m in modes for t in trainings]
+    out.append(AttentionConfig(kind="hard", scorer="additive", reinforce_baseline="soft", soft_anneal_steps=10))
     return out
 
 
@@ -107,6 +108,46 @@ def test_reinforce_gradient_flows_only_through_log_prob_to_the_scorer() -> None:
     assert scorer_weight.grad is not None and scorer_weight.grad.abs().sum() > 0
     assert states.grad is not None and states.grad.abs().sum() > 0
     assert attention.baseline.item() != 0.0  # moving-average baseline moved towards the reward
+
+
+def test_soft_baseline_is_the_expected_context_and_makes_the_advantage_per_token() -> None:
+    torch.manual_seed(0)
+    cfg = AttentionConfig(kind="hard", scorer="dot", soft_mix=0.0, entropy_weight=0.0, reinforce_baseline="soft")
+    attention = build_attention(cfg, D, D).train()
+    states, mask, query = inputs()
+    memory = attention.prepare(states, mask)
+    out = attention(query, memory)
+    probs = torch.softmax(attention.scorer(query, memory.keys).masked_fill(~mask, float("-inf")), -1)
+    assert out.baseline_context is not None and not out.baseline_context.requires_grad
+    assert torch.allclose(out.baseline_context, (probs.unsqueeze(1) @ states).squeeze(1), atol=1e-6)
+    log_prob, entropy = out.log_prob.unsqueeze(1), out.entropy.unsqueeze(1)  # type: ignore[union-attr]
+    rewards = torch.tensor([[-1.0], [-2.0], [-3.0]])
+    # a reward equal to its baseline teaches nothing; the moving average is not used or moved
+    same = attention.auxiliary_loss(log_prob, entropy, rewards, torch.ones(3, 1), baselines=rewards.clone())
+    assert same.item() == 0.0 and attention.baseline.item() == 0.0
+    better = attention.auxiliary_loss(log_prob, entropy, rewards, torch.ones(3, 1), baselines=rewards - 1)
+    assert torch.isclose(better, -log_prob.mean())  # advantage +1 everywhere: raise the chosen log-probs
+    attention.eval()
+    assert attention(query, memory).baseline_context is None  # only while training
+
+
+def test_soft_to_hard_curriculum_lowers_the_soft_mix_and_survives_a_checkpoint() -> None:
+    cfg = AttentionConfig(kind="hard", scorer="dot", soft_mix=0.2, soft_anneal_steps=4)
+    attention = build_attention(cfg, D, D).train()
+    states, mask, query = inputs()
+    mixes = []
+    for _ in range(6):
+        mixes.append(round(attention.current_soft_mix(), 3))  # type: ignore[operator]
+        out = attention(query, attention.prepare(states, mask))
+        attention.auxiliary_loss(out.log_prob.unsqueeze(1), out.entropy.unsqueeze(1),  # type: ignore[union-attr]
+                                 torch.zeros(3, 1), torch.ones(3, 1))
+    assert mixes == [1.0, 0.8, 0.6, 0.4, 0.2, 0.2]
+    assert "updates" in attention.state_dict()
+    fresh = build_attention(cfg, D, D)
+    fresh.load_state_dict(attention.state_dict())
+    assert fresh.current_soft_mix() == 0.2  # type: ignore[operator]
+    plain = build_attention(AttentionConfig(kind="hard", scorer="dot"), D, D)
+    assert "updates" not in plain.state_dict()  # no curriculum: checkpoints keep their old keys
 
 
 def test_dot_and_scaled_dot_differ_by_sqrt_d() -> None:

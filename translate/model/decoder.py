@@ -35,13 +35,16 @@ class DecoderState:
 class DecoderOutput:
     """attentional (B, T, H): tanh(W[c; h]) per step, before the output layer (the caller applies
     `generator` only where needed); attention weights (B, T, S); choice log-probs / entropies
-    (B, T) for hard attention; per-head weights (B, T, H, S) for multi-head attention."""
+    (B, T) for hard attention; per-head weights (B, T, H, S) for multi-head attention;
+    baseline_attentional (B, T, H), no gradient: the attentional output the expected context would
+    have given, for attention whose REINFORCE baseline is the soft prediction."""
 
     attentional: torch.Tensor
     weights: torch.Tensor
     choice_log_probs: torch.Tensor | None
     choice_entropies: torch.Tensor | None
     head_weights: torch.Tensor | None = None
+    baseline_attentional: torch.Tensor | None = None
 
 
 class Decoder(nn.Module):
@@ -100,7 +103,7 @@ class Decoder(nn.Module):
         embedded = self.embedding_dropout(self.embedding(tgt_in))  # (B, T, E)
         if not self.input_feeding:
             return self._forward_parallel(embedded, state, memory)
-        outs, weights, log_probs, entropies, heads = [], [], [], [], []
+        outs, weights, log_probs, entropies, heads, baselines = [], [], [], [], [], []
         for t in range(tgt_in.size(1)):
             out, state, attended = self._step(embedded[:, t], state, memory)
             outs.append(out)
@@ -110,10 +113,20 @@ class Decoder(nn.Module):
             if attended.log_prob is not None and attended.entropy is not None:
                 log_probs.append(attended.log_prob)
                 entropies.append(attended.entropy)
+            if attended.baseline_context is not None:
+                baselines.append(self._baseline(attended.baseline_context, state.hidden[-1]))
+
+        def stacked(items: list[torch.Tensor]) -> torch.Tensor | None:
+            return torch.stack(items, 1) if items else None
+
         return DecoderOutput(attentional=torch.stack(outs, dim=1), weights=torch.stack(weights, dim=1),
-                             choice_log_probs=torch.stack(log_probs, 1) if log_probs else None,
-                             choice_entropies=torch.stack(entropies, 1) if entropies else None,
-                             head_weights=torch.stack(heads, 1) if heads else None)
+                             choice_log_probs=stacked(log_probs), choice_entropies=stacked(entropies),
+                             head_weights=stacked(heads), baseline_attentional=stacked(baselines))
+
+    @torch.no_grad()
+    def _baseline(self, expected_context: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
+        """The attentional output (B, H) of the expected context with the same decoder state (no dropout)."""
+        return torch.tanh(self.combine(torch.cat([expected_context, query], dim=-1)))
 
     def _forward_parallel(self, embedded: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
         """Without input feeding no position waits for the previous attentional output: each RNN layer
@@ -138,7 +151,9 @@ class Decoder(nn.Module):
         def per_position(t: torch.Tensor | None) -> torch.Tensor | None:
             return None if t is None else t.view(batch, length, *t.shape[1:])
 
+        baseline = None if attended.baseline_context is None else self._baseline(attended.baseline_context, queries)
         return DecoderOutput(attentional=out.view(batch, length, hidden), weights=attended.weights.view(batch, length, -1),
                              choice_log_probs=per_position(attended.log_prob),
                              choice_entropies=per_position(attended.entropy),
-                             head_weights=per_position(attended.head_weights))
+                             head_weights=per_position(attended.head_weights),
+                             baseline_attentional=per_position(baseline))

@@ -29,7 +29,8 @@ class AttentionOutput:
     """context (B, Dv); weights (B, S) summing to 1 over real tokens (zeros for `none`).
 
     log_prob / entropy (B,) are set by hard attention while training (REINFORCE), else None;
-    head_weights (B, H, S) by multi-head attention (`weights` is their mean).
+    baseline_context (B, Dv), the expected context Σ αᵢ vᵢ, by hard attention whose REINFORCE
+    baseline is the soft prediction; head_weights (B, H, S) by multi-head attention (`weights` is their mean).
     """
 
     context: torch.Tensor
@@ -37,6 +38,7 @@ class AttentionOutput:
     log_prob: torch.Tensor | None = None
     entropy: torch.Tensor | None = None
     head_weights: torch.Tensor | None = None
+    baseline_context: torch.Tensor | None = None
 
 
 class Attention(nn.Module):
@@ -51,8 +53,9 @@ class Attention(nn.Module):
         raise NotImplementedError
 
     def auxiliary_loss(self, log_probs: torch.Tensor, entropies: torch.Tensor, rewards: torch.Tensor,
-                       mask: torch.Tensor) -> torch.Tensor:
-        """Extra training loss from per-step (B, T) log-probs/entropies of choices; 0 unless hard."""
+                       mask: torch.Tensor, baselines: torch.Tensor | None = None) -> torch.Tensor:
+        """Extra training loss from per-step (B, T) log-probs/entropies of choices (and per-token
+        reward baselines, when the attention asked for them); 0 unless hard."""
         return rewards.new_zeros(())
 
 

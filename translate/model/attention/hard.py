@@ -3,8 +3,12 @@
 At inference the position is the argmax of α. Training, which cannot differentiate through a
 choice, uses one of:
 - `reinforce`: sample i ~ α; the decoder loss gets -(r - b) log αᵢ - λ_H H(α), with reward r the
-  log-probability of the reference token and b a moving-average baseline; with probability
-  `soft_mix` a row uses the expectation α instead (Xu et al.'s variance reduction);
+  log-probability of the reference token and b either a moving-average baseline or, with
+  `reinforce_baseline=soft`, the log-probability the expected context Σ αᵢ vᵢ would have given the
+  same token at the same step (a per-token baseline: a choice is rewarded only for beating soft
+  attention); with probability `soft_mix` a row uses the expectation α instead (Xu et al.'s
+  variance reduction), and `soft_anneal_steps` starts that probability at 1 and lowers it
+  linearly to `soft_mix` (a curriculum from soft to hard attention);
 - `straight-through`: Gumbel-softmax sample y (temperature τ); forward uses one_hot(argmax y),
   backward the gradient of y (Jang et al. 2017), written out here rather than F.gumbel_softmax.
 """
@@ -15,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from translate.config import AttentionConfig
+from translate.model.attention.base import AttentionOutput, Memory
 from translate.model.attention.scoring import Scorer, masked_softmax
 from translate.model.attention.soft import Choice, SoftAttention
 
@@ -29,7 +34,26 @@ class HardAttention(SoftAttention):
         self.soft_mix, self.temperature = cfg.soft_mix, cfg.gumbel_temperature
         self.reinforce_weight, self.entropy_weight = cfg.reinforce_weight, cfg.entropy_weight
         self.baseline_decay = cfg.baseline_decay
+        self.soft_baseline = self.uses_reinforce and cfg.reinforce_baseline == "soft"
+        self.soft_anneal_steps = cfg.soft_anneal_steps
         self.register_buffer("baseline", torch.zeros(()))
+        # training updates seen, for the curriculum (kept in checkpoints only when there is one)
+        self.register_buffer("updates", torch.zeros((), dtype=torch.long), persistent=cfg.soft_anneal_steps > 0)
+
+    def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
+        choice = self.normalise(self.scorer(query, memory.keys), memory.mask)
+        context = (choice.weights.unsqueeze(1) @ memory.values).squeeze(1)  # (B, Dv): the chosen state
+        expected = None
+        if self.soft_baseline and choice.probs is not None:  # what soft attention would have read
+            expected = (choice.probs.unsqueeze(1) @ memory.values).squeeze(1).detach()
+        return AttentionOutput(context, choice.weights, choice.log_prob, choice.entropy, baseline_context=expected)
+
+    def current_soft_mix(self) -> float:
+        """The probability that a row uses the expectation: `soft_mix`, or on the curriculum from 1 down to it."""
+        if not self.soft_anneal_steps:
+            return self.soft_mix
+        left = max(0.0, 1.0 - float(self.updates) / self.soft_anneal_steps)
+        return self.soft_mix + (1.0 - self.soft_mix) * left
 
     def normalise(self, scores: torch.Tensor, mask: torch.Tensor) -> Choice:
         if not self.training:
@@ -48,26 +72,32 @@ class HardAttention(SoftAttention):
         choice = self._pick(probs.detach())
         weights = _one_hot(choice, probs)
         sampled = torch.ones_like(choice, dtype=torch.bool)
-        if self.soft_mix > 0:
-            sampled = torch.rand(choice.shape, device=probs.device) >= self.soft_mix
+        soft_mix = self.current_soft_mix()
+        if soft_mix > 0:
+            sampled = torch.rand(choice.shape, device=probs.device) >= soft_mix
             weights = torch.where(sampled.unsqueeze(1), weights, probs)
         log_prob = probs.gather(1, choice.unsqueeze(1)).squeeze(1).clamp_min(1e-20).log()
         entropy = -(probs * probs.clamp_min(1e-20).log()).sum(-1)
-        return Choice(weights=weights, log_prob=log_prob * sampled, entropy=entropy)
+        return Choice(weights=weights, log_prob=log_prob * sampled, entropy=entropy, probs=probs.detach())
 
     def auxiliary_loss(self, log_probs: torch.Tensor, entropies: torch.Tensor, rewards: torch.Tensor,
-                       mask: torch.Tensor) -> torch.Tensor:
-        """REINFORCE with a moving-average baseline and an entropy bonus; all (B, T), mask on real tokens."""
+                       mask: torch.Tensor, baselines: torch.Tensor | None = None) -> torch.Tensor:
+        """REINFORCE with a baseline (moving average, or per-token `baselines` from the soft
+        prediction) and an entropy bonus; all (B, T), mask on real tokens. Counts one update."""
         if not self.uses_reinforce or not self.training:
             return rewards.new_zeros(())
+        self.updates += 1
         rewards = rewards.detach()
         tokens = mask.sum().clamp_min(1)
-        mean_reward = (rewards * mask).sum() / tokens
-        advantage = (rewards - self.baseline) * mask
+        if baselines is None:
+            advantage = (rewards - self.baseline) * mask
+            with torch.no_grad():
+                mean_reward = (rewards * mask).sum() / tokens
+                self.baseline.mul_(self.baseline_decay).add_((1 - self.baseline_decay) * mean_reward)
+        else:
+            advantage = (rewards - baselines.detach()) * mask
         policy = -(advantage * log_probs).sum() / tokens
         bonus = (entropies * mask).sum() / tokens
-        with torch.no_grad():
-            self.baseline.mul_(self.baseline_decay).add_((1 - self.baseline_decay) * mean_reward)
         return self.reinforce_weight * policy - self.entropy_weight * bonus
 
 

@@ -18,6 +18,7 @@ class Choice:
     weights: torch.Tensor
     log_prob: torch.Tensor | None = None
     entropy: torch.Tensor | None = None
+    probs: torch.Tensor | None = None  # hard attention: the distribution α the choice was drawn from
 
 
 class SoftAttention(Attention):
