@@ -183,28 +183,6 @@ def test_cuda_translation_equals_cpu(tiny_config: RunConfig, tiny_tokenizers: tu
     assert gpu == cpu
 
 
-@pytest.mark.parametrize(("amp", "autocast_on"), [("auto", False), ("bf16", True), ("off", False)])
-def test_train_amp_setting_turns_bf16_autocast_on_for_the_forward_pass(
-        tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch, amp: str, autocast_on: bool) -> None:
-    """auto = bf16 on CUDA only: off on this CPU; bf16 forces it (the loss stays finite and float32)."""
-    import translate.trainer as trainer_module
-
-    seen: list[tuple[bool, torch.dtype]] = []
-    real = trainer_module.compute_loss
-
-    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
-        out = real(*args, **kwargs)
-        seen.append((torch.is_autocast_enabled("cpu"), out.loss.dtype))
-        return out
-
-    monkeypatch.setattr(trainer_module, "compute_loss", recording)
-    result = train(apply_overrides(tiny_config, {"name": f"amp-{amp}", "train.amp": amp, "train.max_steps": 3,
-                                                 "train.validate_every": 3}))
-    assert result.state.step == 3 and seen and all(on == autocast_on for on, _ in seen)
-    assert all(dtype == torch.float32 for _, dtype in seen)
-    assert not torch.is_autocast_enabled("cpu")  # validation and decoding run outside it
-
-
 @pytest.mark.parametrize("rnn_type", ["gru", "lstm"])
 @pytest.mark.parametrize("kind", ["soft", "multihead", "hard", "none"])
 def test_without_input_feeding_the_parallel_decoder_equals_the_step_loop(

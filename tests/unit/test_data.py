@@ -127,7 +127,7 @@ def test_tokenizer_training_streams_a_bounded_sample() -> None:
 def test_reading_and_cleaning_stream_in_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With chunks of 3 rows, duplicates across chunk boundaries are still found (first kept) and the
     rows come out in file order."""
-    import translate.data.readers as readers
+    from translate.data import readers
 
     monkeypatch.setattr(readers, "CHUNK_ROWS", 3)
     rows = ["a\t甲", "b\t乙", "c\t丙", "a\t甲", "d\t丁", " b \t乙", "e\t戊", "c\t丙"]
