@@ -207,7 +207,7 @@ def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint f
 def compare(mechanisms: Annotated[str, typer.Option(
                 help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
                      "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-gumbel-st, "
-                     "multihead, self-attention+additive.")] = "all",
+                     "multihead, multihead-ln, multihead-scaled-dot, self-attention+additive.")] = "all",
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",

@@ -49,6 +49,10 @@ MECHANISMS: dict[str, dict[str, Any]] = {
                        "model.attention.hard_training": "straight-through"},
     "multihead": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
                   "model.attention.heads": 4},
+    "multihead-ln": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
+                     "model.attention.heads": 4, "model.attention.layer_norm": True},
+    "multihead-scaled-dot": {"model.attention.kind": "multihead", "model.attention.scorer": "scaled-dot",
+                             "model.attention.heads": 4},
     "self-attention+additive": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True},
 }
 BASELINE = "none"

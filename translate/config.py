@@ -106,6 +106,7 @@ class AttentionConfig:
     scorer: ScorerName = "additive"
     mode: Literal["plain", "key-value"] = "plain"
     heads: int = 4  # multihead only
+    layer_norm: bool = False  # multihead only: layer normalisation of the query and of the context (RNMT+)
     hard_training: Literal["reinforce", "straight-through"] = "reinforce"
     hard_sample: Literal["sample", "argmax"] = "sample"  # how hard attention picks while training
     reinforce_weight: float = 1.0

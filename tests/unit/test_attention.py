@@ -26,6 +26,7 @@ def variants() -> list[AttentionConfig]:
         out += [AttentionConfig(kind=kind, scorer=s, mode=m, heads=2, hard_training=t)  # type: ignore[arg-type]
                 for s in scorers for m in modes for t in trainings]
     out.append(AttentionConfig(kind="hard", scorer="additive", reinforce_baseline="soft", soft_anneal_steps=10))
+    out.append(AttentionConfig(kind="multihead", scorer="additive", heads=2, layer_norm=True))
     return out
 
 
@@ -213,3 +214,18 @@ def test_unknown_names_list_the_valid_ones() -> None:
         AttentionConfig(scorer="mlp")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="not available with kind=multihead"):
         AttentionConfig(kind="multihead", scorer="bilinear")
+
+
+def test_multihead_layer_norm_normalises_the_context_and_ignores_the_query_scale() -> None:
+    torch.manual_seed(0)
+    states, mask, query = inputs()
+    normed = build_attention(AttentionConfig(kind="multihead", scorer="scaled-dot", heads=2, layer_norm=True), D, D)
+    memory = normed.prepare(states, mask)
+    out = normed(query, memory)
+    assert torch.allclose(out.context.mean(-1), torch.zeros(3), atol=1e-5)
+    assert torch.allclose(out.context.var(-1, unbiased=False), torch.ones(3), atol=1e-3)
+    louder = normed(query * 7.0 + 0.0, memory)  # a layer-normalised query: its scale cannot matter
+    assert torch.allclose(louder.weights, out.weights, atol=1e-5)
+    plain = build_attention(AttentionConfig(kind="multihead", scorer="scaled-dot", heads=2), D, D)
+    plain_memory = plain.prepare(states, mask)
+    assert not torch.allclose(plain(query * 7.0, plain_memory).weights, plain(query, plain_memory).weights, atol=1e-3)

@@ -32,7 +32,7 @@ def _hard(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
 
 
 def _multihead(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
-    return MultiHeadAttention(query_size, memory_size, cfg.heads, cfg.scorer)
+    return MultiHeadAttention(query_size, memory_size, cfg.heads, cfg.scorer, layer_norm=cfg.layer_norm)
 
 
 def _none(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:

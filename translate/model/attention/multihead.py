@@ -1,7 +1,8 @@
 """Multi-head attention (RNMT+, Chen et al. 2018, sec. 3.2; Vaswani et al. 2017, sec. 3.2.2).
 
 H heads, each with its own slice of the projections W_Q q, W_K K, W_V V and its own scorer
-(scaled-dot, dot or additive with a per-head v); the H contexts are concatenated and projected.
+(scaled-dot, dot or additive with a per-head v); the H contexts are concatenated and projected;
+optionally (`layer_norm`) the query and the context are layer-normalised, as RNMT+ does.
 The same module serves the decoder (one query per step) and encoder self-attention (a query per
 source position, `attend_sequence`), so head splitting and projections exist once.
 """
@@ -20,9 +21,14 @@ HeadScore = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 class MultiHeadAttention(Attention):
-    def __init__(self, query_size: int, memory_size: int, heads: int, scorer: str, bias: bool = False) -> None:
+    def __init__(self, query_size: int, memory_size: int, heads: int, scorer: str, bias: bool = False,
+                 layer_norm: bool = False) -> None:
         super().__init__()
         self.heads, self.head_size = heads, memory_size // heads
+        # RNMT+ found multi-head attention unstable without layer normalisation: normalise the query
+        # before its projection and the context after the output projection (decoder attention only)
+        self.query_norm = nn.LayerNorm(query_size) if layer_norm else nn.Identity()
+        self.context_norm = nn.LayerNorm(memory_size) if layer_norm else nn.Identity()
         self.query_proj = nn.Linear(query_size, memory_size, bias=bias)
         self.key_proj = nn.Linear(memory_size, memory_size, bias=bias)
         self.value_proj = nn.Linear(memory_size, memory_size, bias=bias)
@@ -49,10 +55,10 @@ class MultiHeadAttention(Attention):
 
     def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
         """query (B, Dq) -> context (B, D), weights (B, S) averaged over heads, head_weights (B, H, S)."""
-        q = self._split(self.query_proj(query))  # (B, H, d)
+        q = self._split(self.query_proj(self.query_norm(query)))  # (B, H, d)
         weights = masked_softmax(self.score(q, memory.keys), memory.mask.unsqueeze(1))  # (B, H, S)
         context = (weights.unsqueeze(2) @ memory.values).squeeze(2)  # (B, H, d)
-        return AttentionOutput(context=self.out_proj(self._merge(context)), weights=weights.mean(1),
+        return AttentionOutput(context=self.context_norm(self.out_proj(self._merge(context))), weights=weights.mean(1),
                                head_weights=weights)
 
     def attend_sequence(self, states: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
