@@ -43,7 +43,7 @@ def run_measured(command: list[str], env: dict[str, str]) -> dict[str, Any]:
 def phases(report: str) -> dict[str, float]:
     """{'read and clean': 12.3, ...} from the report line 'prepared in ... (read and clean 12.3 s, ...)'."""
     match = re.search(r"prepared in [\d.]+ s \((.*)\)", report)
-    return {name: float(sec) for name, sec in re.findall(r"([a-z ]+?) ([\d.]+) s", match.group(1))} if match else {}
+    return {name.strip(): float(sec) for name, sec in re.findall(r"([a-z ]+?) ([\d.]+) s", match.group(1))} if match else {}
 
 
 def first_step(data_dir: str, cache: str) -> None:

@@ -6,6 +6,9 @@ import contextlib
 import dataclasses
 import logging
 import random
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,10 +53,28 @@ def train(cfg: RunConfig, resume: bool = False) -> TrainResult:
     files = RunFiles(cfg.run_dir, cfg.train.tensorboard)
     dist = from_environment(resolve_device(cfg.device).type)
     try:
-        with lock_run(files.root) if dist.main else contextlib.nullcontext(), disk_errors():
+        with lock_run(files.root) if dist.main else contextlib.nullcontext(), disk_errors(), terminate_as_interrupt():
             return _train(cfg, resume, files, dist)
     finally:
         dist.close()
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (`kill`, a job scheduler, torchrun stopping its workers) takes the Ctrl-C path: the
+    run stops with a resumable checkpoint instead of dying between two validations."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _train(cfg: RunConfig, resume: bool, files: RunFiles, dist: Dist) -> TrainResult:

@@ -305,6 +305,33 @@ def test_ctrl_c_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatch
     assert result.state.step == tiny_config.train.max_steps
 
 
+def test_sigterm_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real SIGTERM to this process mid-run (what `kill` or a scheduler sends): the run stops at the
+    step it was on with last/ written, and the handler is removed afterwards."""
+    import os
+    import signal
+
+    from translate import train as train_module
+
+    original = train_module.Trainer.train_step
+
+    def terminated_at_5(self: Any, batch: Any) -> Any:
+        if self.state.step == 5:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return original(self, batch)
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(train_module.Trainer, "train_step", terminated_at_5)
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+        _train(tiny_config)
+    assert signal.getsignal(signal.SIGTERM) == before
+    monkeypatch.setattr(train_module.Trainer, "train_step", original)
+    meta = load_checkpoint(tiny_config.run_dir / "last").meta
+    assert meta["interrupted"] and meta["step"] in (5, 6)  # the signal lands during or right after step 5
+    assert "resume with: translate train --resume" in (tiny_config.run_dir / "train.log").read_text()
+    assert _train(tiny_config, resume=True).state.step == tiny_config.train.max_steps
+
+
 def test_crash_mid_save_keeps_the_previous_checkpoint(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
                                                       tiny_tokenizers: tuple[Tokenizer, Tokenizer],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:

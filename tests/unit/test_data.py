@@ -127,21 +127,31 @@ def test_tokenizer_training_streams_a_bounded_sample() -> None:
 def test_reading_and_cleaning_stream_in_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With chunks of 3 rows, duplicates across chunk boundaries are still found (first kept) and the
     rows come out in file order."""
-    from translate.data import readers
+    import datasets
+
+    from translate.data import cleaning, readers
 
     monkeypatch.setattr(readers, "CHUNK_ROWS", 3)
     rows = ["a\t甲", "b\t乙", "c\t丙", "a\t甲", "d\t丁", " b \t乙", "e\t戊", "c\t丙"]
     ds, report = read_tsv(write(tmp_path, "t.tsv", ("\n".join(rows) + "\n").encode()))
     assert report.rows == 8 and ds["en"] == ["a", "b", "c", "a", "d", " b ", "e", "c"]
+    monkeypatch.setattr(cleaning, "CHUNK_ROWS", 3)
     cleaned, clean_report = clean(ds, max_chars=40, max_ratio=9.0, filter_training=True)
     assert cleaned["en"] == ["a", "b", "c", "d", "e"] and cleaned["zh"] == ["甲", "乙", "丙", "丁", "戊"]
     assert clean_report.dropped == {"duplicate": 3} and clean_report.kept == 5
+    # the same, streamed to an Arrow file (duplicates removed in a second pass over the file)
+    file_report = cleaning.clean_to_file(ds, tmp_path / "clean.arrow", 40, 9.0, filter_training=True)
+    on_disk = datasets.Dataset.from_file(str(tmp_path / "clean.arrow"))
+    assert on_disk["en"] == cleaned["en"] and on_disk["zh"] == cleaned["zh"]
+    assert (file_report.kept, file_report.dropped) == (5, {"duplicate": 3})
+    kept_all = cleaning.clean_to_file(ds, tmp_path / "dev.arrow", 40, 9.0, filter_training=False)
+    assert kept_all.kept == 8 and len(datasets.Dataset.from_file(str(tmp_path / "dev.arrow"))) == 8
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clean.arrow", "dev.arrow", "t.tsv"]  # no draft left
 
 
 def test_token_ids_cached_as_int32_and_batched_from_flat_arrays(
         tmp_path: Path, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     from translate.data.batching import BatchStream, numericalize
-    from translate.data.corpus import within_length
 
     src_tok, tgt_tok = tiny_tokenizers
     text, _ = read_tsv(TINY_DIR / "train.tsv")
@@ -152,9 +162,9 @@ def test_token_ids_cached_as_int32_and_batched_from_flat_arrays(
     again = numericalize(text.select([0]), "en", "zh", src_tok, tgt_tok, tmp_path, "k")
     assert len(again) == len(text)  # the cached file is reused, not re-encoded
     limit = sorted(max(len(r["src_ids"]), len(r["tgt_ids"]) - 1) for r in ids)[len(ids) // 2]
-    short = within_length(ids, limit)
-    assert 5 < len(short) < len(ids)
-    assert all(len(r["src_ids"]) <= limit and len(r["tgt_ids"]) <= limit + 1 for r in short)
+    short = numericalize(text, "en", "zh", src_tok, tgt_tok, tmp_path, "short", max_tokens=limit)
+    expected_rows = [r for r in ids if len(r["src_ids"]) <= limit and len(r["tgt_ids"]) <= limit + 1]
+    assert 5 < len(short) < len(ids) and list(short) == expected_rows  # the over-long rows left out, order kept
     stream = BatchStream(short, batch_tokens=4 * limit, bucket_batches=2, seed=1)
     assert len(stream) == len(short) and stream.src_lens == [len(r["src_ids"]) for r in short]
     picked = [4, 0, 2]

@@ -27,17 +27,22 @@ IDS_FORMAT = "2"  # int32 ids only, one Arrow file (format 1: a save_to_disk fol
 
 
 def numericalize(ds: datasets.Dataset, src_lang: str, tgt_lang: str, src_tok: Tokenizer, tgt_tok: Tokenizer,
-                 cache_dir: Path | None, key: str) -> datasets.Dataset:
+                 cache_dir: Path | None, key: str, max_tokens: int = 0) -> datasets.Dataset:
     """`src_ids` (with EOS) and `tgt_ids` (BOS ... EOS) as int32 lists, written as they are made to
-    `cache_dir/key.ids.arrow` and memory-mapped from there (a large corpus's ids are never all in RAM)."""
+    `cache_dir/key.ids.arrow` and memory-mapped from there (a large corpus's ids are never all in RAM).
+
+    With `max_tokens` (training data; the caller's key must include it), rows are left out as they
+    are encoded when the source has more than `max_tokens` ids (EOS included) or the target more
+    than `max_tokens` + 1 (BOS and EOS included): what the decoder reads and predicts stays <= max_tokens.
+    """
     path = cache_dir / f"{key}.ids{IDS_FORMAT}.arrow" if cache_dir else None
     if path is not None and path.is_file():
         return datasets.Dataset.from_file(str(path))
 
     def encode(rows: dict[str, list[str]]) -> dict[str, list[list[int]]]:
-        src = [source_ids(ids) for ids in src_tok.encode(rows[src_lang])]
-        tgt = [target_ids(ids) for ids in tgt_tok.encode(rows[tgt_lang])]
-        return {"src_ids": src, "tgt_ids": tgt}
+        pairs = zip(src_tok.encode(rows[src_lang]), tgt_tok.encode(rows[tgt_lang]))
+        kept = [(s, t) for s, t in pairs if not max_tokens or (len(s) < max_tokens and len(t) <= max_tokens - 1)]
+        return {"src_ids": [source_ids(s) for s, _ in kept], "tgt_ids": [target_ids(t) for _, t in kept]}
 
     ids = datasets.Sequence(datasets.Value("int32"))
     features = datasets.Features({"src_ids": ids, "tgt_ids": ids})

@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 from translate.errors import DataError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
     import datasets
+    import numpy as np
+    import pyarrow as pa
 
 logger = logging.getLogger(__name__)
 
@@ -71,25 +76,19 @@ def check_columns(ds: datasets.Dataset, where: str, sample: int = 2000) -> None:
                         f"'{{print $2, $1}}'), or set data.check_columns=false if this is intended")
 
 
-def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_training: bool) -> tuple[datasets.Dataset, CleanReport]:
-    """Normalise whitespace; for training data also drop empty, over-long, badly-ratioed and duplicate pairs.
+CHUNK_ROWS = 100_000  # rows normalised and written at a time
 
-    Dev/test data (`filter_training=False`) keep every row so scores stay comparable. Streams over
-    the corpus in chunks; duplicates are found from one 64-bit hash per pair (8 bytes a pair, not
-    the strings), keeping the first occurrence.
-    """
-    import datasets  # only corpus preparation needs these; translating imports this module too
+
+def _clean_chunks(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_training: bool,
+                  report: CleanReport) -> Iterator[tuple[pa.Table, np.ndarray | None]]:
+    """Normalised, filtered chunks of CHUNK_ROWS rows with a 64-bit hash per kept pair (training only)."""
     import numpy as np
     import pyarrow as pa
-    from datasets.table import InMemoryTable
 
-    report = CleanReport()
-    tables: list[pa.Table] = []
-    hashes: list[np.ndarray] = []
     began, seen = time.monotonic(), 0
-    for chunk in ds.select_columns(["en", "zh"]).iter(batch_size=100_000):
+    for chunk in ds.select_columns(["en", "zh"]).iter(batch_size=CHUNK_ROWS):
         seen += len(chunk["en"])
-        if seen % 500_000 == 0:
+        if seen % (5 * CHUNK_ROWS) == 0:
             elapsed = time.monotonic() - began
             logger.info("cleaning: %s of %s pairs, %s pairs/s, ETA %d s", f"{seen:,}", f"{len(ds):,}",
                         f"{seen / elapsed:,.0f}", round(elapsed * (len(ds) - seen) / seen))
@@ -103,18 +102,94 @@ def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_trainin
                 continue
             en_out.append(en)
             zh_out.append(zh)
-        tables.append(pa.table({"en": pa.array(en_out, pa.string()), "zh": pa.array(zh_out, pa.string())}))
-        if filter_training:
-            hashes.append(np.fromiter((hash(pair) for pair in zip(en_out, zh_out)), np.int64, len(en_out)))
-    table = pa.concat_tables(tables) if tables else pa.table({"en": pa.array([], pa.string()), "zh": pa.array([], pa.string())})
-    if hashes:
-        all_hashes = np.concatenate(hashes)
-        first = np.sort(np.unique(all_hashes, return_index=True)[1])
-        if len(first) < len(all_hashes):
-            report.dropped["duplicate"] += len(all_hashes) - len(first)
-            table = table.take(pa.array(first))
+        hashes = np.fromiter((hash(p) for p in zip(en_out, zh_out)), np.int64, len(en_out)) if filter_training else None
+        yield pa.table({"en": pa.array(en_out, pa.string()), "zh": pa.array(zh_out, pa.string())}), hashes
+
+
+def _first_occurrences(hashes: list[np.ndarray], report: CleanReport) -> np.ndarray | None:
+    """Sorted row numbers of the first occurrence of each pair; None when no pair repeats."""
+    import numpy as np
+
+    if not hashes:
+        return None
+    every = np.concatenate(hashes)
+    first = np.sort(np.unique(every, return_index=True)[1])
+    if len(first) == len(every):
+        return None
+    report.dropped["duplicate"] += len(every) - len(first)
+    return first
+
+
+def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_training: bool) -> tuple[datasets.Dataset, CleanReport]:
+    """Normalise whitespace; for training data also drop empty, over-long, badly-ratioed and duplicate pairs.
+
+    Dev/test data (`filter_training=False`) keep every row so scores stay comparable. Streams over
+    the corpus in chunks; duplicates are found from one 64-bit hash per pair (8 bytes a pair, not
+    the strings), keeping the first occurrence. In memory; `clean_to_file` for large corpora.
+    """
+    import datasets  # only corpus preparation needs these; translating imports this module too
+    import pyarrow as pa
+    from datasets.table import InMemoryTable
+
+    report = CleanReport()
+    tables, hashes = [], []
+    for table, chunk_hashes in _clean_chunks(ds, max_chars, max_ratio, filter_training, report):
+        tables.append(table)
+        if chunk_hashes is not None:
+            hashes.append(chunk_hashes)
+    table = pa.concat_tables(tables) if tables else _schema().empty_table()
+    first = _first_occurrences(hashes, report)
+    if first is not None:
+        table = table.take(pa.array(first))
     report.kept = len(table)
     return datasets.Dataset(InMemoryTable(table)), report
+
+
+def clean_to_file(ds: datasets.Dataset, path: Path, max_chars: int, max_ratio: float,
+                  filter_training: bool) -> CleanReport:
+    """`clean`, written chunk by chunk to the Arrow stream file `path` (never the whole cleaned
+    corpus in memory); duplicates are then dropped in a second streamed pass over that file."""
+    import numpy as np
+    import pyarrow as pa
+
+    report = CleanReport()
+    hashes: list[np.ndarray] = []
+    draft = path.with_name(path.name + ".draft")
+    with pa.OSFile(str(draft), "wb") as sink, pa.ipc.new_stream(sink, _schema()) as writer:
+        for table, chunk_hashes in _clean_chunks(ds, max_chars, max_ratio, filter_training, report):
+            writer.write_table(table)
+            if chunk_hashes is not None:
+                hashes.append(chunk_hashes)
+    first = _first_occurrences(hashes, report)
+    if first is None:
+        report.kept = sum(len(h) for h in hashes) if hashes else _rows(draft)
+        draft.replace(path)
+        return report
+    keep = np.zeros(sum(len(h) for h in hashes), dtype=bool)
+    keep[first] = True
+    with pa.memory_map(str(draft)) as source, pa.ipc.open_stream(source) as reader, \
+            pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, _schema()) as writer:
+        offset = 0
+        for batch in reader:
+            writer.write_batch(batch.filter(pa.array(keep[offset:offset + len(batch)])))
+            offset += len(batch)
+    draft.unlink()
+    report.kept = len(first)
+    return report
+
+
+def _rows(path: Path) -> int:
+    import pyarrow as pa
+
+    with pa.memory_map(str(path)) as source, pa.ipc.open_stream(source) as reader:
+        return sum(len(batch) for batch in reader)
+
+
+def _schema() -> pa.Schema:
+    """The cleaned text's columns (a function: pyarrow is imported only when preparing data)."""
+    import pyarrow as pa
+
+    return pa.schema([("en", pa.string()), ("zh", pa.string())])
 
 
 def _reject_reason(en: str, zh: str, max_chars: int, max_ratio: float) -> str | None:

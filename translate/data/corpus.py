@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from translate.config import DataConfig, RunConfig
 from translate.data.batching import fingerprint, numericalize
-from translate.data.cleaning import check_columns, clean
+from translate.data.cleaning import check_columns, clean, clean_to_file
 from translate.data.readers import read_split
 from translate.data.tokenizer import TRAINING_RECIPE, Tokenizer, train_tokenizer
 from translate.paths import cache_path, data_dir
@@ -80,16 +78,16 @@ def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | Non
     ds, read_report = read_split(cfg, split)
     if cfg.check_columns:
         check_columns(ds, read_report.path)
-    cleaned, clean_report = clean(ds, cfg.max_chars, cfg.max_ratio, filter_training=split == "train")
+    if path is None:
+        cleaned, clean_report = clean(ds, cfg.max_chars, cfg.max_ratio, filter_training=split == "train")
+        report.append(f"{split}: {read_report.summary()}; {clean_report.summary()}")
+        return cleaned
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    clean_report = clean_to_file(ds, tmp, cfg.max_chars, cfg.max_ratio, filter_training=split == "train")
+    del ds
+    pa.default_memory_pool().release_unused()  # the raw corpus: give its memory back before tokenising
     line = f"{split}: {read_report.summary()}; {clean_report.summary()}"
     report.append(line)
-    if path is None:
-        return cleaned
-    del ds
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-    table = cleaned.data.table
-    with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table, max_chunksize=100_000)
     path.with_suffix(".json").write_text(json.dumps({"report": line}), encoding="utf-8")
     os.replace(tmp, path)
     return datasets.Dataset.from_file(str(path))
@@ -105,16 +103,6 @@ def sample_sentences(ds: datasets.Dataset, lang: str, limit: int = TOKENIZER_SAM
         ds = ds.shuffle(seed=seed).select(range(limit))
     for chunk in ds.select_columns([lang]).iter(batch_size=10_000):
         yield from chunk[lang]
-
-
-def within_length(ids: datasets.Dataset, max_tokens: int) -> datasets.Dataset:
-    """Rows with at most `max_tokens` source ids (EOS included) and `max_tokens` + 1 target ids (BOS
-    and EOS included), found with Arrow's vectorised list lengths (no Python call per row)."""
-    table = ids.select_columns(["src_ids", "tgt_ids"]).with_format("arrow")[:]
-    src = pc.list_value_length(table.column("src_ids")).to_numpy()
-    tgt = pc.list_value_length(table.column("tgt_ids")).to_numpy()
-    keep = np.flatnonzero((src <= max_tokens) & (tgt <= max_tokens + 1))
-    return ids if len(keep) == len(ids) else ids.select(keep)
 
 
 def _tokenizer(cfg: RunConfig, lang: str, train_text: datasets.Dataset, key: str, cache: Path) -> Tokenizer:
@@ -150,9 +138,8 @@ def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None 
     src_tok, tgt_tok = tokenizers
     tok_key = fingerprint(src_tok.proto, tgt_tok.proto, data.direction)
     train_ids = numericalize(train_text, data.src_lang, data.tgt_lang, src_tok, tgt_tok, cache,
-                             f"train-{fingerprint(clean_key, tok_key)}")
-    before = len(train_ids)
-    train_ids = within_length(train_ids, data.max_tokens)
+                             f"train-{fingerprint(clean_key, tok_key, str(data.max_tokens))}", data.max_tokens)
+    before = len(train_text)
     dev_ids = numericalize(dev_text, data.src_lang, data.tgt_lang, src_tok, tgt_tok, cache,
                            f"dev-{fingerprint(_source_key(data, 'dev'), tok_key)}")
     clock.done("token ids")
@@ -163,6 +150,12 @@ def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None 
                   f"target {tgt_tok.unk_rate(dev_refs):.4%}; vocab {len(src_tok)} src / {len(tgt_tok)} tgt pieces")
     report.append(clock.summary())
     return PreparedData(Corpus(train_text, train_ids), Corpus(dev_text, dev_ids), src_tok, tgt_tok, report)
+
+
+def _peak_rss_mib() -> int:
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 class _PhaseClock:
@@ -176,7 +169,7 @@ class _PhaseClock:
         now = time.perf_counter()
         self.phases.append((phase, now - self.last))
         self.last = now
-        logger.info("%s: %.1f s", phase, self.phases[-1][1])
+        logger.info("%s: %.1f s (peak RSS so far %d MiB)", phase, self.phases[-1][1], _peak_rss_mib())
 
     def summary(self) -> str:
         parts = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.phases)
