@@ -127,9 +127,7 @@ def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_trainin
     the corpus in chunks; duplicates are found from one 64-bit hash per pair (8 bytes a pair, not
     the strings), keeping the first occurrence. In memory; `clean_to_file` for large corpora.
     """
-    import datasets  # only corpus preparation needs these; translating imports this module too
-    import pyarrow as pa
-    from datasets.table import InMemoryTable
+    import pyarrow as pa  # only corpus preparation needs it; translating imports this module too
 
     report = CleanReport()
     tables, hashes = [], []
@@ -142,7 +140,18 @@ def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_trainin
     if first is not None:
         table = table.take(pa.array(first))
     report.kept = len(table)
-    return datasets.Dataset(InMemoryTable(table)), report
+    return arrow_dataset(table), report
+
+
+def arrow_dataset(table: pa.Table) -> datasets.Dataset:
+    """A `datasets.Dataset` over an in-memory Arrow table, with a fresh random fingerprint: without
+    one, `datasets` pickles the whole table to hash it (+390 MB of peak memory for a million pairs)."""
+    import uuid
+
+    import datasets
+    from datasets.table import InMemoryTable
+
+    return datasets.Dataset(InMemoryTable(table), fingerprint=uuid.uuid4().hex)
 
 
 def clean_to_file(ds: datasets.Dataset, path: Path, max_chars: int, max_ratio: float,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import datasets
 import pyarrow as pa
-from datasets.table import InMemoryTable
 
 from translate.config import LANGS, DataConfig
+from translate.data.cleaning import arrow_dataset
 from translate.data.text import iter_text_lines
 from translate.errors import DataError
 from translate.paths import data_dir as resolve_data_dir
@@ -66,7 +66,7 @@ class _Columns:
         schema = pa.schema([("en", pa.string()), ("zh", pa.string())])
         table = pa.concat_tables(self.tables) if self.tables else schema.empty_table()
         self.tables = []
-        return datasets.Dataset(InMemoryTable(table))
+        return arrow_dataset(table)
 
 
 def _pairs_to_dataset(columns: _Columns, path: Path) -> datasets.Dataset:
