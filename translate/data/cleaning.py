@@ -176,7 +176,8 @@ def clean_to_file(ds: datasets.Dataset, path: Path, max_chars: int, max_ratio: f
         return report
     keep = np.zeros(sum(len(h) for h in hashes), dtype=bool)
     keep[first] = True
-    with pa.memory_map(str(draft)) as source, pa.ipc.open_stream(source) as reader, \
+    # read back with plain reads, not a memory map: mapped pages would stay resident (and counted)
+    with pa.OSFile(str(draft), "rb") as source, pa.ipc.open_stream(source) as reader, \
             pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, _schema()) as writer:
         offset = 0
         for batch in reader:
@@ -190,7 +191,7 @@ def clean_to_file(ds: datasets.Dataset, path: Path, max_chars: int, max_ratio: f
 def _rows(path: Path) -> int:
     import pyarrow as pa
 
-    with pa.memory_map(str(path)) as source, pa.ipc.open_stream(source) as reader:
+    with pa.OSFile(str(path), "rb") as source, pa.ipc.open_stream(source) as reader:
         return sum(len(batch) for batch in reader)
 
 
