@@ -1,7 +1,7 @@
 """Release a run's best checkpoint as checkpoints/<direction>/: fp16 weights, scores measured on
 the released copy (what users load), and a model card.
 
-    python scripts/release_checkpoint.py runs/zh-en-release checkpoints/zh-en --recipe recipes/zh-en.yaml
+    python scripts/release_checkpoint.py runs/zh-en-release checkpoints/zh-en
 
 It evaluates the released copy on test.tsv (beam 5 and greedy; sacrebleu signatures; sentences/s
 on this machine's threads), BLEU by source length, how often digits in the source come through
@@ -91,8 +91,10 @@ def model_card(name: str, translator: Translator, meta: dict[str, Any], recipe: 
              (f"- data: Tatoeba English–Mandarin shared split (train 26,206 pairs; CC-BY 2.0 FR, attribution: "
               f"the Tatoeba project and its contributors, https://tatoeba.org), SentencePiece unigram "
               f"{len(translator.src_tokenizer)}/{len(translator.tgt_tokenizer)} pieces"),
-             f"- recipe: `translate train -c {recipe}` ({t['stop_reason']})",
-             (f"- training: {t['updates']} updates, {t['epochs']} epochs, {t['minutes']} min of training on "
+             *([f"- extra training data: {meta['extra_data']}"] if meta.get("extra_data") else []),
+             f"- recipe: `{recipe}` ({t['stop_reason']})",
+             *([f"- stages: {meta['stages']}"] if meta.get("stages") else []),
+             (f"- training (last stage): {t['updates']} updates, {t['epochs']} epochs, {t['minutes']} min on "
               f"2 CPU threads (shared with other work), best dev BLEU {t['best_dev_bleu']:.2f} (greedy)"),
              (f"- decoding: beam 5, length penalty {translator.decode.length_penalty:g} (GNMT alpha, chosen on dev), "
               f"digits copied from the source")]
@@ -122,7 +124,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", type=Path, help="run folder (its best/ is released) or checkpoint folder")
     parser.add_argument("target", type=Path)
-    parser.add_argument("--recipe", default="recipes/<direction>.yaml", help="the recipe file, for the model card")
+    parser.add_argument("--recipe", default="", help="the command that trains it, for the model card "
+                        "(default: translate train -c recipes/<direction>.yaml)")
+    parser.add_argument("--extra-data", default="", help="training data besides Tatoeba, with its license (model card)")
+    parser.add_argument("--stages", default="", help="how the model was trained in stages (model card)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--length-penalty", type=float, help=(
         "store this beam-search length penalty in the released decode settings (tune it on dev with "
@@ -140,13 +145,15 @@ def main() -> None:
     sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": art.direction}), "test")
     began = time.perf_counter()
     test = evaluate(translator, sources, refs, art.tgt_lang)
+    meta.update({k: v for k, v in (("extra_data", args.extra_data), ("stages", args.stages)) if v})
     meta.update(scores={"test": test}, training=training_facts(args.run),
                 bleu_by_length=by_length(sources, refs, test["beam5"]["hypotheses"], art.src_lang, art.tgt_lang),
                 digits_kept=digits_kept(sources, test["beam5"]["hypotheses"]))
     card_meta = {**meta, "artifact": {"direction": art.direction, "architecture": (
         f"{art.model.rnn_type.upper()} hidden {art.model.hidden_size}, {art.model.encoder_layers}+{art.model.decoder_layers} "
         f"layers (bidirectional encoder), attention {art.model.mechanism}")}}
-    card = model_card(args.target.name, translator, json.loads(json.dumps(card_meta)), args.recipe, (sources, refs))
+    recipe = args.recipe or f"translate train -c recipes/{art.direction}.yaml"
+    card = model_card(args.target.name, translator, json.loads(json.dumps(card_meta)), recipe, (sources, refs))
     for fig in test.values():
         fig.pop("hypotheses")
     meta["digits_kept"].pop("lost")
