@@ -80,6 +80,16 @@ def _example(i: int, sources: list[str], refs: list[str], hyps: list[str]) -> li
     return [f"  - source: {sources[i]}", f"    reference: {refs[i]}", f"    output: {hyps[i]}"]
 
 
+# Everyday sentences written for the model card (not from Tatoeba, no reference): outputs shown as they are.
+EVERYDAY = {
+    "zh": ["我明天要去北京开会。", "这个问题很难解决。", "请问附近有没有便宜的酒店？", "他每天早上六点起床跑步。",
+           "我们应该保护环境。", "这本书是我朋友送给我的生日礼物。"],
+    "en": ["I will go to Beijing for a meeting tomorrow.", "This problem is hard to solve.",
+           "Is there a cheap hotel nearby?", "He gets up at six every morning to run.",
+           "We should protect the environment.", "This book was a birthday present from my friend."],
+}
+
+
 def model_card(name: str, translator: Translator, meta: dict[str, Any], recipe: str, split: tuple[list[str], list[str]]) -> str:
     m, art = translator.model, meta["artifact"]
     t, scores = meta["training"], meta["scores"]["test"]
@@ -115,8 +125,11 @@ def model_card(name: str, translator: Translator, meta: dict[str, Any], recipe: 
         lines += _example(i, sources, refs, hyps)
     lines += [("- names and idioms: Tatoeba's names are mostly Tom and Mary; other names and idioms are often "
               "transliterated wrongly or translated word by word."),
-              "", (f"Use: `translate text ...` picks this model for {art['direction']} input; "
-              f"`translate text --checkpoint {name} ...` forces it."), ""]
+              "", "Everyday sentences from outside Tatoeba (written for this card, beam 5, shown as they come out):", ""]
+    everyday = EVERYDAY[translator.src_lang]
+    lines += [f"- {src} → {out}" for src, out in zip(everyday, translator.translate(everyday))]
+    lines += ["", (f"Use: `translate text ...` picks this model for {art['direction']} input; "
+                   f"`translate text --checkpoint {name} ...` forces it."), ""]
     return "\n".join(lines)
 
 
