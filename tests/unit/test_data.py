@@ -176,6 +176,8 @@ def test_token_ids_cached_as_int32_and_batched_from_flat_arrays(
 
 
 def test_cleaned_split_cached_and_memory_mapped(tmp_path: Path) -> None:
+    import shutil
+
     from translate.config import DataConfig
     from translate.data.corpus import read_clean
 
@@ -191,5 +193,10 @@ def test_cleaned_split_cached_and_memory_mapped(tmp_path: Path) -> None:
     assert again["en"] == first["en"] == ["a", "b"] and again_report == first_report
     assert "dropped 1 duplicate" in again_report[0]
     assert len(list(cache.glob("text-*.arrow"))) == 1 and not list(cache.glob("*.tmp*"))
+    moved = tmp_path / "moved"
+    shutil.copytree(data, moved)  # the same bytes elsewhere: the cache serves it, the report names the new path
+    moved_report: list[str] = []
+    assert read_clean(DataConfig(data_dir=str(moved)), "train", moved_report, cache)["en"] == ["a", "b"]
+    assert str(moved / "train.tsv") in moved_report[0] and str(data / "train.tsv") not in moved_report[0]
     write(data, "train.tsv", "c\t丙\n".encode())  # new content: a new cache entry, not the old text
     assert read_clean(cfg, "train", [], cache)["en"] == ["c"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -57,13 +58,31 @@ def _source_key(cfg: DataConfig, split: str) -> str:
     h = hashlib.sha1()
     for file in files:
         if file.is_file():
-            with open(file, "rb") as stream:  # in blocks: a corpus file may be gigabytes
-                while block := stream.read(1 << 20):
-                    h.update(block)
+            stat = file.stat()
+            h.update(_file_digest(str(file.resolve()), stat.st_size, stat.st_mtime_ns))
     return h.hexdigest()
 
 
-CLEAN_VERSION = "1"  # bump when reading or cleaning changes what a cached cleaned split holds
+@functools.lru_cache(maxsize=16)
+def _file_digest(path: str, size: int, mtime_ns: int) -> bytes:
+    """SHA-1 of a file's bytes, read in blocks (a corpus may be gigabytes); computed once per
+    process for an unchanged file (size and mtime are part of the cache key)."""
+    h = hashlib.sha1()
+    with open(path, "rb") as stream:
+        while block := stream.read(1 << 20):
+            h.update(block)
+    return h.digest()
+
+
+def _where(cfg: DataConfig, split: str) -> str:
+    """How a split's reader names it in reports (ReadReport.path)."""
+    if cfg.format == "hf":
+        return f"{cfg.hf_name}:{getattr(cfg, split)}"
+    base = data_dir(cfg.data_dir) / getattr(cfg, split)
+    return str(base) if cfg.format != "text" else f"{base}.en+{base}.zh"
+
+
+CLEAN_VERSION = "2"  # bump when reading or cleaning changes what a cached cleaned split holds
 
 
 def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | None = None) -> datasets.Dataset:
@@ -73,7 +92,8 @@ def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | Non
                       split if split == "train" else "eval", CLEAN_VERSION)
     path = cache / f"text-{key}.arrow" if cache is not None else None
     if path is not None and path.is_file() and path.with_suffix(".json").is_file():
-        report.append(json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["report"])
+        cached = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        report.append(cached["report"].replace(cached["path"], _where(cfg, split)))  # same bytes, maybe another path
         return datasets.Dataset.from_file(str(path))
     ds, read_report = read_split(cfg, split)
     if cfg.check_columns:
@@ -88,7 +108,7 @@ def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | Non
     pa.default_memory_pool().release_unused()  # the raw corpus: give its memory back before tokenising
     line = f"{split}: {read_report.summary()}; {clean_report.summary()}"
     report.append(line)
-    path.with_suffix(".json").write_text(json.dumps({"report": line}), encoding="utf-8")
+    path.with_suffix(".json").write_text(json.dumps({"report": line, "path": read_report.path}), encoding="utf-8")
     os.replace(tmp, path)
     return datasets.Dataset.from_file(str(path))
 
