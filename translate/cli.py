@@ -206,7 +206,8 @@ def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint f
 @handle_errors
 def compare(mechanisms: Annotated[str, typer.Option(
                 help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
-                     "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-gumbel-st, "
+                     "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-marginal, "
+                     "hard-gumbel-st, "
                      "multihead, multihead-ln, multihead-scaled-dot, self-attention+additive.")] = "all",
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,

@@ -45,6 +45,8 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "hard-reinforce-curriculum": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
                                   "model.attention.hard_training": "reinforce", "model.attention.reinforce_baseline": "soft",
                                   "model.attention.soft_mix": 0.0, "model.attention.soft_anneal_steps": 3000},
+    "hard-marginal": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
+                      "model.attention.hard_training": "marginal"},
     "hard-gumbel-st": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
                        "model.attention.hard_training": "straight-through"},
     "multihead": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",

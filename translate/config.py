@@ -107,7 +107,8 @@ class AttentionConfig:
     mode: Literal["plain", "key-value"] = "plain"
     heads: int = 4  # multihead only
     layer_norm: bool = False  # multihead only: layer normalisation of the query and of the context (RNMT+)
-    hard_training: Literal["reinforce", "straight-through"] = "reinforce"
+    # marginal: exact marginal likelihood over the position (Deng et al. 2018), argmax at inference
+    hard_training: Literal["reinforce", "straight-through", "marginal"] = "reinforce"
     hard_sample: Literal["sample", "argmax"] = "sample"  # how hard attention picks while training
     reinforce_weight: float = 1.0
     entropy_weight: float = 0.01

@@ -31,7 +31,10 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
     out = (forward or model)(batch.src, batch.src_lens, batch.tgt_in)
     mask = batch.tgt_out != PAD_ID  # (B, T)
     # the output layer and softmax run on real tokens only: padding costs nothing
-    log_probs = torch.log_softmax(model.decoder.generator(out.attentional[mask]).float(), dim=-1)  # (N, V)
+    if out.mixture_states is None:
+        log_probs = torch.log_softmax(model.decoder.generator(out.attentional[mask]).float(), dim=-1)  # (N, V)
+    else:  # hard attention, exact marginal over the source position
+        log_probs = model.decoder.mixture_log_probs(out.mixture_states[mask], out.weights[mask])
     nll = -log_probs.gather(-1, batch.tgt_out[mask].unsqueeze(-1)).squeeze(-1)  # (N,)
     per_token = (1 - label_smoothing) * nll - label_smoothing * log_probs.mean(-1)
     tokens = int(mask.sum())

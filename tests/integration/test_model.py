@@ -228,3 +228,52 @@ def test_soft_prediction_baseline_reaches_the_reinforce_loss(
     loss = compute_loss(model, batch, 0.1).loss
     loss.backward()
     assert torch.isfinite(loss) and model.decoder.attention.baseline.item() == 0.0  # the moving average is unused
+
+
+def test_mixture_log_probs_are_the_exact_marginal_over_positions(tiny_config: RunConfig,
+                                                                 tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    src_tok, tgt_tok = tiny_tokenizers
+    torch.manual_seed(0)
+    decoder = build_model(tiny_config.model, len(src_tok), len(tgt_tok)).decoder
+    states, weights = torch.randn(3, 5, tiny_config.model.hidden_size), torch.softmax(torch.randn(3, 5), -1)
+    weights[2] = torch.tensor([0.0, 0.0, 1.0, 0.0, 0.0])
+    mixed = decoder.mixture_log_probs(states, weights)  # (3, V)
+    brute = torch.stack([sum(weights[n, i] * torch.softmax(decoder.generator(states[n, i]), -1) for i in range(5))
+                         for n in range(3)]).log()
+    assert torch.allclose(mixed, brute, atol=1e-5)
+    assert torch.allclose(mixed.exp().sum(-1), torch.ones(3), atol=1e-5)
+    assert torch.allclose(mixed[2], torch.log_softmax(decoder.generator(states[2, 2]), -1), atol=1e-5)  # one-hot α
+
+
+@pytest.mark.parametrize("input_feeding", [True, False])
+def test_marginal_hard_attention_trains_the_scorer_without_sampling(
+        tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer], input_feeding: bool) -> None:
+    from translate.loss import compute_loss
+
+    cfg = apply_overrides(tiny_config, {"model.input_feeding": input_feeding, "model.attention.kind": "hard",
+                                        "model.attention.hard_training": "marginal", "model.dropout": 0.0,
+                                        "model.embedding_dropout": 0.0})
+    src_tok, tgt_tok = tiny_tokenizers
+    torch.manual_seed(0)
+    model = build_model(cfg.model, len(src_tok), len(tgt_tok)).train()
+    batch = encode_pair(src_tok, tgt_tok, ["I like tea.", "Where is the station?"], ["我喜欢茶。", "车站在哪里？"])
+    out = model(batch.src, batch.src_lens, batch.tgt_in)
+    batch_size, steps = batch.tgt_in.shape
+    assert out.mixture_states is not None
+    assert out.mixture_states.shape == (batch_size, steps, batch.src.size(1), cfg.model.hidden_size)
+    assert torch.allclose(out.weights.sum(-1), torch.ones(batch_size, steps), atol=1e-5)  # α, not one-hot
+    # the loss is deterministic (nothing sampled) and reaches the scorer through α
+    loss = compute_loss(model, batch, 0.1).loss
+    assert torch.equal(loss, compute_loss(model, batch, 0.1).loss)
+    loss.backward()
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in model.decoder.attention.scorer.parameters())
+    # the step used by search gives the same mixture distribution as teacher forcing
+    # (the step loop of search against teacher forcing, parallel or not)
+    ctx = model.encode(batch.src, batch.src_lens)
+    state = ctx.state
+    for t in range(steps):
+        logits, state, _ = model.decoder.step(batch.tgt_in[:, t], state, ctx.memory)
+        expected = model.decoder.mixture_log_probs(out.mixture_states[:, t], out.weights[:, t])
+        assert torch.allclose(logits, expected, atol=1e-4), t
+    model.eval()  # inference: one position, the argmax
+    assert model(batch.src, batch.src_lens, batch.tgt_in).mixture_states is None

@@ -22,7 +22,7 @@ def variants() -> list[AttentionConfig]:
     for kind in sorted(ATTENTION):
         scorers = MULTIHEAD_SCORERS if kind == "multihead" else sorted(SCORERS) if kind != "none" else ["additive"]
         modes = ["plain", "key-value"] if kind in ("soft", "hard") else ["plain"]
-        trainings = ["reinforce", "straight-through"] if kind == "hard" else ["reinforce"]
+        trainings = ["reinforce", "straight-through", "marginal"] if kind == "hard" else ["reinforce"]
         out += [AttentionConfig(kind=kind, scorer=s, mode=m, heads=2, hard_training=t)  # type: ignore[arg-type]
                 for s in scorers for m in modes for t in trainings]
     out.append(AttentionConfig(kind="hard", scorer="additive", reinforce_baseline="soft", soft_anneal_steps=10))

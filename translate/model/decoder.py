@@ -37,7 +37,9 @@ class DecoderOutput:
     `generator` only where needed); attention weights (B, T, S); choice log-probs / entropies
     (B, T) for hard attention; per-head weights (B, T, H, S) for multi-head attention;
     baseline_attentional (B, T, H), no gradient: the attentional output the expected context would
-    have given, for attention whose REINFORCE baseline is the soft prediction."""
+    have given, for attention whose REINFORCE baseline is the soft prediction; mixture_states
+    (B, T, S, H) when the prediction is a mixture over source positions weighted by `weights`
+    (`Decoder.mixture_log_probs` turns them into log-probabilities)."""
 
     attentional: torch.Tensor
     weights: torch.Tensor
@@ -45,6 +47,7 @@ class DecoderOutput:
     choice_entropies: torch.Tensor | None
     head_weights: torch.Tensor | None = None
     baseline_attentional: torch.Tensor | None = None
+    mixture_states: torch.Tensor | None = None  # (B, T, S, H): one attentional output per source position
 
 
 class Decoder(nn.Module):
@@ -75,8 +78,25 @@ class Decoder(nn.Module):
         cell = torch.zeros_like(hidden) if self.is_lstm else None
         return DecoderState(hidden=hidden, cell=cell, feed=final.new_zeros(final.size(0), self.hidden_size))
 
-    def _step(self, embedded: torch.Tensor, state: DecoderState, memory: Memory) -> tuple[torch.Tensor, DecoderState, AttentionOutput]:
-        """embedded (B, E) -> attentional output (B, H), new state, attention output."""
+    def _attentional(self, attended: AttentionOutput, query: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """tanh(W[c; h]) (N, H) after dropout; for a mixture over positions, one per position
+        (N, S, H) too, and their α-weighted mean as the attentional output (what input feeding reads)."""
+        if attended.candidates is None:
+            return self.dropout(torch.tanh(self.combine(torch.cat([attended.context, query], dim=-1)))), None
+        positions = attended.candidates.size(1)
+        per_position = self.dropout(torch.tanh(self.combine(torch.cat(
+            [attended.candidates, query.unsqueeze(1).expand(-1, positions, -1)], dim=-1))))  # (N, S, H)
+        return (attended.weights.unsqueeze(-1) * per_position).sum(1), per_position
+
+    def mixture_log_probs(self, states: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+        """log Σᵢ αᵢ softmax(W oᵢ): states (N, S, H), weights (N, S) -> (N, V) log-probabilities."""
+        log_probs = torch.log_softmax(self.generator(states).float(), dim=-1)  # (N, S, V)
+        return torch.logsumexp(log_probs + weights.float().clamp_min(1e-30).log().unsqueeze(-1), dim=1)
+
+    def _step(self, embedded: torch.Tensor, state: DecoderState,
+              memory: Memory) -> tuple[torch.Tensor, DecoderState, AttentionOutput, torch.Tensor | None]:
+        """embedded (B, E) -> attentional output (B, H), new state, attention output, and the
+        per-position outputs (B, S, H) of a mixture (else None)."""
         x = torch.cat([embedded, state.feed], dim=-1) if self.input_feeding else embedded
         hiddens, cells = [], []
         for layer, cell in enumerate(self.cells):
@@ -89,24 +109,27 @@ class Decoder(nn.Module):
             hiddens.append(h)
             x = self.dropout(h) if layer < self.layers - 1 else h
         attended = self.attention(x, memory)
-        out = self.dropout(torch.tanh(self.combine(torch.cat([attended.context, x], dim=-1))))  # (B, H)
+        out, mixture = self._attentional(attended, x)  # (B, H)
         new_state = DecoderState(hidden=torch.stack(hiddens), cell=torch.stack(cells) if cells else None, feed=out)
-        return out, new_state, attended
+        return out, new_state, attended, mixture
 
     def step(self, prev_tokens: torch.Tensor, state: DecoderState, memory: Memory) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
-        """prev_tokens (B,) -> logits (B, V), new state, attention weights (B, S)."""
-        out, state, attended = self._step(self.embedding_dropout(self.embedding(prev_tokens)), state, memory)
-        return self.generator(out), state, attended.weights
+        """prev_tokens (B,) -> logits (B, V) (log-probabilities for a mixture), new state, attention weights (B, S)."""
+        out, state, attended, mixture = self._step(self.embedding_dropout(self.embedding(prev_tokens)), state, memory)
+        logits = self.generator(out) if mixture is None else self.mixture_log_probs(mixture, attended.weights)
+        return logits, state, attended.weights
 
     def forward(self, tgt_in: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
         """Teacher forcing: tgt_in (B, T) -> DecoderOutput; `generator` then maps hidden to logits."""
         embedded = self.embedding_dropout(self.embedding(tgt_in))  # (B, T, E)
         if not self.input_feeding:
             return self._forward_parallel(embedded, state, memory)
-        outs, weights, log_probs, entropies, heads, baselines = [], [], [], [], [], []
+        outs, weights, log_probs, entropies, heads, baselines, mixtures = [], [], [], [], [], [], []
         for t in range(tgt_in.size(1)):
-            out, state, attended = self._step(embedded[:, t], state, memory)
+            out, state, attended, mixture = self._step(embedded[:, t], state, memory)
             outs.append(out)
+            if mixture is not None:
+                mixtures.append(mixture)
             weights.append(attended.weights)
             if attended.head_weights is not None:
                 heads.append(attended.head_weights)
@@ -121,7 +144,8 @@ class Decoder(nn.Module):
 
         return DecoderOutput(attentional=torch.stack(outs, dim=1), weights=torch.stack(weights, dim=1),
                              choice_log_probs=stacked(log_probs), choice_entropies=stacked(entropies),
-                             head_weights=stacked(heads), baseline_attentional=stacked(baselines))
+                             head_weights=stacked(heads), baseline_attentional=stacked(baselines),
+                             mixture_states=stacked(mixtures))
 
     @torch.no_grad()
     def _baseline(self, expected_context: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
@@ -146,7 +170,7 @@ class Decoder(nn.Module):
         queries = x.reshape(batch * length, hidden)
         rows = torch.arange(batch, device=x.device).repeat_interleave(length)  # position -> its sentence
         attended = self.attention(queries, memory.select(rows))
-        out = self.dropout(torch.tanh(self.combine(torch.cat([attended.context, queries], dim=-1))))  # (B*T, H)
+        out, mixture = self._attentional(attended, queries)  # (B*T, H)
 
         def per_position(t: torch.Tensor | None) -> torch.Tensor | None:
             return None if t is None else t.view(batch, length, *t.shape[1:])
@@ -156,4 +180,4 @@ class Decoder(nn.Module):
                              choice_log_probs=per_position(attended.log_prob),
                              choice_entropies=per_position(attended.entropy),
                              head_weights=per_position(attended.head_weights),
-                             baseline_attentional=per_position(baseline))
+                             baseline_attentional=per_position(baseline), mixture_states=per_position(mixture))

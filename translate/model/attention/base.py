@@ -39,6 +39,8 @@ class AttentionOutput:
     entropy: torch.Tensor | None = None
     head_weights: torch.Tensor | None = None
     baseline_context: torch.Tensor | None = None
+    candidates: torch.Tensor | None = None  # (B, S, Dv): every position's value, when the prediction is
+    # a mixture over positions weighted by `weights` (hard attention trained by exact marginalisation)
 
 
 class Attention(nn.Module):

@@ -10,7 +10,11 @@ choice, uses one of:
   variance reduction), and `soft_anneal_steps` starts that probability at 1 and lowers it
   linearly to `soft_mix` (a curriculum from soft to hard attention);
 - `straight-through`: Gumbel-softmax sample y (temperature τ); forward uses one_hot(argmax y),
-  backward the gradient of y (Jang et al. 2017), written out here rather than F.gumbel_softmax.
+  backward the gradient of y (Jang et al. 2017), written out here rather than F.gumbel_softmax;
+- `marginal`: no sampling at all: the decoder predicts p(y) = Σᵢ αᵢ p(y | xᵢ), one attentional
+  output and output distribution per source position, mixed by α (exact marginal likelihood,
+  Deng et al. 2018); with input feeding the next step is fed the expected attentional output
+  Σᵢ αᵢ oᵢ. The output layer runs once per source position: about S times its usual cost.
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ class HardAttention(SoftAttention):
         super().__init__(scorer, memory_size, key_value)
         # the estimator and its constants are fixed here, never re-read from strings per step
         self.uses_reinforce = cfg.hard_training == "reinforce"
-        self._train_choice = self._reinforce_choice if self.uses_reinforce else self._straight_through
+        self.marginal = cfg.hard_training == "marginal"
+        self._train_choice = {"reinforce": self._reinforce_choice, "straight-through": self._straight_through,
+                              "marginal": self._marginal_choice}[cfg.hard_training]
         self._pick = _sample if cfg.hard_sample == "sample" else _argmax
         self.soft_mix, self.temperature = cfg.soft_mix, cfg.gumbel_temperature
         self.reinforce_weight, self.entropy_weight = cfg.reinforce_weight, cfg.entropy_weight
@@ -46,7 +52,9 @@ class HardAttention(SoftAttention):
         expected = None
         if self.soft_baseline and choice.probs is not None:  # what soft attention would have read
             expected = (choice.probs.unsqueeze(1) @ memory.values).squeeze(1).detach()
-        return AttentionOutput(context, choice.weights, choice.log_prob, choice.entropy, baseline_context=expected)
+        candidates = memory.values if self.marginal and self.training else None
+        return AttentionOutput(context, choice.weights, choice.log_prob, choice.entropy, baseline_context=expected,
+                               candidates=candidates)
 
     def current_soft_mix(self) -> float:
         """The probability that a row uses the expectation: `soft_mix`, or on the curriculum from 1 down to it."""
@@ -59,6 +67,10 @@ class HardAttention(SoftAttention):
         if not self.training:
             return Choice(weights=_one_hot(scores.masked_fill(~mask, float("-inf")).argmax(-1), scores))
         return self._train_choice(scores, mask)
+
+    def _marginal_choice(self, scores: torch.Tensor, mask: torch.Tensor) -> Choice:
+        """α itself: the decoder mixes one prediction per position with these weights."""
+        return Choice(weights=masked_softmax(scores, mask))
 
     def _straight_through(self, scores: torch.Tensor, mask: torch.Tensor) -> Choice:
         uniform = torch.rand_like(scores).clamp(1e-10, 1 - 1e-7)
