@@ -135,7 +135,7 @@ def clean(ds: datasets.Dataset, max_chars: int, max_ratio: float, filter_trainin
         tables.append(table)
         if chunk_hashes is not None:
             hashes.append(chunk_hashes)
-    table = pa.concat_tables(tables) if tables else _schema().empty_table()
+    table = pa.concat_tables(tables) if tables else text_schema().empty_table()
     first = _first_occurrences(hashes, report)
     if first is not None:
         table = table.take(pa.array(first))
@@ -164,7 +164,7 @@ def clean_to_file(ds: datasets.Dataset, path: Path, max_chars: int, max_ratio: f
     report = CleanReport()
     hashes: list[np.ndarray] = []
     draft = path.with_name(path.name + ".draft")
-    with pa.OSFile(str(draft), "wb") as sink, pa.ipc.new_stream(sink, _schema()) as writer:
+    with pa.OSFile(str(draft), "wb") as sink, pa.ipc.new_stream(sink, text_schema()) as writer:
         for table, chunk_hashes in _clean_chunks(ds, max_chars, max_ratio, filter_training, report):
             writer.write_table(table)
             if chunk_hashes is not None:
@@ -178,7 +178,7 @@ def clean_to_file(ds: datasets.Dataset, path: Path, max_chars: int, max_ratio: f
     keep[first] = True
     # read back with plain reads, not a memory map: mapped pages would stay resident (and counted)
     with pa.OSFile(str(draft), "rb") as source, pa.ipc.open_stream(source) as reader, \
-            pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, _schema()) as writer:
+            pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, text_schema()) as writer:
         offset = 0
         for batch in reader:
             writer.write_batch(batch.filter(pa.array(keep[offset:offset + len(batch)])))
@@ -195,7 +195,7 @@ def _rows(path: Path) -> int:
         return sum(len(batch) for batch in reader)
 
 
-def _schema() -> pa.Schema:
+def text_schema() -> pa.Schema:
     """The cleaned text's columns (a function: pyarrow is imported only when preparing data)."""
     import pyarrow as pa
 

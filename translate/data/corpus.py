@@ -53,10 +53,8 @@ def _source_key(cfg: DataConfig, split: str) -> str:
     """Identify a split's content: file bytes for local data, name and split for the hub."""
     if cfg.format == "hf":
         return f"{cfg.hf_name}:{cfg.hf_config}:{getattr(cfg, split)}"
-    base = data_dir(cfg.data_dir) / getattr(cfg, split)
-    files = [base] if cfg.format != "text" else [base.with_name(base.name + ".en"), base.with_name(base.name + ".zh")]
     h = hashlib.sha1()
-    for file in files:
+    for file in _split_files(cfg, split):
         if file.is_file():
             stat = file.stat()
             h.update(_file_digest(str(file.resolve()), stat.st_size, stat.st_mtime_ns))
@@ -74,12 +72,17 @@ def _file_digest(path: str, size: int, mtime_ns: int) -> bytes:
     return h.digest()
 
 
+def _split_files(cfg: DataConfig, split: str) -> list[Path]:
+    """The local file(s) of a split: one TSV/JSONL file, or <name>.en and <name>.zh."""
+    base = data_dir(cfg.data_dir) / getattr(cfg, split)
+    return [base] if cfg.format != "text" else [base.with_name(base.name + ".en"), base.with_name(base.name + ".zh")]
+
+
 def _where(cfg: DataConfig, split: str) -> str:
     """How a split's reader names it in reports (ReadReport.path)."""
     if cfg.format == "hf":
         return f"{cfg.hf_name}:{getattr(cfg, split)}"
-    base = data_dir(cfg.data_dir) / getattr(cfg, split)
-    return str(base) if cfg.format != "text" else f"{base}.en+{base}.zh"
+    return "+".join(str(file) for file in _split_files(cfg, split))
 
 
 CLEAN_VERSION = "2"  # bump when reading or cleaning changes what a cached cleaned split holds

@@ -15,7 +15,7 @@ import datasets
 import pyarrow as pa
 
 from translate.config import LANGS, DataConfig
-from translate.data.cleaning import arrow_dataset
+from translate.data.cleaning import arrow_dataset, text_schema
 from translate.data.text import iter_text_lines
 from translate.errors import DataError
 from translate.paths import data_dir as resolve_data_dir
@@ -63,8 +63,7 @@ class _Columns:
 
     def dataset(self) -> datasets.Dataset:
         self._flush()
-        schema = pa.schema([("en", pa.string()), ("zh", pa.string())])
-        table = pa.concat_tables(self.tables) if self.tables else schema.empty_table()
+        table = pa.concat_tables(self.tables) if self.tables else text_schema().empty_table()
         self.tables = []
         return arrow_dataset(table)
 
