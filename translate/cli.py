@@ -207,8 +207,8 @@ def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint f
 def compare(mechanisms: Annotated[str, typer.Option(
                 help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
                      "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-marginal, "
-                     "hard-gumbel-st, "
-                     "multihead, multihead-ln, multihead-scaled-dot, self-attention+additive.")] = "all",
+                     "hard-gumbel-st, multihead, multihead-ln, multihead-dot, multihead-scaled-dot, "
+                     "self-attention+additive, dot-h512, scaled-dot-h512.")] = "all",
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
@@ -218,6 +218,8 @@ def compare(mechanisms: Annotated[str, typer.Option(
             work: Annotated[Path | None, typer.Option(help=(
                 "Where the runs themselves (with weights) go; default <out>/runs.")
             )] = None,
+            report_only: Annotated[bool, typer.Option(
+                "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/.")] = False,
             config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
@@ -230,8 +232,13 @@ def compare(mechanisms: Annotated[str, typer.Option(
     --out docs/compare-study --work runs/compare-study
     """
     from translate.compare import compare as run_compare
-    from translate.compare import parse_mechanisms
+    from translate.compare import parse_mechanisms, rebuild_report
 
+    if report_only:
+        _quiet_datasets()
+        result_dir = rebuild_report(resolve_config(config, set_, data_dir=data_dir, direction=direction), out)
+        typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
+        return
     if minutes is None and steps is None:
         raise typer.BadParameter("give a budget: --minutes or --steps", param_hint="--minutes/--steps")
     try:

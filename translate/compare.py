@@ -53,9 +53,14 @@ MECHANISMS: dict[str, dict[str, Any]] = {
                   "model.attention.heads": 4},
     "multihead-ln": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
                      "model.attention.heads": 4, "model.attention.layer_norm": True},
+    "multihead-dot": {"model.attention.kind": "multihead", "model.attention.scorer": "dot", "model.attention.heads": 4},
     "multihead-scaled-dot": {"model.attention.kind": "multihead", "model.attention.scorer": "scaled-dot",
                              "model.attention.heads": 4},
     "self-attention+additive": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True},
+    # the sqrt(d) check: the same two scorers at twice the width (d = 512 instead of 256)
+    "dot-h512": {**_SOFT, "model.attention.scorer": "dot", "model.hidden_size": 512, "model.embedding_size": 512},
+    "scaled-dot-h512": {**_SOFT, "model.attention.scorer": "scaled-dot", "model.hidden_size": 512,
+                        "model.embedding_size": 512},
 }
 BASELINE = "none"
 
@@ -169,4 +174,14 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
             results = out_dir / "runs" / cfg.name
             figures.append(_evaluate_run(cfg, mechanism, seed, results))
             write_report(base, figures, out_dir)  # the tables grow as runs finish
+    return out_dir
+
+
+def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
+    """Rewrite the tables and plots from the results already in out_dir/runs/ (no training, no weights)."""
+    found = [RunFigures.load(path) for path in (out_dir / "runs").glob("*/compare.json")]
+    if not found:
+        raise ConfigError(f"no finished runs in {out_dir / 'runs'} (each has a compare.json)")
+    rank = {name: i for i, name in enumerate(MECHANISMS)}
+    write_report(base, sorted(found, key=lambda f: (rank.get(f.mechanism, len(rank)), f.mechanism, f.seed)), out_dir)
     return out_dir

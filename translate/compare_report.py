@@ -16,7 +16,7 @@ from typing import Any
 
 from translate.config import RunConfig
 from translate.data.corpus import load_eval_split
-from translate.metrics import paired_bootstrap
+from translate.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
 from translate.plots import BarRow, Heatmap, plot_bleu, plot_curves, plot_heatmaps
 
 BASELINE = "none"
@@ -53,46 +53,62 @@ def _mean_std(values: list[float]) -> tuple[float, float | None]:
     return statistics.mean(values), (statistics.stdev(values) if len(values) > 1 else None)
 
 
-def _p_values(figures: list[RunFigures], order: list[str], reference: str, out_dir: Path, refs: list[str],
-              tgt_lang: str) -> tuple[dict[tuple[str, int], Any], str]:
-    """Paired bootstrap of every run against the run of `reference` with the same seed."""
-    results: dict[tuple[str, int], Any] = {}
-    signature = ""
-    for seed in sorted({f.seed for f in figures}):
-        names = [n for n in order if any(f.mechanism == n and f.seed == seed for f in figures)]
-        if reference not in names or len(names) < 2:
-            continue
-        names = [reference] + [n for n in names if n != reference]
-        systems = [(n, (out_dir / "runs" / f"{n}-seed{seed}" / "test.hyp.txt").read_text(encoding="utf-8").splitlines())
-                   for n in names]
-        paired, signature = paired_bootstrap(systems, refs, tgt_lang)
-        results.update({(p.name, seed): p for p in paired})
-    return results, signature
+def _hypotheses(out_dir: Path, name: str, seed: int) -> list[str]:
+    return (out_dir / "runs" / f"{name}-seed{seed}" / "test.hyp.txt").read_text(encoding="utf-8").splitlines()
 
 
-def _row(name: str, runs: list[RunFigures], vs_none: dict[tuple[str, int], Any], vs_best: dict[tuple[str, int], Any],
-         best: str) -> dict[str, Any]:
+def _intervals(figures: list[RunFigures], out_dir: Path, refs: list[str], tgt_lang: str) -> tuple[dict[str, float], str]:
+    """The 95 % paired-bootstrap interval of each mechanism's first seed (sacrebleu), and the signature."""
+    first = {}
+    for f in sorted(figures, key=lambda f: f.seed):
+        first.setdefault(f.mechanism, f)
+    systems = [(name, _hypotheses(out_dir, name, f.seed)) for name, f in first.items()]
+    if len(systems) < 2:  # sacrebleu's test needs a baseline and one system
+        return {}, ""
+    paired, signature = paired_bootstrap(systems, refs, tgt_lang)
+    return {p.name: p.ci for p in paired}, signature
+
+
+def _significance(by_name: dict[str, list[RunFigures]], reference: str, out_dir: Path, refs: list[str],
+                  tgt_lang: str) -> dict[str, SeedPairedResult]:
+    """Every mechanism against `reference`, paired over the seeds both have (none in common: left out)."""
+    results: dict[str, SeedPairedResult] = {}
+    reference_seeds = {f.seed for f in by_name.get(reference, [])}
+    for name, runs in by_name.items():
+        seeds = sorted(reference_seeds & {f.seed for f in runs})
+        if name != reference and seeds:
+            results[name] = seed_paired_bootstrap([_hypotheses(out_dir, name, s) for s in seeds],
+                                                  [_hypotheses(out_dir, reference, s) for s in seeds], refs, tgt_lang)
+    return results
+
+
+def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPairedResult | None,
+         vs_best: SeedPairedResult | None) -> dict[str, Any]:
     first = runs[0]
     bleu, bleu_std = _mean_std([f.test_bleu for f in runs])
     chrf, chrf_std = _mean_std([f.test_chrf for f in runs])
-    p_none, p_best = vs_none.get((name, first.seed)), vs_best.get((name, first.seed))
 
     def rounded(value: float | None, digits: int = 2) -> float | None:
         return None if value is None else round(value, digits)
 
+    def mean_of(values: list[float | None]) -> float | None:
+        return statistics.mean(values) if values and all(v is not None for v in values) else None  # type: ignore[arg-type]
+
     return {
         "mechanism": name, "seeds": len(runs), "parameters": first.parameters,
         "steps_mean": round(statistics.mean(f.steps for f in runs)),
-        "minutes_mean": rounded(statistics.mean(f.minutes for f in runs) if all(f.minutes for f in runs) else None, 1),
+        "minutes_mean": rounded(mean_of([f.minutes for f in runs]), 1),
         "train_tok_per_s": first.train_tokens_per_second, "decode_sent_per_s": first.decode_sentences_per_second,
         "dev_bleu_mean": rounded(statistics.mean(f.dev_bleu for f in runs)),
         "test_bleu_mean": rounded(bleu), "test_bleu_std": rounded(bleu_std),
         "test_chrf_mean": rounded(chrf), "test_chrf_std": rounded(chrf_std),
-        "test_bleu_seed1": first.test_bleu, "test_bleu_ci95": rounded(p_none.ci if p_none else (p_best.ci if p_best else None)),
-        "p_vs_none": None if p_none is None or p_none.p_value is None else round(p_none.p_value, 4),
-        "p_vs_best": None if name == best or p_best is None or p_best.p_value is None else round(p_best.p_value, 4),
-        "attention_entropy": rounded(first.attention_entropy, 3),
-        "attention_argmax_share": rounded(first.attention_argmax_share, 3),
+        "test_bleu_seed1": first.test_bleu, "test_bleu_ci95": rounded(ci),
+        "p_vs_none": None if vs_none is None else round(vs_none.p_value, 4),
+        "seeds_paired_vs_none": None if vs_none is None else vs_none.seeds,
+        "p_vs_best": None if vs_best is None else round(vs_best.p_value, 4),
+        "seeds_paired_vs_best": None if vs_best is None else vs_best.seeds,
+        "attention_entropy": rounded(mean_of([f.attention_entropy for f in runs]), 3),
+        "attention_argmax_share": rounded(mean_of([f.attention_argmax_share for f in runs]), 3),
     }
 
 
@@ -100,13 +116,13 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path) -> N
     """results.md/.csv/.json, bleu.png, dev_bleu_curves.png and heatmaps.png from the finished runs."""
     names = list(dict.fromkeys(f.mechanism for f in figures))
     order = ([BASELINE] if BASELINE in names else []) + [n for n in names if n != BASELINE]
-    by_name = {n: [f for f in figures if f.mechanism == n] for n in order}
+    by_name = {n: sorted((f for f in figures if f.mechanism == n), key=lambda f: f.seed) for n in order}
     best = max(order, key=lambda n: statistics.mean(f.test_bleu for f in by_name[n]))
     refs = load_eval_split(base.data, "test")[1]
-    vs_none, signature = _p_values(figures, order, BASELINE, out_dir, refs, base.data.tgt_lang)
-    vs_best, signature_best = _p_values(figures, order, best, out_dir, refs, base.data.tgt_lang)
-    rows = [_row(n, by_name[n], vs_none, vs_best, best) for n in order]
-    signature = signature or signature_best
+    intervals, signature = _intervals(figures, out_dir, refs, base.data.tgt_lang)
+    vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)
+    vs_best = _significance(by_name, best, out_dir, refs, base.data.tgt_lang)
+    rows = [_row(n, by_name[n], intervals.get(n), vs_none.get(n), vs_best.get(n)) for n in order]
     (out_dir / "results.json").write_text(json.dumps({"rows": rows, "best": best, "bootstrap_signature": signature,
                                                       "runs": [dataclasses.asdict(f) for f in figures]},
                                                      indent=1), encoding="utf-8")
@@ -144,22 +160,34 @@ def _cell(mean: float | None, std: float | None) -> str:
     return f"{mean:.2f} ± {std:.2f}" if std is not None else f"{mean:.2f}"
 
 
+def _p_cell(p_value: float | None, seeds: int | None) -> str:
+    if p_value is None:
+        return "–"
+    text = f"{p_value:.4f}" + (f" ({seeds} seeds)" if seeds and seeds > 1 else "")
+    return f"**{text}**" if p_value < SIGNIFICANT else text
+
+
+SIGNIFICANT = 0.05
+
+
 def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:
     head = ("| mechanism | seeds | params | updates (mean) | minutes (mean) | train tgt tok/s | decode sent/s | "
-            "test BLEU mean ± std | 95 % CI (seed 1) | test chrF mean ± std | p vs none | p vs best | "
+            "test BLEU mean ± std | 95 % CI (first seed) | test chrF mean ± std | p vs none | p vs best | "
             "attn entropy | weight on argmax |\n|" + "---|" * 14 + "\n")
     lines = []
     for r in rows:
         ci = "–" if r["test_bleu_ci95"] is None else f"± {r['test_bleu_ci95']:.2f}"
-        p_none = "–" if r["p_vs_none"] is None else f"{r['p_vs_none']:.4f}"
-        p_best = "(best)" if r["mechanism"] == best else ("–" if r["p_vs_best"] is None else f"{r['p_vs_best']:.4f}")
+        p_best = "(best)" if r["mechanism"] == best else _p_cell(r["p_vs_best"], r["seeds_paired_vs_best"])
         minutes = "–" if r["minutes_mean"] is None else f"{r['minutes_mean']:.1f}"
         lines.append(
             f"| {r['mechanism']} | {r['seeds']} | {r['parameters']:,} | {r['steps_mean']:,} | {minutes} | "
             f"{r['train_tok_per_s']:,.0f} | {r['decode_sent_per_s']:.0f} | {_cell(r['test_bleu_mean'], r['test_bleu_std'])} | "
-            f"{ci} | {_cell(r['test_chrf_mean'], r['test_chrf_std'])} | {p_none} | {p_best} | "
+            f"{ci} | {_cell(r['test_chrf_mean'], r['test_chrf_std'])} | "
+            f"{_p_cell(r['p_vs_none'], r['seeds_paired_vs_none'])} | {p_best} | "
             f"{_cell(r['attention_entropy'], None)} | {_cell(r['attention_argmax_share'], None)} |")
-    note = (f"\nPaired bootstrap (seed 1 of each mechanism against seed 1 of `none` and of the best, {best}): "
+    note = (f"\nSignificance: paired bootstrap of test BLEU against `none` and against the best mechanism ({best}), "
+            f"paired over the seeds both have (each resample of test sentences scores every seed of both; the "
+            f"statistic is the difference of the means over seeds); p < {SIGNIFICANT} in bold. 1,000 resamples, "
             f"sacrebleu `{signature}`. Entropy (nats) and weight on the argmax position: teacher-forced dev "
-            f"references, mean over target tokens.\n") if signature else ""
+            f"references, mean over target tokens and seeds.\n") if signature else ""
     return head + "\n".join(lines) + "\n" + note

@@ -45,6 +45,7 @@ def test_version() -> None:
         (["train", "--data-dir", "no/such/dir", "--name", "x"], "data directory not found: no/such/dir"),
         (["train", "--resume", "no/such/run"], "no config.yaml there"),
         (["file", "no/such/file.txt", "--checkpoint", "no/such/run"], "file not found"),
+        (["compare", "--report-only", "--out", "no/such/study"], "no finished runs in no/such/study/runs"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_1(tmp_path: Path, args: list[str], message: str) -> None:

@@ -11,7 +11,7 @@ import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
-from translate.compare import MECHANISMS, compare, parse_mechanisms
+from translate.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
 from translate.config import RunConfig
 from translate.config_io import apply_overrides
 from translate.errors import ConfigError
@@ -54,6 +54,7 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     for row in rows:
         assert (row["p_vs_none"] == "") == (row["mechanism"] == "none")
         assert (row["p_vs_best"] == "") == (row["mechanism"] == best)
+        assert row["seeds_paired_vs_none"] == ("" if row["mechanism"] == "none" else "2")  # paired over both seeds
     assert rows[0]["attention_entropy"] == "" and float(rows[1]["attention_entropy"]) > 0
     assert 0 < float(rows[1]["attention_argmax_share"]) <= 1
     markdown = (out / "results.md").read_text(encoding="utf-8")
@@ -72,4 +73,8 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     stamp = (kept / "compare.json").stat().st_mtime_ns
     compare(cfg, ["none", "additive", "multihead"], [1, 2], out, work)
     assert (kept / "compare.json").stat().st_mtime_ns == stamp and not work.exists()
+    assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
+    # the tables can be rebuilt from the committed results alone (`translate compare --report-only`)
+    (out / "results.csv").unlink()
+    rebuild_report(cfg, out)
     assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
