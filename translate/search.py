@@ -94,12 +94,17 @@ class _Beams:
 
 def _top_candidates(beams: _Beams, log_probs: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Best 2k continuations per sentence: scores, source beam, token (each (A, 2k))."""
-    vocab = log_probs.size(-1)
-    candidates = (beams.scores.unsqueeze(-1) + log_probs).view(log_probs.size(0), -1)  # (A, width * V)
+    # Two stages: the best 2k tokens of each beam, then the best 2k of those per sentence. The same
+    # candidates as one top-k over all width * V sums (a sentence's best 2k are among its beams'
+    # best 2k each), without adding the beam scores to the whole (A, width, V) tensor.
+    per_beam = min(2 * k, log_probs.size(-1))
+    beam_best, beam_tokens = log_probs.topk(per_beam, dim=-1)  # (A, width, per_beam)
+    candidates = (beams.scores.unsqueeze(-1) + beam_best).view(log_probs.size(0), -1)  # (A, width * per_beam)
     if candidates.size(1) < 2 * k:  # tiny vocabularies: pad with impossible candidates
         candidates = torch.nn.functional.pad(candidates, (0, 2 * k - candidates.size(1)), value=float("-inf"))
     top_scores, flat = candidates.topk(2 * k, dim=1)
-    return top_scores, (flat // vocab).clamp_max(beams.scores.size(1) - 1), flat % vocab
+    flat = flat.clamp_max(beam_tokens[0].numel() - 1)  # padding positions point at a real (impossible) candidate
+    return top_scores, flat // per_beam, beam_tokens.view(log_probs.size(0), -1).gather(1, flat)
 
 
 def _collect_finished(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor], k: int, eos: int,

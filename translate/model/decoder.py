@@ -125,8 +125,8 @@ class Decoder(nn.Module):
         if not self.input_feeding:
             return self._forward_parallel(embedded, state, memory)
         outs, weights, log_probs, entropies, heads, baselines, mixtures = [], [], [], [], [], [], []
-        for t in range(tgt_in.size(1)):
-            out, state, attended, mixture = self._step(embedded[:, t], state, memory)
+        for step_input in embedded.unbind(1):  # one backward node for all steps, not one zero-filled (B, T, E) each
+            out, state, attended, mixture = self._step(step_input, state, memory)
             outs.append(out)
             if mixture is not None:
                 mixtures.append(mixture)
