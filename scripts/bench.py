@@ -196,9 +196,7 @@ def main() -> None:
     figures: dict[str, Any] = {"threads": args.threads, "torch": torch.__version__,
                                "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
     names = list(MECHANISMS) if args.mechanisms == "all" else args.mechanisms.split(",")
-    figures["profile_percent_of_step"] = {name: profile_figures(name, args.profile_steps, args.threads)
-                                          for name in names}
-    if not args.profile_only:
+    if not args.profile_only:  # before the profile, whose event buffers would dominate the peak RSS
         run = args.decode_only
         if run is None:
             run, figures["train"] = train_figures(args)
@@ -208,6 +206,8 @@ def main() -> None:
         if args.peer:
             figures["peer"] = peer_figures(args.minutes)
             figures["ratios"] = ratios(figures, figures["peer"])
+    figures["profile_percent_of_step"] = {name: profile_figures(name, args.profile_steps, args.threads)
+                                          for name in names}
     out = args.output or REPO / "runs" / f"{args.name}.bench.json"
     out.write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
     print(json.dumps(figures, indent=1, ensure_ascii=False))

@@ -157,7 +157,8 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path) -> R
 
 
 def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> Path:
-    """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir.
+    """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir
+    from every finished run there (also those of earlier commands with other mechanisms or seeds).
 
     Runs (with weights) live in `work_dir` (default out_dir/runs); each run's small results (scores,
     curves, hypotheses, attention matrices; no weights) in out_dir/runs/<run>/. A run whose results
@@ -166,14 +167,12 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     work_dir = work_dir or out_dir / "runs"
-    figures: list[RunFigures] = []
     for mechanism in mechanisms:
         for seed in seeds:
             cfg = apply_overrides(base, {**MECHANISMS[mechanism], "name": f"{mechanism}-seed{seed}",
                                          "runs_dir": str(work_dir), "train.seed": seed})
-            results = out_dir / "runs" / cfg.name
-            figures.append(_evaluate_run(cfg, mechanism, seed, results))
-            write_report(base, figures, out_dir)  # the tables grow as runs finish
+            _evaluate_run(cfg, mechanism, seed, out_dir / "runs" / cfg.name)
+            rebuild_report(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
     return out_dir
 
 

@@ -78,3 +78,6 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     (out / "results.csv").unlink()
     rebuild_report(cfg, out)
     assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
+    # a later command for one mechanism keeps the finished runs of the others in the tables
+    compare(cfg, ["additive"], [1], out, work)
+    assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
