@@ -24,7 +24,8 @@ from translate.model import build_model
 
 MAX_PARAMETERS = 500_000_000  # 2 GB in fp32: far above any RNN this project trains
 MAX_HEADER_BYTES = 16 * 1024 * 1024
-DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2}
+# floats for weights; integers for counters kept as buffers (the soft-to-hard curriculum's update count)
+DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4}
 
 
 def read_header(weights: Path) -> dict[str, dict[str, Any]]:
