@@ -20,6 +20,7 @@ from translate.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bo
 from translate.plots import BarRow, Heatmap, plot_bleu, plot_curves, plot_heatmaps
 
 BASELINE = "none"
+WIDEST = 6  # mechanisms side by side in heatmaps.png before the grid turns
 
 
 @dataclass
@@ -136,8 +137,9 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path) -> N
               f"{base.data.direction}, test BLEU by attention mechanism (mean over seeds; bars: std, or 95 % CI for one seed)")
     plot_curves({n: by_name[n][0].curve for n in order}, out_dir / "dev_bleu_curves.png")
     grid = heatmap_grid({n: out_dir / "runs" / f"{n}-seed{by_name[n][0].seed}" for n in order})
-    if grid:
-        plot_heatmaps(grid, out_dir / "heatmaps.png")
+    if grid:  # rows are sentences; with many mechanisms, one row per mechanism reads better than a wide strip
+        plot_heatmaps(grid if len(grid[0]) <= WIDEST else [list(column) for column in zip(*grid)],
+                      out_dir / "heatmaps.png")
 
 
 def heatmap_grid(results: dict[str, Path]) -> list[list[Heatmap]]:

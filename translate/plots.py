@@ -99,7 +99,7 @@ class Heatmap:
 
 
 def plot_heatmaps(grid: list[list[Heatmap]], path: Path) -> None:
-    """grid[row][col]: rows are sentences, columns mechanisms."""
+    """grid[row][col]: one heatmap each (a study draws sentences x mechanisms, or the transpose)."""
     plt = _style()
     rows, cols = len(grid), max(len(r) for r in grid)
     fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.6 * rows), squeeze=False)
