@@ -49,6 +49,11 @@ MECHANISMS: dict[str, dict[str, Any]] = {
                       "model.attention.hard_training": "marginal"},
     "hard-gumbel-st": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
                        "model.attention.hard_training": "straight-through"},
+    # warm start (issue 10): the same seed's converged additive run, fine-tuned with hard attention
+    "hard-reinforce-warm": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
+                            "model.attention.hard_training": "reinforce", "model.attention.reinforce_baseline": "soft",
+                            "train.init_from": "@additive", "train.init_attention": "config",
+                            "train.max_steps": 3000, "train.learning_rate": 5e-4, "train.warmup_steps": 200},
     "multihead": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
                   "model.attention.heads": 4},
     "multihead-ln": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
@@ -156,6 +161,19 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path) -> R
     return result
 
 
+def study_run_config(base: RunConfig, mechanism: str, seed: int, work_dir: Path) -> RunConfig:
+    """The run of `mechanism` with `seed`; a preset that starts from another preset's run ("@name")
+    gets that run's folder, trained first if its weights are not in `work_dir`."""
+    overrides = {**MECHANISMS[mechanism], "name": f"{mechanism}-seed{seed}", "runs_dir": str(work_dir),
+                 "train.seed": seed}
+    start = str(overrides.get("train.init_from", ""))
+    if start.startswith("@"):
+        source = study_run_config(base, start[1:], seed, work_dir)
+        _train_or_reuse(source)
+        overrides["train.init_from"] = str(source.run_dir)
+    return apply_overrides(base, overrides)
+
+
 def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> Path:
     """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir
     from every finished run there (also those of earlier commands with other mechanisms or seeds).
@@ -169,8 +187,7 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     work_dir = work_dir or out_dir / "runs"
     for mechanism in mechanisms:
         for seed in seeds:
-            cfg = apply_overrides(base, {**MECHANISMS[mechanism], "name": f"{mechanism}-seed{seed}",
-                                         "runs_dir": str(work_dir), "train.seed": seed})
+            cfg = study_run_config(base, mechanism, seed, work_dir)
             _evaluate_run(cfg, mechanism, seed, out_dir / "runs" / cfg.name)
             rebuild_report(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
     return out_dir

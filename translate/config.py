@@ -207,6 +207,9 @@ class TrainConfig:
     tensorboard: bool = False
     max_bad_losses: int = 20  # consecutive NaN/inf losses before training stops
     init_from: str = ""  # fine-tune: start from this checkpoint's weights and tokenizers (and its model settings)
+    # with init_from: "config" keeps this run's model.attention (e.g. hard attention warm-started from a soft model);
+    # the checkpoint's tensors fill every place that fits, new attention parameters start from their initialisation
+    init_attention: Literal["checkpoint", "config"] = "checkpoint"
     # bf16 autocast of the training forward pass: auto = on CUDA only (on the 2-core CPU it made steps 38 % slower)
     amp: Literal["auto", "off", "bf16"] = "auto"
 

@@ -13,11 +13,12 @@ import dataclasses
 from typing import Any
 
 from translate.checkpoint import Loaded, load_checkpoint
-from translate.config import RunConfig
+from translate.config import ModelConfig, RunConfig
 from translate.errors import ConfigError
+from translate.model import Seq2Seq, build_model
 from translate.paths import find_model
 
-FROZEN_PREFIXES = ("model.", "tokenizer.", "data.", "train.seed", "train.init_from")
+FROZEN_PREFIXES = ("model.", "tokenizer.", "data.", "train.seed", "train.init_from", "train.init_attention")
 LOCATION_KEYS = ("runs_dir", "name")  # where the run folder is now: follows the folder
 MUTABLE_DATA_KEYS = ("data.cache_dir", "data.check_columns")
 
@@ -59,4 +60,23 @@ def init_source(cfg: RunConfig) -> tuple[RunConfig, Loaded | None]:
         raise ConfigError(f"train.init_from: {loaded.path} translates {loaded.artifact.direction}, but data.direction "
                           f"is {cfg.data.direction}; use --direction {loaded.artifact.direction} or a "
                           f"{cfg.data.direction} checkpoint")
+    if cfg.train.init_attention == "config" and cfg.model.attention != loaded.artifact.model.attention:
+        model_cfg = dataclasses.replace(loaded.artifact.model, attention=cfg.model.attention)
+        return (dataclasses.replace(cfg, model=model_cfg, tokenizer=loaded.artifact.tokenizer),
+                dataclasses.replace(loaded, model=_with_attention(loaded, model_cfg)))
     return dataclasses.replace(cfg, model=loaded.artifact.model, tokenizer=loaded.artifact.tokenizer), loaded
+
+
+def _with_attention(loaded: Loaded, model_cfg: ModelConfig) -> Seq2Seq:
+    """A model of `model_cfg` (the checkpoint's, with another attention) holding the checkpoint's
+    tensors; refuses a checkpoint tensor with no place of the same shape in the new model."""
+    model = build_model(model_cfg, len(loaded.src_tokenizer), len(loaded.tgt_tokenizer))
+    source, target = loaded.model.state_dict(), model.state_dict()
+    misfits = sorted(name for name, tensor in source.items()
+                     if name not in target or target[name].shape != tensor.shape)
+    if misfits:
+        raise ConfigError(f"train.init_attention=config: {len(misfits)} tensor(s) of {loaded.path} have no place of "
+                          f"the same shape with model.attention.kind={model_cfg.attention.kind}/"
+                          f"{model_cfg.attention.scorer} (e.g. {', '.join(misfits[:3])})")
+    model.load_state_dict(source, strict=False)  # what the new attention adds keeps its initialisation
+    return model

@@ -134,8 +134,9 @@ def _new_trainer(cfg: RunConfig, files: RunFiles, init: Loaded | None, dist: Dis
     model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)) if init is None else init.model
     if dist.active:
         torch.manual_seed(cfg.train.seed + dist.rank)  # same initial weights, different dropout per process
+    own_attention = " (attention: this run's model.attention)" if cfg.train.init_attention == "config" else ""
     lines = [*data.report, *([(f"fine-tuning {init.path} (step {init.meta.get('step')}): its weights, tokenizers "
-                              f"and model settings")] if init is not None else []),
+                              f"and model settings{own_attention}")] if init is not None else []),
              (f"model: {model.num_parameters():,} parameters; attention {cfg.model.attention.kind}"
              f"/{cfg.model.attention.scorer}; {cfg.model.rnn_type} hidden {cfg.model.hidden_size}"),
              *([f"data-parallel: {dist.world} processes"] if dist.active else [])]

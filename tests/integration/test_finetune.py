@@ -12,7 +12,11 @@ from typer.testing import CliRunner
 
 from tests.conftest import tiny_overrides
 from translate.cli import app
+from translate.compare import study_run_config
+from translate.config import RunConfig
 from translate.config_io import load_config
+from translate.errors import ConfigError
+from translate.resume import init_source
 
 runner = CliRunner()
 
@@ -55,3 +59,30 @@ def test_fine_tuning_starts_from_the_checkpoint(tmp_path: Path) -> None:
 def test_a_missing_init_checkpoint_is_one_line(tmp_path: Path, missing: str) -> None:
     result = runner.invoke(app, ["train", *_sets(tiny_overrides(tmp_path)), "--init-from", missing])
     assert result.exit_code == 1 and "checkpoint not found: no/such/checkpoint" in result.output
+
+
+def test_warm_start_of_another_attention_keeps_the_weights_that_fit(tmp_path: Path) -> None:
+    """train.init_attention=config: hard attention starts from a soft model's weights (all of them
+    fit: the additive scorer is shared); an attention whose tensors do not fit is refused by name."""
+    base = tiny_overrides(tmp_path)
+    assert runner.invoke(app, ["train", *_sets(base), "--max-steps", "10"]).exit_code == 0
+    source = tmp_path / "runs" / "tiny"
+    hard = {**base, "train.init_from": str(source), "train.init_attention": "config",
+            "model.attention.kind": "hard", "model.attention.hard_training": "reinforce",
+            "model.attention.reinforce_baseline": "soft"}
+    cfg, init = init_source(load_config(None, hard))
+    assert init is not None and cfg.model.attention.kind == "hard" and cfg.model.hidden_size == 16
+    soft = load_file(source / "best" / "model.safetensors")
+    warm = init.model.state_dict()
+    assert all(torch.equal(warm[k], v) for k, v in soft.items())
+    assert type(init.model.decoder.attention).__name__ != "SoftAttention"
+    plain = init_source(load_config(None, {**hard, "train.init_attention": "checkpoint"}))[0]
+    assert plain.model.attention.kind == "soft"  # the default: the checkpoint's model settings, attention too
+    with pytest.raises(ConfigError, match="have no place of the same shape with model.attention.kind=multihead"):
+        init_source(load_config(None, {**hard, "model.attention.kind": "multihead", "model.attention.heads": 2}))
+
+
+def test_a_study_preset_can_start_from_another_presets_run(tmp_path: Path, tiny_config: RunConfig) -> None:
+    cfg = study_run_config(tiny_config, "hard-reinforce-warm", 1, tmp_path / "work")
+    assert cfg.train.init_from == str(tmp_path / "work" / "additive-seed1")
+    assert (tmp_path / "work" / "additive-seed1" / "best" / "model.safetensors").is_file()  # trained first
