@@ -1,10 +1,17 @@
-"""The corpus-making scripts: CC-CEDICT gloss parsing and the synthetic scale corpus."""
+"""Scripts: CC-CEDICT gloss parsing, the synthetic scale corpus, the argmax twin of a soft model."""
 
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 from types import ModuleType
+
+import torch
+
+from translate.config import RunConfig
+from translate.data.batch import collate
+from translate.data.tokenizer import Tokenizer, source_ids, target_ids
+from translate.model import Seq2Seq
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
@@ -46,3 +53,20 @@ def test_synthetic_corpus_rows_survive_deduplication() -> None:
     assert len(rows) == 3000 and rows[:500] == pairs
     assert len(set(rows)) > 2990  # almost every changed copy is new
     assert rows == list(make.variations(pairs, 3000, seed=0))
+
+
+def test_the_argmax_twin_of_a_soft_model_attends_to_its_most_attended_position(
+        tiny_model: Seq2Seq, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    src_tok, tgt_tok = tiny_tokenizers
+    twin = script("argmax_attention_eval").argmax_twin(tiny_model, tiny_config.model, len(src_tok), len(tgt_tok))
+    src = [source_ids(ids) for ids in src_tok.encode(["I like tea very much.", "Hello."])]
+    tgt = [target_ids(ids) for ids in tgt_tok.encode(["我非常喜欢茶。", "你好。"])]
+    batch = collate(src, tgt)
+    with torch.no_grad():
+        soft = tiny_model.eval()(batch.src, batch.src_lens, batch.tgt_in).weights
+        hard = twin(batch.src, batch.src_lens, batch.tgt_in).weights
+    # the first step's query is the same in both (later ones differ: input feeding reads the context)
+    assert torch.equal(hard[:, 0], torch.nn.functional.one_hot(soft[:, 0].argmax(-1), soft.size(-1)).float())
+    real = batch.tgt_out != 0
+    assert torch.equal(hard[real].max(-1).values, torch.ones(int(real.sum())))  # one position at every step
+    assert not torch.equal(soft[real], hard[real])
