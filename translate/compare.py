@@ -127,9 +127,6 @@ def attention_record(translator: Translator, sources: list[str], indices: list[i
 
 def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path) -> RunFigures:
     """Scores, hypotheses, attention statistics and matrices of a finished run, into `results`."""
-    cached = results / "compare.json"
-    if cached.is_file():
-        return RunFigures.load(cached)
     summary = _train_or_reuse(cfg)
     results.mkdir(parents=True, exist_ok=True)
     for name in KEPT_FILES:
@@ -157,7 +154,7 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path) -> R
         curve=[(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h],
         minutes=round(state["seconds"] / 60, 1), best_step=state.get("best_step"),
         stop_reason=summary.get("stop_reason", ""))
-    cached.write_text(json.dumps(dataclasses.asdict(result)), encoding="utf-8")
+    (results / "compare.json").write_text(json.dumps(dataclasses.asdict(result)), encoding="utf-8")
     return result
 
 
@@ -187,8 +184,9 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     work_dir = work_dir or out_dir / "runs"
     for mechanism in mechanisms:
         for seed in seeds:
-            cfg = study_run_config(base, mechanism, seed, work_dir)
-            _evaluate_run(cfg, mechanism, seed, out_dir / "runs" / cfg.name)
+            results = out_dir / "runs" / f"{mechanism}-seed{seed}"
+            if not (results / "compare.json").is_file():  # a finished run needs neither training nor its source run
+                _evaluate_run(study_run_config(base, mechanism, seed, work_dir), mechanism, seed, results)
             rebuild_report(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
     return out_dir
 
