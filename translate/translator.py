@@ -86,7 +86,7 @@ class Translator:
             start += len(sentences)
         return out
 
-    @torch.no_grad()
+    @torch.inference_mode()  # no autograd bookkeeping at all (no version counters, no view tracking)
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         """Translate in batches of similar length; returns n-best lists in input order."""
         decode = decode or self.decode
