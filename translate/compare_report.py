@@ -21,6 +21,7 @@ from translate.plots import BarRow, Heatmap, plot_bleu, plot_curves, plot_heatma
 
 BASELINE = "none"
 WIDEST = 6  # mechanisms side by side in heatmaps.png before the grid turns
+SIGNIFICANT = 0.05  # p-values below are set in bold
 
 
 @dataclass
@@ -167,9 +168,6 @@ def _p_cell(p_value: float | None, seeds: int | None) -> str:
         return "–"
     text = f"{p_value:.4f}" + (f" ({seeds} seeds)" if seeds and seeds > 1 else "")
     return f"**{text}**" if p_value < SIGNIFICANT else text
-
-
-SIGNIFICANT = 0.05
 
 
 def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:

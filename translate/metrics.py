@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
 
@@ -92,8 +93,6 @@ def seed_paired_bootstrap(runs_a: list[list[str]], runs_b: list[list[str]], refs
     multi-optimizer-run setting of Clark et al. 2011). The statistic and p-value are computed as in
     sacrebleu's paired bootstrap, which this reproduces exactly for one seed per side.
     """
-    import numpy as np
-
     if not runs_a or len(runs_a) != len(runs_b):
         raise ValueError(f"need the same number of runs on both sides, got {len(runs_a)} and {len(runs_b)}")
     metric = bleu_metric(tgt_lang)
