@@ -207,7 +207,8 @@ def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint f
 def compare(mechanisms: Annotated[str, typer.Option(
                 help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
                      "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-marginal, "
-                     "hard-reinforce-warm, hard-gumbel-st, multihead, multihead-ln, multihead-dot, multihead-scaled-dot, "
+                     "hard-reinforce-warm, hard-gumbel-st, multihead, multihead-ln, multihead-ln-dot, "
+                     "multihead-ln-scaled-dot, multihead-ln-1head, multihead-ln-8heads, "
                      "self-attention+additive, dot-h512, scaled-dot-h512.")] = "all",
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,

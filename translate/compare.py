@@ -29,6 +29,8 @@ from translate.translator import Translator
 logger = logging.getLogger(__name__)
 
 _SOFT = {"model.attention.kind": "soft", "model.attention.mode": "plain"}
+_MULTIHEAD_LN = {"model.attention.kind": "multihead", "model.attention.scorer": "additive", "model.attention.heads": 4,
+                 "model.attention.layer_norm": True}
 MECHANISMS: dict[str, dict[str, Any]] = {
     "none": {"model.attention.kind": "none"},
     "additive": {**_SOFT, "model.attention.scorer": "additive"},
@@ -56,11 +58,12 @@ MECHANISMS: dict[str, dict[str, Any]] = {
                             "train.max_steps": 3000, "train.learning_rate": 5e-4, "train.warmup_steps": 200},
     "multihead": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
                   "model.attention.heads": 4},
-    "multihead-ln": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
-                     "model.attention.heads": 4, "model.attention.layer_norm": True},
-    "multihead-dot": {"model.attention.kind": "multihead", "model.attention.scorer": "dot", "model.attention.heads": 4},
-    "multihead-scaled-dot": {"model.attention.kind": "multihead", "model.attention.scorer": "scaled-dot",
-                             "model.attention.heads": 4},
+    "multihead-ln": _MULTIHEAD_LN,
+    # with layer norm (better than without for additive, p = 0.025): the other scorers, then the head size
+    "multihead-ln-dot": {**_MULTIHEAD_LN, "model.attention.scorer": "dot"},
+    "multihead-ln-scaled-dot": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot"},
+    "multihead-ln-1head": {**_MULTIHEAD_LN, "model.attention.heads": 1},  # one head of size 512
+    "multihead-ln-8heads": {**_MULTIHEAD_LN, "model.attention.heads": 8},  # eight heads of size 64
     "self-attention+additive": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True},
     # the sqrt(d) check: the same two scorers at twice the width (d = 512 instead of 256)
     "dot-h512": {**_SOFT, "model.attention.scorer": "dot", "model.hidden_size": 512, "model.embedding_size": 512},
