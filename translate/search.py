@@ -26,6 +26,7 @@ class Selectable(Protocol):
 
 
 C = TypeVar("C", bound=Selectable)
+CHUNK = 100  # tokens per vocabulary chunk in the beam's candidate search
 StepFn = Callable[[torch.Tensor, C], tuple[torch.Tensor, C]]
 
 
@@ -93,18 +94,31 @@ class _Beams:
 
 
 def _top_candidates(beams: _Beams, log_probs: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Best 2k continuations per sentence: scores, source beam, token (each (A, 2k))."""
-    # Two stages: the best 2k tokens of each beam, then the best 2k of those per sentence. The same
-    # candidates as one top-k over all width * V sums (a sentence's best 2k are among its beams'
-    # best 2k each), without adding the beam scores to the whole (A, width, V) tensor.
-    per_beam = min(2 * k, log_probs.size(-1))
-    beam_best, beam_tokens = log_probs.topk(per_beam, dim=-1)  # (A, width, per_beam)
-    candidates = (beams.scores.unsqueeze(-1) + beam_best).view(log_probs.size(0), -1)  # (A, width * per_beam)
+    """Best 2k continuations per sentence: scores, source beam, token (each (A, 2k)).
+
+    Exact, without a top-k over all width * V sums (as slow as the output layer itself for V = 4,000):
+    cut each beam's vocabulary into chunks of CHUNK tokens; a chunk's best sum is its beam's score
+    plus the chunk's maximum, an upper bound for every candidate in it, so a sentence's best 2k
+    candidates lie in its 2k chunks with the highest bounds; only those are searched.
+    """
+    active, width, vocab = log_probs.shape
+    size = min(CHUNK, vocab)
+    padded = -(-vocab // size) * size
+    if padded != vocab:  # vocabularies that are no multiple of the chunk: impossible filler tokens
+        log_probs = torch.nn.functional.pad(log_probs, (0, padded - vocab), value=float("-inf"))
+    per_beam = padded // size
+    chunks = log_probs.reshape(active, width * per_beam, size)
+    bounds = beams.scores.repeat_interleave(per_beam, dim=1) + chunks.amax(-1)  # (A, width * per_beam)
+    best_chunks = bounds.topk(min(2 * k, bounds.size(1)), dim=1).indices  # (A, picks)
+    picked = chunks.gather(1, best_chunks.unsqueeze(-1).expand(-1, -1, size))  # (A, picks, size)
+    candidates = (beams.scores.gather(1, best_chunks // per_beam).unsqueeze(-1) + picked).view(active, -1)
     if candidates.size(1) < 2 * k:  # tiny vocabularies: pad with impossible candidates
         candidates = torch.nn.functional.pad(candidates, (0, 2 * k - candidates.size(1)), value=float("-inf"))
     top_scores, flat = candidates.topk(2 * k, dim=1)
-    flat = flat.clamp_max(beam_tokens[0].numel() - 1)  # padding positions point at a real (impossible) candidate
-    return top_scores, flat // per_beam, beam_tokens.view(log_probs.size(0), -1).gather(1, flat)
+    flat = flat.clamp_max(best_chunks.size(1) * size - 1)  # padding positions point at a real (impossible) candidate
+    chunk = best_chunks.gather(1, flat // size)
+    tokens = ((chunk % per_beam) * size + flat % size).clamp_max(vocab - 1)  # filler tokens are impossible too
+    return top_scores, chunk // per_beam, tokens
 
 
 def _collect_finished(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor], k: int, eos: int,
@@ -112,11 +126,12 @@ def _collect_finished(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torc
     """EOS among the k best candidates ends a hypothesis (fairseq's rule: never from ranks >= k)."""
     scores, origin, tokens = top
     ranks = torch.arange(scores.size(1), device=scores.device).unsqueeze(0)
-    ends = (tokens == eos) & (ranks < k) & torch.isfinite(scores)
-    for row, rank in ends.nonzero().tolist():
-        seq = beams.history[row, origin[row, rank]].tolist()
-        raw = float(scores[row, rank])
-        finished[int(beams.ids[row])].append(Hypothesis(seq, raw / length_penalty(len(seq) + 1, alpha), raw))
+    rows, cols = ((tokens == eos) & (ranks < k) & torch.isfinite(scores)).nonzero(as_tuple=True)
+    if rows.numel() == 0:
+        return
+    sequences = beams.history[rows, origin[rows, cols]].tolist()  # one indexing per step, not per hypothesis
+    for sid, seq, raw in zip(beams.ids[rows].tolist(), sequences, scores[rows, cols].tolist()):
+        finished[sid].append(Hypothesis(seq, raw / length_penalty(len(seq) + 1, alpha), raw))
 
 
 def _advance(beams: _Beams, top: tuple[torch.Tensor, torch.Tensor, torch.Tensor], k: int, eos: int) -> tuple[_Beams, torch.Tensor, torch.Tensor]:

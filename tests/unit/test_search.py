@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from translate.search import beam_search, greedy, length_penalty, max_lengths
+from translate.search import _Beams, _top_candidates, beam_search, greedy, length_penalty, max_lengths
 
 BOS, EOS, A, B, C = 2, 3, 4, 5, 6
 V = 7
@@ -110,3 +110,23 @@ def test_batched_search_equals_one_by_one(beam: int) -> None:
     greedy_batched = greedy(step, context(sentences), lims, BOS, EOS)
     assert [h.tokens for h in greedy_batched] == [greedy(step, context([s]), lims[i:i + 1], BOS, EOS)[0].tokens
                                                    for i, s in enumerate(sentences)]
+
+
+@pytest.mark.parametrize("vocab", [3, 57, 100, 4000, 4037])
+def test_chunked_candidates_equal_a_full_top_k(vocab: int) -> None:
+    """The candidate search over vocabulary chunks finds exactly the 2k best beam-score + log-prob
+    sums per sentence that one top-k over all width * V sums finds (random scores, no ties)."""
+    torch.manual_seed(vocab)
+    active, width, k = 6, 4, 4
+    log_probs = torch.log_softmax(torch.randn(active, width, vocab) * 4, dim=-1)
+    log_probs[0, :, : vocab - 1] = float("-inf")  # a sentence at its length limit: only the last token left
+    beams = _Beams(scores=-torch.rand(active, width) * 5, history=torch.zeros(active, width, 0, dtype=torch.long),
+                   ids=torch.arange(active))
+    scores, origin, tokens = _top_candidates(beams, log_probs, k)
+    sums = (beams.scores.unsqueeze(-1) + log_probs).view(active, -1)
+    expected, flat = sums.topk(min(2 * k, sums.size(1)), dim=1)
+    finite = torch.isfinite(expected)
+    assert torch.equal(scores[:, : expected.size(1)], expected)
+    assert torch.equal(origin[:, : flat.size(1)][finite], (flat // vocab)[finite])
+    assert torch.equal(tokens[:, : flat.size(1)][finite], (flat % vocab)[finite])
+    assert int(tokens.max()) < vocab and int(origin.max()) < width  # impossible fillers still index real tokens
