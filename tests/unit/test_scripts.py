@@ -1,4 +1,4 @@
-"""Scripts: CC-CEDICT gloss parsing, the synthetic scale corpus, the argmax twin of a soft model."""
+"""Scripts: CC-CEDICT gloss parsing, the synthetic scale corpus, the argmax twin of a soft model, the study driver."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from types import ModuleType
 
 import torch
 
+from translate.compare import MECHANISMS
 from translate.config import RunConfig
 from translate.data.batch import collate
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
@@ -70,3 +71,12 @@ def test_the_argmax_twin_of_a_soft_model_attends_to_its_most_attended_position(
     real = batch.tgt_out != 0
     assert torch.equal(hard[real].max(-1).values, torch.ones(int(real.sum())))  # one position at every step
     assert not torch.equal(soft[real], hard[real])
+
+
+def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
+    """scripts/converged_study.sh lists each `translate compare` preset once in its first pass."""
+    text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
+    first_pass = text.split("FIRST_PASS=(", 1)[1].split(")", 1)[0].split()
+    assert sorted(first_pass) == sorted(MECHANISMS)
+    defaults = [line.split(":-", 1)[1].rstrip("}") for line in text.splitlines() if line.startswith(("MULTIHEAD=", "HARD="))]
+    assert len(defaults) == 2 and all(name in MECHANISMS for name in defaults)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The converged attention study (issue 10), in the order that answers first: one seed of every
+# preset (en->zh), then seeds 2 and 3 of the rows that need three, then the zh->en rows.
+#
+#   bash scripts/converged_study.sh            # everything not yet finished, in order
+#   STAGE=seeds bash scripts/converged_study.sh   # one stage only: first-pass | seeds | zh-en
+#
+# Every call resumes: a run whose small results are committed under docs/compare-converged-*/runs/
+# is never trained again, even without its weights (those stay in runs/, git-ignored). A run
+# interrupted with Ctrl-C / SIGTERM resumes from its last checkpoint on the same machine.
+# MULTIHEAD and HARD name the rows that get three seeds (the best multi-head and hard variants of
+# the first pass; override them if the table says otherwise).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+STAGE=${STAGE:-all}
+MULTIHEAD=${MULTIHEAD:-multihead-ln}
+HARD=${HARD:-hard-reinforce-warm}
+BUDGET=(--steps 6000 --set train.patience=4)
+
+FIRST_PASS=(none additive dot scaled-dot bilinear additive-kv scaled-dot-kv
+            hard-reinforce-soft-baseline hard-reinforce-curriculum hard-reinforce-warm multihead multihead-ln
+            self-attention+additive multihead-ln-dot multihead-ln-scaled-dot hard-gumbel-st hard-reinforce
+            multihead-ln-1head multihead-ln-8heads hard-marginal dot-h512 scaled-dot-h512)
+THREE_SEEDS=(none additive dot "$MULTIHEAD" "$HARD")
+
+study() {  # direction, then the compare options
+  local direction=$1; shift
+  translate compare "${BUDGET[@]}" --direction "$direction" "$@" \
+    --out "docs/compare-converged-$direction" --work "runs/compare-converged-$direction"
+}
+
+if [[ $STAGE == all || $STAGE == first-pass ]]; then
+  for mechanism in "${FIRST_PASS[@]}"; do study en-zh --mechanisms "$mechanism" --seeds 1; done
+fi
+if [[ $STAGE == all || $STAGE == seeds ]]; then
+  for seed in 2 3; do
+    for mechanism in "${THREE_SEEDS[@]}"; do study en-zh --mechanisms "$mechanism" --seeds "$seed"; done
+  done
+fi
+if [[ $STAGE == all || $STAGE == zh-en ]]; then
+  for mechanism in "${THREE_SEEDS[@]}"; do study zh-en --mechanisms "$mechanism" --seeds 1; done
+fi
