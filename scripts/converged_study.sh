@@ -22,6 +22,7 @@ FIRST_PASS=(none additive dot scaled-dot bilinear additive-kv scaled-dot-kv
             self-attention+additive multihead-ln-dot multihead-ln-scaled-dot hard-gumbel-st hard-reinforce
             multihead-ln-1head multihead-ln-8heads hard-marginal dot-h512 scaled-dot-h512)
 THREE_SEEDS=(none additive dot "$MULTIHEAD" "$HARD")
+MORE_SEEDS=(self-attention+additive)  # the best row of the first pass: seeds behind "p vs best" too
 
 study() {  # direction, then the compare options
   local direction=$1; shift
@@ -34,7 +35,7 @@ if [[ $STAGE == all || $STAGE == first-pass ]]; then
 fi
 if [[ $STAGE == all || $STAGE == seeds ]]; then
   for seed in 2 3; do
-    for mechanism in "${THREE_SEEDS[@]}"; do study en-zh --mechanisms "$mechanism" --seeds "$seed"; done
+    for mechanism in "${THREE_SEEDS[@]}" "${MORE_SEEDS[@]}"; do study en-zh --mechanisms "$mechanism" --seeds "$seed"; done
   done
 fi
 if [[ $STAGE == all || $STAGE == zh-en ]]; then
