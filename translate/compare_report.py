@@ -22,6 +22,27 @@ from translate.plots import BarRow, Heatmap, plot_bleu, plot_curves, plot_heatma
 BASELINE = "none"
 WIDEST = 6  # mechanisms side by side in heatmaps.png before the grid turns
 SIGNIFICANT = 0.05  # p-values below are set in bold
+# Pairs whose difference the converged study discusses, and what each isolates; a pair is reported
+# once both mechanisms have finished runs with a seed in common.
+QUESTIONS: tuple[tuple[str, str, str], ...] = (
+    ("additive", "dot", "additive vs multiplicative scoring"),
+    ("dot", "scaled-dot", "dividing dot scores by √d, d = 256"),
+    ("dot-h512", "scaled-dot-h512", "dividing dot scores by √d, d = 512"),
+    ("additive-kv", "additive", "learned key and value projections (additive)"),
+    ("scaled-dot-kv", "scaled-dot", "learned key and value projections (scaled dot)"),
+    ("self-attention+additive", "additive", "encoder self-attention before additive attention"),
+    ("multihead-ln", "multihead", "layer norm of query and context in multi-head attention"),
+    ("multihead-ln", "additive", "4 heads vs one (additive)"),
+    ("multihead-ln-dot", "dot", "4 heads vs one (dot)"),
+    ("multihead-ln-1head", "multihead-ln", "1 head of 256 vs 4 of 64 (with projections and layer norm)"),
+    ("multihead-ln-1head", "additive", "the multi-head module with 1 head vs plain additive attention"),
+    ("multihead-ln-8heads", "multihead-ln", "8 heads vs 4"),
+    ("hard-reinforce-soft-baseline", "hard-reinforce", "REINFORCE baseline: the soft prediction vs a moving average"),
+    ("hard-reinforce-curriculum", "hard-reinforce-soft-baseline", "REINFORCE: a soft-to-hard curriculum"),
+    ("hard-reinforce-warm", "additive", "hard attention fine-tuned from the soft model vs the soft model"),
+    ("hard-marginal", "additive", "exact marginalisation over the hard choice vs soft attention"),
+    ("hard-gumbel-st", "hard-reinforce", "straight-through (Gumbel) vs REINFORCE"),
+)
 
 
 @dataclass
@@ -84,6 +105,19 @@ def _significance(by_name: dict[str, list[RunFigures]], reference: str, out_dir:
     return results
 
 
+def _questions(by_name: dict[str, list[RunFigures]], out_dir: Path, refs: list[str], tgt_lang: str) -> list[dict[str, Any]]:
+    """The QUESTIONS pairs that have finished runs on both sides, each paired over their common seeds."""
+    pairs = []
+    for a, b, question in QUESTIONS:
+        seeds = sorted({f.seed for f in by_name.get(a, [])} & {f.seed for f in by_name.get(b, [])})
+        if seeds:
+            result = seed_paired_bootstrap([_hypotheses(out_dir, a, s) for s in seeds],
+                                           [_hypotheses(out_dir, b, s) for s in seeds], refs, tgt_lang)
+            pairs.append({"a": a, "b": b, "question": question, "seeds": seeds, "bleu_a": round(result.mean_a, 2),
+                          "bleu_b": round(result.mean_b, 2), "p_value": round(result.p_value, 4)})
+    return pairs
+
+
 def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPairedResult | None,
          vs_best: SeedPairedResult | None) -> dict[str, Any]:
     first = runs[0]
@@ -125,14 +159,16 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path) -> N
     vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)
     vs_best = _significance(by_name, best, out_dir, refs, base.data.tgt_lang)
     rows = [_row(n, by_name[n], intervals.get(n), vs_none.get(n), vs_best.get(n)) for n in order]
+    pairs = _questions(by_name, out_dir, refs, base.data.tgt_lang)
     (out_dir / "results.json").write_text(json.dumps({"rows": rows, "best": best, "bootstrap_signature": signature,
+                                                      "pairs": pairs,
                                                       "runs": [dataclasses.asdict(f) for f in figures]},
                                                      indent=1), encoding="utf-8")
     with open(out_dir / "results.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    (out_dir / "results.md").write_text(markdown(rows, best, signature), encoding="utf-8")
+    (out_dir / "results.md").write_text(markdown(rows, best, signature) + pairs_markdown(pairs), encoding="utf-8")
     plot_bleu([BarRow(r["mechanism"], r["test_bleu_mean"], r["test_bleu_std"] or r["test_bleu_ci95"] or 0.0)
                for r in rows], out_dir / "bleu.png",
               f"{base.data.direction}, test BLEU by attention mechanism (mean over seeds; bars: std, or 95 % CI for one seed)")
@@ -168,6 +204,17 @@ def _p_cell(p_value: float | None, seeds: int | None) -> str:
         return "–"
     text = f"{p_value:.4f}" + (f" ({seeds} seeds)" if seeds and seeds > 1 else "")
     return f"**{text}**" if p_value < SIGNIFICANT else text
+
+
+def pairs_markdown(pairs: list[dict[str, Any]]) -> str:
+    if not pairs:
+        return ""
+    lines = ["", "Pairs the study asks about (A against B, paired over their common seeds; same bootstrap):", "",
+             "| A | B | what it isolates | seeds | BLEU A | BLEU B | A − B | p |", "|" + "---|" * 8]
+    for p in pairs:
+        lines.append(f"| {p['a']} | {p['b']} | {p['question']} | {', '.join(map(str, p['seeds']))} | {p['bleu_a']:.2f} | "
+                     f"{p['bleu_b']:.2f} | {p['bleu_a'] - p['bleu_b']:+.2f} | {_p_cell(p['p_value'], None)} |")
+    return "\n".join(lines) + "\n"
 
 
 def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:

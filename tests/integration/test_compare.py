@@ -11,6 +11,7 @@ import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
+from translate import compare_report
 from translate.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
 from translate.config import RunConfig
 from translate.config_io import apply_overrides
@@ -41,7 +42,12 @@ def test_heatmap_font_draws_han_characters() -> None:
     assert all(font.get_char_index(ord(ch)) != 0 for ch in "我喜欢茶。你好？")
 
 
-def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: RunConfig) -> None:
+def test_study_pairs_name_presets() -> None:
+    assert all(a in MECHANISMS and b in MECHANISMS and a != b for a, b, _ in compare_report.QUESTIONS)
+
+
+def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: RunConfig,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 5, "decode.beam_size": 2})
     out, work = tmp_path / "cmp", tmp_path / "work"
     compare(cfg, ["none", "additive", "multihead"], [1, 2], out, work)
@@ -81,3 +87,11 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     # a later command for one mechanism keeps the finished runs of the others in the tables
     compare(cfg, ["additive"], [1], out, work)
     assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
+    # pairs the study asks about: reported once both sides have finished runs, paired over common seeds
+    monkeypatch.setattr(compare_report, "QUESTIONS", (("multihead", "additive", "heads"), ("additive", "dot", "absent")))
+    rebuild_report(cfg, out)
+    pairs = json.loads((out / "results.json").read_text(encoding="utf-8"))["pairs"]
+    assert [(p["a"], p["b"], p["seeds"]) for p in pairs] == [("multihead", "additive", [1, 2])]
+    means = {r["mechanism"]: float(r["test_bleu_mean"]) for r in rows}
+    assert abs(pairs[0]["bleu_a"] - means["multihead"]) < 0.01 and abs(pairs[0]["bleu_b"] - means["additive"]) < 0.01
+    assert "| multihead | additive | heads | 1, 2 |" in (out / "results.md").read_text(encoding="utf-8")
