@@ -34,6 +34,8 @@ QUESTIONS: tuple[tuple[str, str, str], ...] = (
     ("multihead-ln", "multihead", "layer norm of query and context in multi-head attention"),
     ("multihead-ln", "additive", "4 heads vs one (additive)"),
     ("multihead-ln-dot", "dot", "4 heads vs one (dot)"),
+    ("multihead-ln-scaled-dot", "scaled-dot", "4 heads vs one (scaled dot)"),
+    ("multihead-ln-scaled-dot", "additive", "4 scaled-dot heads vs single-head additive"),
     ("multihead-ln-1head", "multihead-ln", "1 head of 256 vs 4 of 64 (with projections and layer norm)"),
     ("multihead-ln-1head", "additive", "the multi-head module with 1 head vs plain additive attention"),
     ("multihead-ln-8heads", "multihead-ln", "8 heads vs 4"),
