@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STAGE=${STAGE:-all}
-MULTIHEAD=${MULTIHEAD:-multihead-ln}
+MULTIHEAD=${MULTIHEAD:-multihead-ln-scaled-dot}
 HARD=${HARD:-hard-reinforce-warm}
 BUDGET=(--steps 6000 --set train.patience=4)
 
