@@ -62,8 +62,9 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     # with layer norm (better than without for additive, p = 0.025): the other scorers, then the head size
     "multihead-ln-dot": {**_MULTIHEAD_LN, "model.attention.scorer": "dot"},
     "multihead-ln-scaled-dot": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot"},
-    "multihead-ln-1head": {**_MULTIHEAD_LN, "model.attention.heads": 1},  # one head of size 256 (the encoder states)
-    "multihead-ln-8heads": {**_MULTIHEAD_LN, "model.attention.heads": 8},  # eight heads of size 32
+    # head size, with the best multi-head scorer of the first pass: 1 head of 256 (the encoder states), 8 of 32
+    "multihead-ln-scaled-dot-1head": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.heads": 1},
+    "multihead-ln-scaled-dot-8heads": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.heads": 8},
     "self-attention+additive": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True},
     # the sqrt(d) check: the same two scorers at twice the width (d = 512 instead of 256)
     "dot-h512": {**_SOFT, "model.attention.scorer": "dot", "model.hidden_size": 512, "model.embedding_size": 512},
