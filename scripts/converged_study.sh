@@ -24,20 +24,22 @@ FIRST_PASS=(none additive dot scaled-dot bilinear additive-kv scaled-dot-kv
 THREE_SEEDS=(none additive dot "$MULTIHEAD" "$HARD")
 MORE_SEEDS=(self-attention+additive)  # the best row of the first pass: seeds behind "p vs best" too
 
-study() {  # direction, then the compare options
-  local direction=$1; shift
-  translate compare "${BUDGET[@]}" --direction "$direction" "$@" \
+study() {  # direction, mechanism, seed
+  local direction=$1 mechanism=$2 seed=$3
+  # finished: its small results are committed (skipping here saves the report rebuild per finished run)
+  [[ -f "docs/compare-converged-$direction/runs/$mechanism-seed$seed/compare.json" ]] && return 0
+  translate compare --mechanisms "$mechanism" --seeds "$seed" "${BUDGET[@]}" --direction "$direction" \
     --out "docs/compare-converged-$direction" --work "runs/compare-converged-$direction"
 }
 
 if [[ $STAGE == all || $STAGE == first-pass ]]; then
-  for mechanism in "${FIRST_PASS[@]}"; do study en-zh --mechanisms "$mechanism" --seeds 1; done
+  for mechanism in "${FIRST_PASS[@]}"; do study en-zh "$mechanism" 1; done
 fi
 if [[ $STAGE == all || $STAGE == seeds ]]; then
   for seed in 2 3; do
-    for mechanism in "${THREE_SEEDS[@]}" "${MORE_SEEDS[@]}"; do study en-zh --mechanisms "$mechanism" --seeds "$seed"; done
+    for mechanism in "${THREE_SEEDS[@]}" "${MORE_SEEDS[@]}"; do study en-zh "$mechanism" "$seed"; done
   done
 fi
 if [[ $STAGE == all || $STAGE == zh-en ]]; then
-  for mechanism in "${THREE_SEEDS[@]}"; do study zh-en --mechanisms "$mechanism" --seeds 1; done
+  for mechanism in "${THREE_SEEDS[@]}"; do study zh-en "$mechanism" 1; done
 fi
