@@ -80,3 +80,21 @@ def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
     assert sorted(first_pass) == sorted(MECHANISMS)
     defaults = [line.split(":-", 1)[1].rstrip("}") for line in text.splitlines() if line.startswith(("MULTIHEAD=", "HARD="))]
     assert len(defaults) == 2 and all(name in MECHANISMS for name in defaults)
+
+
+def test_the_readme_study_table_shows_seeds_intervals_and_the_cap() -> None:
+    """scripts/study_readme_table.py: one seed -> the bootstrap interval; several -> mean ± std and how
+    many seeds a p-value pairs; the cap and the best row are marked; hard rows attend to one position."""
+    def row(mechanism: str, seeds: int, steps: float, p_best: float | None, entropy: float | None) -> dict:
+        return {"mechanism": mechanism, "seeds": seeds, "steps_mean": steps, "test_bleu_mean": 30.0 + seeds,
+                "test_bleu_std": 0.25 if seeds > 1 else None, "test_bleu_ci95": 1.4, "test_chrf_mean": 27.0,
+                "test_chrf_std": 0.5 if seeds > 1 else None, "p_vs_none": 0.2, "seeds_paired_vs_none": seeds,
+                "p_vs_best": p_best, "seeds_paired_vs_best": seeds, "attention_entropy": entropy,
+                "attention_argmax_share": 1.0 if entropy == 0 else 0.5, "train_tok_per_s": 5123.4}
+    results = {"best": "additive", "rows": [row("additive", 3, 6000, None, 1.2), row("dot", 1, 4500, 0.01, 0.7),
+                                            row("hard-reinforce", 1, 6000, 0.5, 0.0)]}
+    lines = script("study_readme_table").table(results, cap=6000).splitlines()
+    assert lines[2] == ("| additive | 3 | 6,000 (cap) | **33.00 ± 0.25** | 27.00 ± 0.50 | 0.200 (3 seeds) | (best) "
+                        "| 1.20 | 0.50 | 5,123 |")
+    assert lines[3] == "| dot | 1 | 4,500 | 31.00 (95 % CI ± 1.40) | 27.00 | 0.200 | **0.010** | 0.70 | 0.50 | 5,123 |"
+    assert "| 0 (one position) | 1.00 |" in lines[4]
