@@ -8,6 +8,7 @@
 # Every call resumes: a run whose small results are committed under docs/compare-converged-*/runs/
 # is never trained again, even without its weights (those stay in runs/, git-ignored). A run
 # interrupted with Ctrl-C / SIGTERM resumes from its last checkpoint on the same machine.
+# A run that fails is reported and the plan goes on (rerun the script to retry it).
 # MULTIHEAD and HARD name the rows that get three seeds (the best multi-head and hard variants of
 # the first pass; override them if the table says otherwise).
 set -euo pipefail
@@ -29,7 +30,8 @@ study() {  # direction, mechanism, seed
   # finished: its small results are committed (skipping here saves the report rebuild per finished run)
   [[ -f "docs/compare-converged-$direction/runs/$mechanism-seed$seed/compare.json" ]] && return 0
   translate compare --mechanisms "$mechanism" --seeds "$seed" "${BUDGET[@]}" --direction "$direction" \
-    --out "docs/compare-converged-$direction" --work "runs/compare-converged-$direction"
+    --out "docs/compare-converged-$direction" --work "runs/compare-converged-$direction" \
+    || echo "converged_study.sh: $mechanism seed $seed ($direction) failed; going on with the next run" >&2
 }
 
 if [[ $STAGE == all || $STAGE == first-pass ]]; then
