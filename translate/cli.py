@@ -25,6 +25,7 @@ from translate.cli_common import (
     SetOpt,
     SplitChoice,
     handle_errors,
+    help_text,
     plain,
 )
 from translate.cli_serve import serve
@@ -123,8 +124,9 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
     On --resume, settings that define the model, tokenizers or data position are refused;
     budgets, intervals and the learning rate may change (recorded in train.log).
 
-    Example: translate train --direction en-zh --max-minutes 20 --name en-zh
-    Fine-tune a released model on your corpus: translate train --init-from en-zh --data-dir my-corpus/ --name mine
+    Examples (the second fine-tunes a released model on your corpus):
+      translate train --direction en-zh --max-minutes 20 --name en-zh
+      translate train --init-from en-zh --data-dir my-corpus/ --name mine
     """
     from translate.train import train as run_training
 
@@ -229,8 +231,10 @@ def compare(mechanisms: Annotated[str, typer.Option(
     p-values against `none` and against the best, attention entropy and sharpness), bleu.png,
     dev_bleu_curves.png and heatmaps.png. Rerun the same command to resume: runs whose results
     exist in <out>/runs/ are reused, even without their weights.
-    Example: translate compare --steps 6000 --mechanisms none,additive,dot --seeds 1,2,3
-    --out docs/compare-study --work runs/compare-study
+
+    Example:
+      translate compare --steps 6000 --mechanisms none,additive,dot \\
+        --seeds 1,2,3 --out docs/compare-study --work runs/compare-study
     """
     from translate.compare import compare as run_compare
     from translate.compare import parse_mechanisms, rebuild_report
@@ -256,3 +260,5 @@ def compare(mechanisms: Annotated[str, typer.Option(
 
 for command in (text, file, models, serve):  # defined in cli_translate.py / cli_serve.py
     app.command()(command)
+for registered in app.registered_commands:
+    registered.help = help_text(registered.callback.__doc__ or "") if registered.callback else None

@@ -4,6 +4,7 @@ the error handler that turns library errors into one line and exit code 1."""
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -39,6 +40,15 @@ CheckpointOpt = Annotated[str, typer.Option("--checkpoint", "-m", help=(
     "(see `translate info`)."))]
 BeamOpt = Annotated[int | None, typer.Option("--beam", "-b", help="Beam size; 1 = greedy (config key decode.beam_size).")]
 DEFAULT_CHECKPOINT = DEFAULT_MODEL
+
+
+def help_text(doc: str) -> str:
+    """A command's docstring as --help shows it: the lines of a prose paragraph joined (the terminal
+    wraps them; the source's own breaks at ~100 columns made ragged lines in an 80-column help), while
+    a paragraph that starts with "Example" keeps its lines, for commands to copy."""
+    paragraphs = [p.strip("\n") for p in inspect.cleandoc(doc).split("\n\n")]
+    return "\n\n".join(p if p.startswith("Example") else " ".join(line.strip() for line in p.splitlines())
+                       for p in paragraphs)
 
 
 def handle_errors(func: F) -> F:

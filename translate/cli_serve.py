@@ -46,6 +46,7 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
     """Serve the page (/) and the API (/translate, /models, /health; OpenAPI at /docs).
 
     Requests that arrive together with the same model, beam and n-best are searched as one batch.
+
     Example: translate serve --port 8000   then open http://127.0.0.1:8000/
     """
     settings = ServeSettings(host=host, port=port, api_key=read_api_key(api_key_file), **parse_limits(limit or []))

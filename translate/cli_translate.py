@@ -95,8 +95,9 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
     Each line goes to the released model of its direction, detected from its script (Chinese when
     at least 30 % of its letters are Han characters). A paragraph is translated sentence by sentence.
 
-    Examples: translate text "Where is the station?" "火车站在哪里？"
-              translate text --show-attention --attention-png att.png "I would like a cup of tea."
+    Examples:
+      translate text "Where is the station?" "火车站在哪里？"
+      translate text --show-attention --attention-png att.png "Tea, please."
     """
     router = _router(checkpoint, direction, device)
     if not sentences and sys.stdin.isatty():

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import TINY_DIR, tiny_overrides
 from translate.cli import app
+from translate.cli_common import help_text
 
 runner = CliRunner()
 COMMANDS = ["prepare", "train", "text", "file", "models", "evaluate", "info", "upgrade-checkpoint", "compare", "serve"]
@@ -116,3 +117,27 @@ def test_prepare_reports_counts(tmp_path: Path) -> None:
     result = runner.invoke(app, ["prepare", *sets(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "train:" in result.output and "24 rows" in result.output and "<unk> rate" in result.output
+
+
+def test_help_joins_prose_lines_and_keeps_example_lines() -> None:
+    """The docstrings' own line breaks (~100 columns) are not carried into --help, where the terminal
+    wraps; example paragraphs keep one command per line."""
+    result = runner.invoke(app, ["train", "--help"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0
+    assert "position are refused; budgets, intervals and the learning rate may change" in result.output
+    lines = [line.strip() for line in result.output.splitlines()]
+    assert "translate train --direction en-zh --max-minutes 20 --name en-zh" in lines
+    assert "translate train --init-from en-zh --data-dir my-corpus/ --name mine" in lines
+
+
+def test_help_text_reflow() -> None:
+    doc = """First line.
+
+    A prose paragraph
+    wrapped in the source.
+
+    Example:
+      one command
+      another command
+    """
+    assert help_text(doc) == "First line.\n\nA prose paragraph wrapped in the source.\n\nExample:\n  one command\n  another command"
