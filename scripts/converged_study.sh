@@ -10,13 +10,16 @@
 # interrupted with Ctrl-C / SIGTERM resumes from its last checkpoint on the same machine.
 # A run that fails is reported and the plan goes on (rerun the script to retry it).
 # MULTIHEAD and HARD name the rows that get three seeds (the best multi-head and hard variants of
-# the first pass; override them if the table says otherwise).
+# the first pass; override them if the table says otherwise). COMPARE_ARGS is added to every
+# `translate compare` call, e.g. COMPARE_ARGS="--set device=cuda --set train.amp=off" on a GPU
+# (amp off: the same fp32 numerics as the CPU rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STAGE=${STAGE:-all}
 MULTIHEAD=${MULTIHEAD:-multihead-ln-scaled-dot}
 HARD=${HARD:-hard-reinforce-warm}
 BUDGET=(--steps 6000 --set train.patience=4)
+read -r -a EXTRA <<< "${COMPARE_ARGS:-}"
 
 FIRST_PASS=(none additive dot scaled-dot bilinear additive-kv scaled-dot-kv
             hard-reinforce-soft-baseline hard-reinforce-curriculum hard-reinforce-warm multihead multihead-ln
@@ -30,7 +33,7 @@ study() {  # direction, mechanism, seed
   # finished: its small results are committed (skipping here saves the report rebuild per finished run)
   [[ -f "docs/compare-converged-$direction/runs/$mechanism-seed$seed/compare.json" ]] && return 0
   translate compare --mechanisms "$mechanism" --seeds "$seed" "${BUDGET[@]}" --direction "$direction" \
-    --out "docs/compare-converged-$direction" --work "runs/compare-converged-$direction" \
+    --out "docs/compare-converged-$direction" --work "runs/compare-converged-$direction" ${EXTRA[@]+"${EXTRA[@]}"} \
     || echo "converged_study.sh: $mechanism seed $seed ($direction) failed; going on with the next run" >&2
 }
 

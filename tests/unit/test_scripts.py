@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
+import subprocess
 from pathlib import Path
 from types import ModuleType
 
@@ -98,3 +101,29 @@ def test_the_readme_study_table_shows_seeds_intervals_and_the_cap() -> None:
                         "| 1.20 | 0.50 | 5,123 |")
     assert lines[3] == "| dot | 1 | 4,500 | 31.00 (95 % CI ± 1.40) | 27.00 | 0.200 | **0.010** | 0.70 | 0.50 | 5,123 |"
     assert "| 0 (one position) | 1.00 |" in lines[4]
+
+
+def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survives_a_failure(tmp_path: Path) -> None:
+    """scripts/converged_study.sh with a stand-in `translate` on PATH: a run with a committed
+    compare.json is not started, COMPARE_ARGS reaches every call, and a failing run does not stop the plan."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
+    finished = tmp_path / "docs" / "compare-converged-en-zh" / "runs" / "none-seed1"
+    finished.mkdir(parents=True)
+    (finished / "compare.json").write_text("{}", encoding="utf-8")
+    calls = tmp_path / "calls.txt"
+    stub = tmp_path / "bin" / "translate"
+    stub.parent.mkdir()
+    stub.write_text(f'#!/usr/bin/env bash\necho "$*" >> {calls}\n[[ "$*" != *"--mechanisms dot "* ]]\n', encoding="utf-8")
+    stub.chmod(0o755)
+    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}", "STAGE": "first-pass",
+           "COMPARE_ARGS": "--set device=cuda --set train.amp=off"}
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "converged_study.sh")], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = calls.read_text(encoding="utf-8").splitlines()
+    mechanisms = [line.split("--mechanisms ")[1].split()[0] for line in lines]
+    first_pass = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8").split("FIRST_PASS=(", 1)[1].split(")", 1)[0]
+    assert mechanisms == [name for name in first_pass.split() if name != "none"]
+    assert all(line.endswith("--set device=cuda --set train.amp=off") for line in lines)
+    assert "dot seed 1 (en-zh) failed; going on" in done.stderr
