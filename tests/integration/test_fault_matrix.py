@@ -266,6 +266,7 @@ class _Payload:
 MARKER = Path("/tmp/translate-pickle-payload-ran")
 
 
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")  # the crafted payload uses protocol 4: expected
 def test_pickle_payload_is_refused_without_running(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
                                                     tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     MARKER.unlink(missing_ok=True)
