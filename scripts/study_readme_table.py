@@ -65,7 +65,7 @@ def updates(row: dict[str, Any], cap: int) -> str:
 def attention(row: dict[str, Any]) -> tuple[str, str]:
     if row["attention_entropy"] is None:
         return "–", "–"
-    if row["mechanism"].startswith("hard-") and row["mechanism"] != "hard-marginal":
+    if row["mechanism"].startswith("hard-"):  # all decode with one position (hard-marginal: its argmax)
         return "0 (one position)", f"{row['attention_argmax_share']:.2f}"
     return f"{row['attention_entropy']:.2f}", f"{row['attention_argmax_share']:.2f}"
 

@@ -43,6 +43,8 @@ QUESTIONS: tuple[tuple[str, str, str], ...] = (
     ("hard-reinforce-curriculum", "hard-reinforce-soft-baseline", "REINFORCE: a soft-to-hard curriculum"),
     ("hard-reinforce-warm", "additive", "hard attention fine-tuned from the soft model vs the soft model"),
     ("hard-marginal", "additive", "exact marginalisation over the hard choice vs soft attention"),
+    ("hard-marginal", "hard-reinforce-curriculum", "hard attention from scratch: exact marginal vs REINFORCE"),
+    ("hard-marginal", "hard-reinforce-warm", "exact marginal from scratch vs REINFORCE warm-started"),
     ("hard-gumbel-st", "hard-reinforce", "straight-through (Gumbel) vs REINFORCE"),
 )
 
