@@ -76,11 +76,16 @@ def test_the_argmax_twin_of_a_soft_model_attends_to_its_most_attended_position(
     assert not torch.equal(soft[real], hard[real])
 
 
+def driver_first_pass() -> list[str]:
+    """The presets of scripts/converged_study.sh's FIRST_PASS array, in order."""
+    text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
+    return text.split("FIRST_PASS=(", 1)[1].split(")", 1)[0].split()
+
+
 def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
     """scripts/converged_study.sh lists each `translate compare` preset once in its first pass."""
     text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
-    first_pass = text.split("FIRST_PASS=(", 1)[1].split(")", 1)[0].split()
-    assert sorted(first_pass) == sorted(MECHANISMS)
+    assert sorted(driver_first_pass()) == sorted(MECHANISMS)
     defaults = [line.split(":-", 1)[1].rstrip("}") for line in text.splitlines() if line.startswith(("MULTIHEAD=", "HARD="))]
     assert len(defaults) == 2 and all(name in MECHANISMS for name in defaults)
 
@@ -123,7 +128,6 @@ def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survive
     assert done.returncode == 0, done.stderr
     lines = calls.read_text(encoding="utf-8").splitlines()
     mechanisms = [line.split("--mechanisms ")[1].split()[0] for line in lines]
-    first_pass = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8").split("FIRST_PASS=(", 1)[1].split(")", 1)[0]
-    assert mechanisms == [name for name in first_pass.split() if name != "none"]
+    assert mechanisms == [name for name in driver_first_pass() if name != "none"]
     assert all(line.endswith("--set device=cuda --set train.amp=off") for line in lines)
     assert "dot seed 1 (en-zh) failed; going on" in done.stderr
