@@ -20,6 +20,11 @@ MULTIHEAD=${MULTIHEAD:-multihead-ln-scaled-dot}
 HARD=${HARD:-hard-reinforce-warm}
 BUDGET=(--steps 6000 --set train.patience=4)
 read -r -a EXTRA <<< "${COMPARE_ARGS:-}"
+if ! command -v translate > /dev/null; then  # else every run of the plan "fails" in turn
+  echo "converged_study.sh: no \`translate\` command on PATH; activate the project's environment" \
+       "(source .venv/bin/activate) or install it (pip install -e .)" >&2
+  exit 1
+fi
 
 FIRST_PASS=(none additive dot scaled-dot bilinear additive-kv scaled-dot-kv
             hard-reinforce-soft-baseline hard-reinforce-curriculum hard-reinforce-warm multihead multihead-ln

@@ -131,3 +131,20 @@ def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survive
     assert mechanisms == [name for name in driver_first_pass() if name != "none"]
     assert all(line.endswith("--set device=cuda --set train.amp=off") for line in lines)
     assert "dot seed 1 (en-zh) failed; going on" in done.stderr
+
+
+def test_the_study_driver_stops_at_once_without_the_translate_command(tmp_path: Path) -> None:
+    """Without `translate` on PATH (environment not activated) the driver says so and stops,
+    instead of reporting every run of the plan as failed."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
+    bin_dir = tmp_path / "bin"  # only what the driver needs besides bash's builtins
+    bin_dir.mkdir()
+    dirname = shutil.which("dirname")
+    assert dirname is not None
+    (bin_dir / "dirname").symlink_to(dirname)
+    done = subprocess.run([shutil.which("bash") or "/bin/bash", str(tmp_path / "scripts" / "converged_study.sh")],
+                          env={"PATH": str(bin_dir)}, capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "no `translate` command on PATH" in done.stderr
+    assert "failed; going on" not in done.stderr
