@@ -1,4 +1,4 @@
-"""Scripts: CC-CEDICT gloss parsing, the synthetic scale corpus, the argmax twin of a soft model, the study driver."""
+"""Scripts: CC-CEDICT gloss parsing, the synthetic scale corpus, the argmax twin of a soft model, the study driver, the search profile."""
 
 from __future__ import annotations
 
@@ -9,13 +9,17 @@ import subprocess
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 import torch
 
+from translate import search
 from translate.compare import MECHANISMS
 from translate.config import RunConfig
 from translate.data.batch import collate
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 from translate.model import Seq2Seq
+from translate.model.seq2seq import DecodingContext
+from translate.translator import Translator
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
@@ -148,3 +152,27 @@ def test_the_study_driver_stops_at_once_without_the_translate_command(tmp_path: 
     assert done.returncode == 1
     assert "no `translate` command on PATH" in done.stderr
     assert "failed; going on" not in done.stderr
+
+
+def test_the_search_profile_labels_every_region_and_restores_what_it_wrapped(
+        monkeypatch: pytest.MonkeyPatch, tiny_model: Seq2Seq, tiny_tokenizers: tuple[Tokenizer, Tokenizer],
+        tiny_config: RunConfig) -> None:
+    """scripts/profile_search.py on a tiny model with beam 3: the search's phases and the model's
+    parts all show up as profiler regions, the output layer inside the step, and afterwards search,
+    the decoding context and the model are the unwrapped originals (same translations)."""
+    monkeypatch.syspath_prepend(str(SCRIPTS))  # the script imports bench's PhaseHooks
+    profile = script("profile_search")
+    translator = Translator(tiny_model, *tiny_tokenizers, tiny_config.decode)
+    sources = ["I like tea.", "Where is the station?", "He runs.", "Thank you very much."] * 20
+    originals = (search._top_candidates, search._still_open, DecodingContext.select, DecodingContext.reorder)
+    before = translator.translate(sources, tiny_config.decode)
+    figures = profile.profile_search(translator, sources, tiny_config.decode)
+    regions = figures["regions_ms"]
+    for name in ("encoder", "decoder.attention", "decoder.combine", "decoder.generator (output layer)",
+                 "decoder.rnn0", "search._top_candidates", "search._advance", "context.reorder"):
+        assert regions[name] > 0, name
+    assert regions["decoder.generator (output layer)"] < regions["model.step (decoder + log-softmax)"]
+    assert 0 < figures["matrix_products_share"] < 1
+    assert (search._top_candidates, search._still_open, DecodingContext.select, DecodingContext.reorder) == originals
+    assert "step" not in vars(tiny_model) and not tiny_model.encoder._forward_hooks
+    assert translator.translate(sources, tiny_config.decode) == before
