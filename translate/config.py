@@ -109,6 +109,9 @@ class AttentionConfig:
     layer_norm: bool = False  # multihead only: layer normalisation of the query and of the context (RNMT+)
     # marginal: exact marginal likelihood over the position (Deng et al. 2018), argmax at inference
     hard_training: Literal["reinforce", "straight-through", "marginal"] = "reinforce"
+    # marginal only: decode with the argmax position (one state per step), or with the mixture it was
+    # trained as (p(y) = Σᵢ αᵢ p(y | xᵢ): the output layer once per source position)
+    marginal_decoding: Literal["argmax", "mixture"] = "argmax"
     hard_sample: Literal["sample", "argmax"] = "sample"  # how hard attention picks while training
     reinforce_weight: float = 1.0
     entropy_weight: float = 0.01
@@ -123,6 +126,9 @@ class AttentionConfig:
     def __post_init__(self) -> None:
         _check(1 <= self.heads <= MAX_WIDTH, "model.attention.heads", self.heads, f"must be in [1, {MAX_WIDTH}]")
         _check(0 <= self.soft_mix <= 1, "model.attention.soft_mix", self.soft_mix, "must be in [0, 1]")
+        _check(self.marginal_decoding == "argmax" or (self.kind == "hard" and self.hard_training == "marginal"),
+               "model.attention.marginal_decoding", self.marginal_decoding,
+               "mixture needs model.attention.kind=hard and model.attention.hard_training=marginal")
         _check(self.soft_anneal_steps >= 0, "model.attention.soft_anneal_steps", self.soft_anneal_steps, "must be >= 0")
         _check(0 <= self.baseline_decay < 1, "model.attention.baseline_decay", self.baseline_decay,
                "must be in [0, 1)")

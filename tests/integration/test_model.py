@@ -17,6 +17,7 @@ from translate.config_io import apply_overrides
 from translate.data.batch import collate, pad
 from translate.data.readers import read_tsv
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
+from translate.errors import ConfigError
 from translate.model import Seq2Seq, build_model
 from translate.train import train
 from translate.translator import Translator
@@ -293,3 +294,37 @@ def test_marginal_hard_attention_trains_the_scorer_without_sampling(
         assert torch.allclose(logits, expected, atol=1e-4), t
     model.eval()  # inference: one position, the argmax
     assert model(batch.src, batch.src_lens, batch.tgt_in).mixture_states is None
+
+
+def test_a_marginal_model_can_decode_with_the_mixture_it_was_trained_as(
+        tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """`model.attention.marginal_decoding=mixture`: in eval mode each search step predicts
+    Σᵢ αᵢ p(y | xᵢ), the training distribution (without dropout), instead of reading the argmax
+    position; the default (argmax) model with the same weights reads one position."""
+    base = {"model.attention.kind": "hard", "model.attention.hard_training": "marginal", "model.dropout": 0.0,
+            "model.embedding_dropout": 0.0}
+    cfg = apply_overrides(tiny_config, {**base, "model.attention.marginal_decoding": "mixture"})
+    src_tok, tgt_tok = tiny_tokenizers
+    torch.manual_seed(0)
+    model = build_model(cfg.model, len(src_tok), len(tgt_tok)).train()
+    batch = encode_pair(src_tok, tgt_tok, ["I like tea.", "Where is the station?"], ["我喜欢茶。", "车站在哪里？"])
+    out = model(batch.src, batch.src_lens, batch.tgt_in)  # teacher forcing, training mode: the mixture
+    assert out.mixture_states is not None
+    model.eval()
+    ctx = model.encode(batch.src, batch.src_lens)
+    state = ctx.state
+    for t in range(batch.tgt_in.size(1)):
+        log_probs, state, weights = model.decoder.step(batch.tgt_in[:, t], state, ctx.memory)
+        assert torch.allclose(weights, out.weights[:, t], atol=1e-5), t  # α, not one-hot
+        assert torch.allclose(log_probs, model.decoder.mixture_log_probs(out.mixture_states[:, t], out.weights[:, t]),
+                              atol=1e-4), t
+    argmax = build_model(apply_overrides(tiny_config, base).model, len(src_tok), len(tgt_tok))
+    argmax.load_state_dict(model.state_dict())
+    argmax.eval()
+    _, _, weights = argmax.decoder.step(batch.tgt_in[:, 0], argmax.encode(batch.src, batch.src_lens).state,
+                                        ctx.memory)
+    assert torch.equal(weights.max(-1).values, torch.ones(2))  # one position
+    hyps = Translator(model, src_tok, tgt_tok, cfg.decode).translate(["I like tea.", "Where is the station?"])
+    assert len(hyps) == 2 and all(isinstance(h, str) for h in hyps)
+    with pytest.raises(ConfigError, match="model.attention.marginal_decoding"):
+        apply_overrides(tiny_config, {"model.attention.kind": "hard", "model.attention.marginal_decoding": "mixture"})

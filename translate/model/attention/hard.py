@@ -1,6 +1,6 @@
 """Hard attention: the context is one encoder state (Xu et al. 2015, "Show, Attend and Tell", sec. 4.1).
 
-At inference the position is the argmax of α. Training, which cannot differentiate through a
+At inference the position is the argmax of α (`marginal` can decode with its mixture instead). Training, which cannot differentiate through a
 choice, uses one of:
 - `reinforce`: sample i ~ α; the decoder loss gets -(r - b) log αᵢ - λ_H H(α), with reward r the
   log-probability of the reference token and b either a moving-average baseline or, with
@@ -15,6 +15,8 @@ choice, uses one of:
   output and output distribution per source position, mixed by α (exact marginal likelihood,
   Deng et al. 2018); with input feeding the next step is fed the expected attentional output
   Σᵢ αᵢ oᵢ. The output layer runs once per source position: about S times its usual cost.
+  It decodes with the argmax position, or with `marginal_decoding=mixture` with the mixture
+  it was trained as (same S-fold cost at inference).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class HardAttention(SoftAttention):
         # the estimator and its constants are fixed here, never re-read from strings per step
         self.uses_reinforce = cfg.hard_training == "reinforce"
         self.marginal = cfg.hard_training == "marginal"
+        self.mixture_decoding = self.marginal and cfg.marginal_decoding == "mixture"
         self._train_choice = {"reinforce": self._reinforce_choice, "straight-through": self._straight_through,
                               "marginal": self._marginal_choice}[cfg.hard_training]
         self._pick = _sample if cfg.hard_sample == "sample" else _argmax
@@ -52,7 +55,7 @@ class HardAttention(SoftAttention):
         expected = None
         if self.soft_baseline and choice.probs is not None:  # what soft attention would have read
             expected = (choice.probs.unsqueeze(1) @ memory.values).squeeze(1).detach()
-        candidates = memory.values if self.marginal and self.training else None
+        candidates = memory.values if self.marginal and (self.training or self.mixture_decoding) else None
         return AttentionOutput(context, choice.weights, choice.log_prob, choice.entropy, baseline_context=expected,
                                candidates=candidates)
 
@@ -64,7 +67,7 @@ class HardAttention(SoftAttention):
         return self.soft_mix + (1.0 - self.soft_mix) * left
 
     def normalise(self, scores: torch.Tensor, mask: torch.Tensor) -> Choice:
-        if not self.training:
+        if not self.training and not self.mixture_decoding:
             return Choice(weights=_one_hot(scores.masked_fill(~mask, float("-inf")).argmax(-1), scores))
         return self._train_choice(scores, mask)
 
