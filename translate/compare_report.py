@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from translate.by_length import bleu_by_length, by_length_markdown, length_buckets
 from translate.config import RunConfig
 from translate.data.corpus import load_eval_split
 from translate.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
-from translate.plots import BarRow, Heatmap, plot_bleu, plot_curves, plot_heatmaps
+from translate.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
 
 BASELINE = "none"
 WIDEST = 6  # mechanisms side by side in heatmaps.png before the grid turns
@@ -153,30 +154,38 @@ def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPaire
 
 
 def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path) -> None:
-    """results.md/.csv/.json, bleu.png, dev_bleu_curves.png and heatmaps.png from the finished runs."""
+    """results.md/.csv/.json, bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png from the finished runs."""
     names = list(dict.fromkeys(f.mechanism for f in figures))
     order = ([BASELINE] if BASELINE in names else []) + [n for n in names if n != BASELINE]
     by_name = {n: sorted((f for f in figures if f.mechanism == n), key=lambda f: f.seed) for n in order}
     best = max(order, key=lambda n: statistics.mean(f.test_bleu for f in by_name[n]))
-    refs = load_eval_split(base.data, "test")[1]
+    sources, refs = load_eval_split(base.data, "test")
     intervals, signature = _intervals(figures, out_dir, refs, base.data.tgt_lang)
     vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)
     vs_best = _significance(by_name, best, out_dir, refs, base.data.tgt_lang)
     rows = [_row(n, by_name[n], intervals.get(n), vs_none.get(n), vs_best.get(n)) for n in order]
     pairs = _questions(by_name, out_dir, refs, base.data.tgt_lang)
+    buckets, unit = length_buckets(sources, base.data.src_lang), "characters" if base.data.src_lang == "zh" else "words"
+    by_length = {n: bleu_by_length([_hypotheses(out_dir, n, f.seed) for f in by_name[n]], refs, buckets,
+                                   base.data.tgt_lang) for n in order}
     (out_dir / "results.json").write_text(json.dumps({"rows": rows, "best": best, "bootstrap_signature": signature,
-                                                      "pairs": pairs,
+                                                      "pairs": pairs, "bleu_by_length": {
+                                                          "unit": unit, "groups": [{"label": b.label, "sentences": len(b.indices)}
+                                                                                   for b in buckets],
+                                                          "bleu": by_length},
                                                       "runs": [dataclasses.asdict(f) for f in figures]},
                                                      indent=1), encoding="utf-8")
     with open(out_dir / "results.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    (out_dir / "results.md").write_text(markdown(rows, best, signature) + pairs_markdown(pairs), encoding="utf-8")
+    (out_dir / "results.md").write_text(markdown(rows, best, signature) + pairs_markdown(pairs)
+                                        + by_length_markdown(buckets, by_length, unit), encoding="utf-8")
     plot_bleu([BarRow(r["mechanism"], r["test_bleu_mean"], r["test_bleu_std"] or r["test_bleu_ci95"] or 0.0)
                for r in rows], out_dir / "bleu.png",
               f"{base.data.direction}, test BLEU by attention mechanism (mean over seeds; bars: std, or 95 % CI for one seed)")
     plot_curves({n: by_name[n][0].curve for n in order}, out_dir / "dev_bleu_curves.png")
+    plot_by_length([b.label for b in buckets], by_length, out_dir / "bleu_by_length.png", unit)
     grid = heatmap_grid({n: out_dir / "runs" / f"{n}-seed{by_name[n][0].seed}" for n in order})
     if grid:  # rows are sentences; with many mechanisms, one row per mechanism reads better than a wide strip
         plot_heatmaps(grid if len(grid[0]) <= WIDEST else [list(column) for column in zip(*grid)],

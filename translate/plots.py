@@ -55,6 +55,11 @@ def _style() -> Any:
     return plt
 
 
+def _line_style(index: int) -> str:
+    """Solid, dashed, dotted, dash-dot: with more lines than the 10 colours of the cycle, each line stays distinct."""
+    return ("-", "--", ":", "-.")[index // 10 % 4]
+
+
 @dataclass
 class BarRow:
     name: str
@@ -78,11 +83,26 @@ def plot_curves(curves: dict[str, list[tuple[float, float]]], path: Path) -> Non
     """curves: name -> [(update, dev BLEU)]."""
     plt = _style()
     fig, ax = plt.subplots(figsize=(7, 4))
-    for name, points in curves.items():
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name)
+    for i, (name, points) in enumerate(curves.items()):
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name,
+                linestyle=_line_style(i))
     ax.set_xlabel("updates")
     ax.set_ylabel("dev BLEU (greedy)")
     ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_by_length(labels: list[str], bleu: dict[str, list[float]], path: Path, unit: str) -> None:
+    """bleu: name -> test BLEU per source-length group (labels)."""
+    plt = _style()
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for i, (name, values) in enumerate(bleu.items()):
+        ax.plot(labels, values, marker="o", markersize=3, label=name, linestyle=_line_style(i))
+    ax.set_xlabel(f"source length ({unit}; groups of about equal size)")
+    ax.set_ylabel("test BLEU")
+    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

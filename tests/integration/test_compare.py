@@ -15,6 +15,7 @@ from translate import compare_report
 from translate.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
 from translate.config import RunConfig
 from translate.config_io import apply_overrides
+from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
 from translate.model.attention import ATTENTION
 from translate.plots import cjk_font
@@ -51,7 +52,8 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 5, "decode.beam_size": 2})
     out, work = tmp_path / "cmp", tmp_path / "work"
     compare(cfg, ["none", "additive", "multihead"], [1, 2], out, work)
-    for name in ("results.md", "results.csv", "results.json", "bleu.png", "dev_bleu_curves.png", "heatmaps.png"):
+    for name in ("results.md", "results.csv", "results.json", "bleu.png", "dev_bleu_curves.png", "heatmaps.png",
+                 "bleu_by_length.png"):
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
     rows = list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines()))
     assert [r["mechanism"] for r in rows] == ["none", "additive", "multihead"]
@@ -65,6 +67,13 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     assert 0 < float(rows[1]["attention_argmax_share"]) <= 1
     markdown = (out / "results.md").read_text(encoding="utf-8")
     assert "| additive |" in markdown and "bs:1000" in markdown
+    # BLEU by source length: every test sentence in one group, one value per group for each mechanism
+    by_length = json.loads((out / "results.json").read_text(encoding="utf-8"))["bleu_by_length"]
+    assert by_length["unit"] == "words" and sum(g["sentences"] for g in by_length["groups"]) == len(
+        load_eval_split(cfg.data, "test")[0])
+    assert list(by_length["bleu"]) == ["none", "additive", "multihead"]
+    assert all(len(v) == len(by_length["groups"]) and all(0 <= b <= 100 for b in v) for v in by_length["bleu"].values())
+    assert "Test BLEU by source length" in markdown
     # each run's small results sit under out/runs/ (no weights); the weights stay in the work folder
     kept = out / "runs" / "additive-seed1"
     assert {p.name for p in kept.iterdir()} >= {"compare.json", "test.hyp.txt", "dev.hyp.txt", "train_summary.json",

@@ -27,7 +27,7 @@ LAYERS = [
     ["evaluate"],
     ["run_dir", "resume"],
     ["train", "trainer"],
-    ["compare", "compare_report", "plots", "serve"],
+    ["compare", "compare_report", "by_length", "plots", "serve"],
     ["cli", "cli_common", "cli_serve", "cli_translate", "__main__"],
 ]
 
