@@ -82,13 +82,13 @@ def plot_bleu(rows: list[BarRow], path: Path, title: str) -> None:
 def plot_curves(curves: dict[str, list[tuple[float, float]]], path: Path) -> None:
     """curves: name -> [(update, dev BLEU)]."""
     plt = _style()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     for i, (name, points) in enumerate(curves.items()):
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name,
                 linestyle=_line_style(i))
     ax.set_xlabel("updates")
     ax.set_ylabel("dev BLEU (greedy)")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
