@@ -228,8 +228,8 @@ def compare(mechanisms: Annotated[str, typer.Option(
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
 
     Writes results.md/.csv/.json (test BLEU and chrF mean ± std over seeds, 95 % bootstrap intervals,
-    p-values against `none` and against the best, attention entropy and sharpness), bleu.png,
-    dev_bleu_curves.png and heatmaps.png. Rerun the same command to resume: runs whose results
+    p-values against `none` and against the best, attention entropy and sharpness, BLEU by source
+    length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same command to resume: runs whose results
     exist in <out>/runs/ are reused, even without their weights.
 
     Example:
