@@ -114,9 +114,12 @@ def attention_statistics(translator: Translator, sources: list[str], refs: list[
 def heatmap_sentences(translator: Translator, sources: list[str], count: int = 4, shortest: int = 8,
                       longest: int = 20) -> list[int]:
     """Indices of `count` sources of `shortest`..`longest` pieces, spread over the split (the same for
-    every mechanism of a study: they share the tokenizers)."""
+    every mechanism of a study: they share the tokenizers); in a split with fewer such sentences,
+    its longest ones up to `longest` pieces."""
     lengths = [len(ids) for ids in translator.src_tokenizer.encode(sources)]
     fitting = [i for i, n in enumerate(lengths) if shortest <= n <= longest]
+    if len(fitting) < count:
+        fitting = sorted(sorted((i for i, n in enumerate(lengths) if n <= longest), key=lambda i: -lengths[i])[:count])
     return [fitting[k * len(fitting) // count] for k in range(min(count, len(fitting)))]
 
 

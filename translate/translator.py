@@ -111,6 +111,8 @@ class Translator:
     @torch.no_grad()
     def align(self, texts: list[str], translations: list[list[int]]) -> list[Alignment]:
         """Attention weights of each source text against its translation's tokens (one batch)."""
+        if not texts:
+            return []
         was_training = self.model.training
         self.model.eval()
         src = self.encode_sources(texts)

@@ -104,3 +104,28 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     means = {r["mechanism"]: float(r["test_bleu_mean"]) for r in rows}
     assert abs(pairs[0]["bleu_a"] - means["multihead"]) < 0.01 and abs(pairs[0]["bleu_b"] - means["additive"]) < 0.01
     assert "| multihead | additive | heads | 1, 2 |" in (out / "results.md").read_text(encoding="utf-8")
+
+
+def test_the_study_runs_zh_en_too(tmp_path: Path, tiny_config: RunConfig) -> None:
+    """The study's zh→en stage: tables measure Chinese sources in characters, the attention
+    matrices have Chinese source pieces, and the warm-started hard preset finds the zh→en
+    additive run of the same seed (not retrained) and accepts its direction."""
+    from translate.compare import study_run_config
+    from translate.resume import init_source
+
+    cfg = apply_overrides(tiny_config, {"data.direction": "zh-en", "train.max_steps": 10, "train.validate_every": 5,
+                                        "decode.beam_size": 2})
+    out, work = tmp_path / "cmp", tmp_path / "work"
+    compare(cfg, ["none", "additive"], [1], out, work)
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert [r["mechanism"] for r in results["rows"]] == ["none", "additive"]
+    assert results["bleu_by_length"]["unit"] == "characters"
+    assert (out / "heatmaps.png").is_file() and (out / "bleu_by_length.png").is_file()
+    attention = json.loads((out / "runs" / "additive-seed1" / "attention.json").read_text(encoding="utf-8"))
+    assert any("\u4e00" <= ch <= "\u9fff" for record in attention for piece in record["source_pieces"] for ch in piece)
+    stamp = (work / "additive-seed1" / "best" / "model.safetensors").stat().st_mtime_ns
+    warm = study_run_config(cfg, "hard-reinforce-warm", 1, work)
+    assert warm.train.init_from == str(work / "additive-seed1") and warm.data.direction == "zh-en"
+    assert (work / "additive-seed1" / "best" / "model.safetensors").stat().st_mtime_ns == stamp  # reused
+    started, loaded = init_source(warm)
+    assert loaded is not None and loaded.artifact.direction == "zh-en" and started.model.attention.kind == "hard"
