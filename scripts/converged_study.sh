@@ -29,7 +29,8 @@ fi
 FIRST_PASS=(none additive dot scaled-dot bilinear additive-kv scaled-dot-kv
             hard-reinforce-soft-baseline hard-reinforce-curriculum hard-reinforce-warm multihead multihead-ln
             self-attention+additive multihead-ln-dot multihead-ln-scaled-dot hard-gumbel-st hard-reinforce
-            multihead-ln-scaled-dot-1head multihead-ln-scaled-dot-8heads hard-marginal dot-h512 scaled-dot-h512)
+            multihead-ln-scaled-dot-1head multihead-ln-scaled-dot-8heads hard-marginal dot-h512 scaled-dot-h512
+            hard-reinforce-warm-dot)
 THREE_SEEDS=(none additive dot "$MULTIHEAD" "$HARD")
 MORE_SEEDS=(self-attention+additive)  # the best row of the first pass: seeds behind "p vs best" too
 
