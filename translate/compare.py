@@ -209,5 +209,7 @@ def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
     if not found:
         raise ConfigError(f"no finished runs in {out_dir / 'runs'} (each has a compare.json)")
     rank = {name: i for i, name in enumerate(MECHANISMS)}
-    write_report(base, sorted(found, key=lambda f: (rank.get(f.mechanism, len(rank)), f.mechanism, f.seed)), out_dir)
+    other_sizes = frozenset(n for n, overrides in MECHANISMS.items() if "model.hidden_size" in overrides)
+    write_report(base, sorted(found, key=lambda f: (rank.get(f.mechanism, len(rank)), f.mechanism, f.seed)), out_dir,
+                 other_sizes)
     return out_dir

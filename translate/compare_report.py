@@ -156,12 +156,17 @@ def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPaire
     }
 
 
-def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path) -> None:
-    """results.md/.csv/.json, bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png from the finished runs."""
+def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
+                 other_sizes: frozenset[str] = frozenset()) -> None:
+    """results.md/.csv/.json, bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png from the finished runs.
+
+    `other_sizes`: mechanisms whose model is another size than the study's (the √d check at width 512);
+    "best", the reference of the "p vs best" column, is chosen among the others."""
     names = list(dict.fromkeys(f.mechanism for f in figures))
     order = ([BASELINE] if BASELINE in names else []) + [n for n in names if n != BASELINE]
     by_name = {n: sorted((f for f in figures if f.mechanism == n), key=lambda f: f.seed) for n in order}
-    best = max(order, key=lambda n: statistics.mean(f.test_bleu for f in by_name[n]))
+    best = max([n for n in order if n not in other_sizes] or order,
+               key=lambda n: statistics.mean(f.test_bleu for f in by_name[n]))
     sources, refs = load_eval_split(base.data, "test")
     intervals, signature = _intervals(figures, out_dir, refs, base.data.tgt_lang)
     vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)
@@ -248,7 +253,7 @@ def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:
             f"{ci} | {_cell(r['test_chrf_mean'], r['test_chrf_std'])} | "
             f"{_p_cell(r['p_vs_none'], r['seeds_paired_vs_none'])} | {p_best} | "
             f"{_cell(r['attention_entropy'], None)} | {_cell(r['attention_argmax_share'], None)} |")
-    note = (f"\nSignificance: paired bootstrap of test BLEU against `none` and against the best mechanism ({best}), "
+    note = (f"\nSignificance: paired bootstrap of test BLEU against `none` and against the best mechanism at the study's model size ({best}), "
             f"paired over the seeds both have (each resample of test sentences scores every seed of both; the "
             f"statistic is the difference of the means over seeds); p < {SIGNIFICANT} in bold. 1,000 resamples, "
             f"sacrebleu `{signature}`. Entropy (nats) and weight on the argmax position: teacher-forced dev "

@@ -104,6 +104,14 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     means = {r["mechanism"]: float(r["test_bleu_mean"]) for r in rows}
     assert abs(pairs[0]["bleu_a"] - means["multihead"]) < 0.01 and abs(pairs[0]["bleu_b"] - means["additive"]) < 0.01
     assert "| multihead | additive | heads | 1, 2 |" in (out / "results.md").read_text(encoding="utf-8")
+    # a run of another model size (the √d check at width 512) is never the "best" reference, however high
+    wide = out / "runs" / "dot-h512-seed1"
+    shutil.copytree(out / "runs" / "additive-seed1", wide)
+    record = json.loads((wide / "compare.json").read_text(encoding="utf-8"))
+    (wide / "compare.json").write_text(json.dumps({**record, "mechanism": "dot-h512", "test_bleu": 99.0}), encoding="utf-8")
+    rebuild_report(cfg, out)
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert "dot-h512" in [r["mechanism"] for r in results["rows"]] and results["best"] == best != "dot-h512"
 
 
 def test_the_study_runs_zh_en_too(tmp_path: Path, tiny_config: RunConfig) -> None:
