@@ -210,8 +210,7 @@ def compare(mechanisms: Annotated[str, typer.Option(
                 help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
                      "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-marginal, "
                      "hard-reinforce-warm, hard-reinforce-warm-dot, hard-gumbel-st, multihead, multihead-ln, "
-                     "multihead-ln-dot, "
-                     "multihead-ln-scaled-dot, multihead-ln-scaled-dot-1head, multihead-ln-scaled-dot-8heads, "
+                     "multihead-ln-dot, multihead-ln-scaled-dot, multihead-ln-scaled-dot-1head, multihead-ln-scaled-dot-8heads, "
                      "self-attention+additive, dot-h512, scaled-dot-h512.")] = "all",
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
