@@ -32,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("--split", default="dev", choices=["dev", "test"])
     parser.add_argument("--against", type=Path, help="hypotheses of another system on the same split, one per line")
-    parser.add_argument("--batch-size", type=int, default=64, help="decoding batch (the mixture holds S outputs per row)")
+    parser.add_argument("--batch-size", type=int, default=64,
+                        help="decoding batch (the mixture holds S outputs per row)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     loaded = load_checkpoint(args.checkpoint)

@@ -229,8 +229,8 @@ def compare(mechanisms: Annotated[str, typer.Option(
 
     Writes results.md/.csv/.json (test BLEU and chrF mean ± std over seeds, 95 % bootstrap intervals,
     p-values against `none` and against the best, attention entropy and sharpness, BLEU by source
-    length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same command to resume: runs whose results
-    exist in <out>/runs/ are reused, even without their weights.
+    length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same
+    command to resume: runs whose results exist in <out>/runs/ are reused, even without their weights.
 
     Example:
       translate compare --steps 6000 --mechanisms none,additive,dot \\

@@ -253,7 +253,8 @@ def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:
             f"{ci} | {_cell(r['test_chrf_mean'], r['test_chrf_std'])} | "
             f"{_p_cell(r['p_vs_none'], r['seeds_paired_vs_none'])} | {p_best} | "
             f"{_cell(r['attention_entropy'], None)} | {_cell(r['attention_argmax_share'], None)} |")
-    note = (f"\nSignificance: paired bootstrap of test BLEU against `none` and against the best mechanism at the study's model size ({best}), "
+    note = (f"\nSignificance: paired bootstrap of test BLEU against `none` and against the best mechanism "
+            f"at the study's model size ({best}), "
             f"paired over the seeds both have (each resample of test sentences scores every seed of both; the "
             f"statistic is the difference of the means over seeds); p < {SIGNIFICANT} in bold. 1,000 resamples, "
             f"sacrebleu `{signature}`. Entropy (nats) and weight on the argmax position: teacher-forced dev "

@@ -1,4 +1,5 @@
-"""Scripts: CC-CEDICT gloss parsing, the synthetic scale corpus, the argmax twin of a soft model, the study driver, the search profile."""
+"""Scripts: CC-CEDICT gloss parsing, the synthetic scale corpus, the argmax twin of a soft model, the study driver,
+the search profile."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Hard attention: the context is one encoder state (Xu et al. 2015, "Show, Attend and Tell", sec. 4.1).
 
-At inference the position is the argmax of α (`marginal` can decode with its mixture instead). Training, which cannot differentiate through a
-choice, uses one of:
+At inference the position is the argmax of α (`marginal` can decode with its mixture instead).
+Training, which cannot differentiate through a choice, uses one of:
 - `reinforce`: sample i ~ α; the decoder loss gets -(r - b) log αᵢ - λ_H H(α), with reward r the
   log-probability of the reference token and b either a moving-average baseline or, with
   `reinforce_baseline=soft`, the log-probability the expected context Σ αᵢ vᵢ would have given the
