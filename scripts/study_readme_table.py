@@ -27,10 +27,12 @@ LABELS = {  # what a reader needs next to a preset's name
     "multihead-ln-scaled-dot-8heads": "8 scaled-dot heads of 32 + layer norm",
     "self-attention+additive": "encoder self-attention layer",
     "hard-marginal": "exact marginalisation over the position, argmax decoding",
+    "hard-reinforce-warm-dot": "REINFORCE warm-started from the dot model",
     "dot-h512": "hidden 512",
     "scaled-dot-h512": "hidden 512",
 }
-UPDATES = {"hard-reinforce-warm": "{cap:,} soft + {steps:,} hard"}  # warm starts report their own updates only
+WARM = "{cap:,} soft + {steps:,} hard"  # warm starts report their own updates only
+UPDATES = {"hard-reinforce-warm": WARM, "hard-reinforce-warm-dot": WARM.replace("soft", "soft dot")}
 HEADER = ("| mechanism | seeds | updates | test BLEU | test chrF | p vs none | p vs best | attn entropy (nats) "
           "| weight on argmax | train tgt tok/s |\n|---|---|---|---|---|---|---|---|---|---|")
 
