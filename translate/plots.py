@@ -68,12 +68,12 @@ class BarRow:
 
 
 def plot_bleu(rows: list[BarRow], path: Path, title: str) -> None:
-    plt = _style()
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * len(rows)), 4))
-    ax.bar([r.name for r in rows], [r.bleu for r in rows], yerr=[r.ci for r in rows], capsize=4, color="#4C72B0")
-    ax.set_ylabel("test BLEU (95 % bootstrap interval)")
-    ax.set_title(title)
-    ax.tick_params(axis="x", rotation=40)
+    plt = _style()  # horizontal bars: two dozen mechanism names stay readable
+    fig, ax = plt.subplots(figsize=(8, max(3.0, 0.32 * len(rows) + 1.2)))
+    ax.barh([r.name for r in rows], [r.bleu for r in rows], xerr=[r.ci for r in rows], capsize=3, color="#4C72B0")
+    ax.invert_yaxis()  # the first row on top, as in the tables
+    ax.set_xlabel("test BLEU")
+    ax.set_title(title.replace(" (", "\n(", 1), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
