@@ -31,6 +31,10 @@ logger = logging.getLogger(__name__)
 _SOFT = {"model.attention.kind": "soft", "model.attention.mode": "plain"}
 _MULTIHEAD_LN = {"model.attention.kind": "multihead", "model.attention.scorer": "additive", "model.attention.heads": 4,
                  "model.attention.layer_norm": True}
+# REINFORCE hard attention (soft-prediction baseline) fine-tuned from a soft run of the same seed
+_WARM_HARD: dict[str, Any] = {"model.attention.kind": "hard", "model.attention.hard_training": "reinforce",
+                              "model.attention.reinforce_baseline": "soft", "train.init_attention": "config",
+                              "train.max_steps": 3000, "train.learning_rate": 5e-4, "train.warmup_steps": 200}
 MECHANISMS: dict[str, dict[str, Any]] = {
     "none": {"model.attention.kind": "none"},
     "additive": {**_SOFT, "model.attention.scorer": "additive"},
@@ -52,15 +56,9 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "hard-gumbel-st": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
                        "model.attention.hard_training": "straight-through"},
     # warm start (issue 10): the same seed's converged additive run, fine-tuned with hard attention
-    "hard-reinforce-warm": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                            "model.attention.hard_training": "reinforce", "model.attention.reinforce_baseline": "soft",
-                            "train.init_from": "@additive", "train.init_attention": "config",
-                            "train.max_steps": 3000, "train.learning_rate": 5e-4, "train.warmup_steps": 200},
+    "hard-reinforce-warm": {**_WARM_HARD, "model.attention.scorer": "additive", "train.init_from": "@additive"},
     # the same from the dot model, whose attention is already sharp (its argmax twin loses 1.2 BLEU, additive's 4.1)
-    "hard-reinforce-warm-dot": {"model.attention.kind": "hard", "model.attention.scorer": "dot",
-                                "model.attention.hard_training": "reinforce", "model.attention.reinforce_baseline": "soft",
-                                "train.init_from": "@dot", "train.init_attention": "config",
-                                "train.max_steps": 3000, "train.learning_rate": 5e-4, "train.warmup_steps": 200},
+    "hard-reinforce-warm-dot": {**_WARM_HARD, "model.attention.scorer": "dot", "train.init_from": "@dot"},
     "multihead": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
                   "model.attention.heads": 4},
     "multihead-ln": _MULTIHEAD_LN,

@@ -79,33 +79,30 @@ def plot_bleu(rows: list[BarRow], path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def plot_curves(curves: dict[str, list[tuple[float, float]]], path: Path) -> None:
-    """curves: name -> [(update, dev BLEU)]."""
+def _lines(series: dict[str, tuple[list[Any], list[float]]], path: Path, xlabel: str, ylabel: str) -> None:
+    """One line per name, legend beside the plot (two dozen mechanisms stay readable)."""
     plt = _style()
     fig, ax = plt.subplots(figsize=(9, 4.5))
-    for i, (name, points) in enumerate(curves.items()):
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name,
-                linestyle=_line_style(i))
-    ax.set_xlabel("updates")
-    ax.set_ylabel("dev BLEU (greedy)")
+    for i, (name, (xs, ys)) in enumerate(series.items()):
+        ax.plot(xs, ys, marker="o", markersize=3, label=name, linestyle=_line_style(i))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def plot_curves(curves: dict[str, list[tuple[float, float]]], path: Path) -> None:
+    """curves: name -> [(update, dev BLEU)]."""
+    _lines({name: ([p[0] for p in points], [p[1] for p in points]) for name, points in curves.items()}, path,
+           "updates", "dev BLEU (greedy)")
 
 
 def plot_by_length(labels: list[str], bleu: dict[str, list[float]], path: Path, unit: str) -> None:
     """bleu: name -> test BLEU per source-length group (labels)."""
-    plt = _style()
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for i, (name, values) in enumerate(bleu.items()):
-        ax.plot(labels, values, marker="o", markersize=3, label=name, linestyle=_line_style(i))
-    ax.set_xlabel(f"source length ({unit}; groups of about equal size)")
-    ax.set_ylabel("test BLEU")
-    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _lines({name: (labels, values) for name, values in bleu.items()}, path,
+           f"source length ({unit}; groups of about equal size)", "test BLEU")
 
 
 @dataclass
