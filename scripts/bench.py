@@ -110,9 +110,11 @@ def latency_figures(translator: Translator, dev_sources: list[str], run: Path) -
         translator.translate([sentence], decode)
         times.append((time.perf_counter() - began) * 1000)
     times.sort()
-    cli = sorted(timed_cli(["text", "I would like a cup of tea.", "--checkpoint", str(run)])[0] for _ in range(3))
+    text = ["text", "I would like a cup of tea.", "--checkpoint", str(run)]
+    cli = {engine: statistics.median(timed_cli([*text, "--engine", engine])[0] for _ in range(3)) for engine in ("auto", "torch")}
     return {"latency_ms_p50": round(statistics.median(times), 1), "latency_ms_p95": round(times[int(0.95 * len(times))], 1),
-            "latency_sentences": len(short), "translate_text_wall_s_median": round(cli[1], 2)}
+            "latency_sentences": len(short), "translate_text_wall_s_median": round(cli["auto"], 2),
+            "translate_text_wall_s_median_torch_engine": round(cli["torch"], 2)}
 
 
 class PhaseHooks:

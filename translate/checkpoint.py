@@ -34,19 +34,26 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_model, save_model
 
+from translate.checkpoint_files import (
+    CONFIG,
+    META,
+    SRC_SPM,
+    TGT_SPM,
+    TRAINER,
+    WEIGHTS,
+    read_artifact,
+    read_meta,
+    resolve,
+)
 from translate.config import ARTIFACT_FORMAT, ArtifactConfig
-from translate.config_io import from_dict
 from translate.data.tokenizer import Tokenizer
-from translate.errors import CheckpointError, ConfigError
+from translate.errors import CheckpointError
 from translate.model import Seq2Seq, build_model
 from translate.safety import check_weights_fit
 from translate.version import __version__
 
 logger = logging.getLogger(__name__)
 
-WEIGHTS, CONFIG, META, TRAINER = "model.safetensors", "config.json", "meta.json", "trainer.pt"
-SRC_SPM, TGT_SPM = "src.spm.model", "tgt.spm.model"
-READABLE_FORMATS = (1, ARTIFACT_FORMAT)
 
 
 @dataclass
@@ -104,57 +111,6 @@ def save_checkpoint(path: Path, artifact: ArtifactConfig, model: Seq2Seq, src_to
             torch.save(trainer_state, tmp / TRAINER)
 
     write_atomically(path, fill)
-
-
-def resolve(path: Path | str) -> Path:
-    """Accept a checkpoint directory or a run directory (-> its best/ checkpoint)."""
-    path = Path(path)
-    for candidate in (path, path / "best", path / "last"):
-        if (candidate / META).is_file() or (candidate / WEIGHTS).is_file():
-            return candidate
-        old = candidate.with_name(candidate.name + ".old")
-        if not candidate.exists() and (old / WEIGHTS).is_file():
-            return old  # a save was interrupted mid-swap: the previous checkpoint is complete
-    if not path.exists():
-        raise CheckpointError(f"checkpoint not found: {path}")
-    raise CheckpointError(f"{path} is not a checkpoint (no {WEIGHTS}, and no best/ or last/ inside)")
-
-
-def _read_json(file: Path, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CheckpointError(f"{file.parent}: {file.name} missing; not a checkpoint written by translate") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise CheckpointError(f"{file}: corrupt (not JSON)") from None
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{file}: corrupt ({what} must be a JSON object)")
-    return data
-
-
-def read_meta(path: Path) -> dict[str, Any]:
-    meta = _read_json(path / META, "meta")
-    version = meta.get("format_version")
-    if version not in READABLE_FORMATS:
-        raise CheckpointError(f"{path}: checkpoint format version {version}, this translate {__version__} "
-                              f"reads versions {', '.join(map(str, READABLE_FORMATS))}")
-    return meta
-
-
-def read_artifact(path: Path, meta: dict[str, Any], notice: bool = True) -> ArtifactConfig:
-    """The artifact config; from a format-1 checkpoint, only its model/tokenizer/decode/direction parts."""
-    raw = _read_json(path / CONFIG, "config")
-    if meta["format_version"] == 1 and notice:
-        logger.warning("%s: checkpoint format 1; it loads, but re-save it as format %d with "
-                       "`translate upgrade-checkpoint %s`", path, ARTIFACT_FORMAT, path)
-    if meta["format_version"] == 1:
-        data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
-        raw = {"direction": data.get("direction", "en-zh"), "format_version": ARTIFACT_FORMAT,
-               **{key: raw[key] for key in ("model", "tokenizer", "decode") if key in raw}}
-    try:
-        return from_dict(ArtifactConfig, raw)
-    except ConfigError as exc:
-        raise CheckpointError(f"{path / CONFIG}: unreadable config ({exc})") from None
 
 
 def load_checkpoint(path: Path | str, device: torch.device | None = None) -> Loaded:

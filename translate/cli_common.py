@@ -12,7 +12,7 @@ from typing import Annotated, Any, TypeVar, get_args
 
 import typer
 
-from translate.config import Device, Direction, Split
+from translate.config import Device, Direction, Engine, Split
 from translate.errors import TranslateError
 from translate.paths import DEFAULT_MODEL
 
@@ -31,6 +31,7 @@ def _choices(name: str, literal: Any) -> Any:
 
 DirectionChoice, DeviceChoice, SplitChoice = (_choices("DirectionChoice", Direction),
                                               _choices("DeviceChoice", Device), _choices("SplitChoice", Split))
+EngineChoice = _choices("EngineChoice", Engine)
 DirectionOpt = Annotated[DirectionChoice | None, typer.Option(help="Translation direction (config key data.direction).")]
 DeviceOpt = Annotated[DeviceChoice | None, typer.Option(
     help="Where to run: auto = CUDA when available (config key device).")]

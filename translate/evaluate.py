@@ -23,6 +23,7 @@ from translate.device import resolve_device
 from translate.errors import ConfigError
 from translate.metrics import EvalReport, score
 from translate.paths import find_model
+from translate.text_translator import TextTranslator
 from translate.translator import Translator
 
 RUN_CHECKPOINTS = ("best", "last", "best.old", "last.old")
@@ -39,7 +40,7 @@ class Evaluation:
         return self.report.sentences / max(self.seconds, 1e-9)
 
 
-def translate_and_score(translator: Translator, sources: list[str], refs: list[str], tgt_lang: str,
+def translate_and_score(translator: TextTranslator, sources: list[str], refs: list[str], tgt_lang: str,
                         decode: DecodeConfig | None = None, hypotheses_path: Path | None = None) -> Evaluation:
     """Translate `sources` (timed), score against `refs`, optionally write the hypotheses (one per line)."""
     began = time.perf_counter()

@@ -1,14 +1,18 @@
 """Which model translates which text: one given checkpoint, or the released model of each text's
-direction (forced, or from the text's script), each loaded on first use."""
+direction (forced, or from the text's script), each loaded on first use, by the engine asked for:
+"torch" (`Translator`), "numpy" (`translate.lite`: no PyTorch import), or "auto" (NumPy when it
+runs the model and the device is the CPU, else PyTorch)."""
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
+from translate.config import Engine
 from translate.data.cleaning import detect_language
 from translate.errors import CheckpointError
 from translate.paths import find_model, released_models
-from translate.translator import Translator
+from translate.text_translator import TextTranslator
 
 logger = logging.getLogger(__name__)
 OTHER = {"en": "zh", "zh": "en"}
@@ -21,11 +25,12 @@ def direction_of(text: str, source: str | None = None) -> str:
 
 
 class Router:
-    def __init__(self, checkpoint: str | None = None, device: str = "cpu", direction: str | None = None) -> None:
-        self.checkpoint, self.device, self.direction = checkpoint, device, direction
-        self._loaded: dict[str, Translator] = {}
+    def __init__(self, checkpoint: str | None = None, device: str = "cpu", direction: str | None = None,
+                 engine: Engine = "torch") -> None:
+        self.checkpoint, self.device, self.direction, self.engine = checkpoint, device, direction, engine
+        self._loaded: dict[str, TextTranslator] = {}
 
-    def translator(self, direction: str | None) -> Translator:
+    def translator(self, direction: str | None) -> TextTranslator:
         """The given checkpoint (whatever `direction`), else the released model named `direction`."""
         key = self.checkpoint or direction or ""
         if key not in self._loaded:
@@ -33,10 +38,24 @@ class Router:
                 installed = ", ".join(released_models()) or "none"
                 raise CheckpointError(f"no released model for {direction} (installed: {installed}); "
                                       f"train one (translate train --direction {direction}) and pass --checkpoint")
-            self._loaded[key] = Translator.from_checkpoint(find_model(key), self.device)
+            self._loaded[key] = self._load(find_model(key))
         return self._loaded[key]
 
-    def groups(self, texts: list[str]) -> list[tuple[Translator, list[int]]]:
+    def _load(self, path: Path) -> TextTranslator:
+        if self.engine == "numpy" or (self.engine == "auto" and self.device == "cpu"):
+            from translate.lite import LiteTranslator
+
+            try:
+                return LiteTranslator.from_checkpoint(path)
+            except CheckpointError as exc:
+                if self.engine == "numpy":
+                    raise
+                logger.debug("PyTorch engine: %s", exc)  # auto: PyTorch runs it, or reports what is wrong
+        from translate.translator import Translator
+
+        return Translator.from_checkpoint(path, self.device)
+
+    def groups(self, texts: list[str]) -> list[tuple[TextTranslator, list[int]]]:
         """(translator, indices of its texts), in order of first appearance; with a given checkpoint
         one group, and a warning for lines whose script says the other direction."""
         by_direction: dict[str, list[int]] = {}

@@ -13,6 +13,10 @@ from typing import Protocol, TypeVar
 
 import torch
 
+from translate.hypothesis import Hypothesis, length_penalty
+
+__all__ = ["Hypothesis", "beam_search", "greedy", "length_penalty", "max_lengths"]
+
 
 class Selectable(Protocol):
     def select(self, indices: torch.Tensor) -> Selectable:
@@ -28,20 +32,6 @@ class Selectable(Protocol):
 C = TypeVar("C", bound=Selectable)
 CHUNK = 100  # tokens per vocabulary chunk in the beam's candidate search
 StepFn = Callable[[torch.Tensor, C], tuple[torch.Tensor, C]]
-
-
-@dataclass
-class Hypothesis:
-    """tokens without BOS/EOS; score = log_prob / length_penalty (what the beam ranks by)."""
-
-    tokens: list[int]
-    score: float
-    log_prob: float
-
-
-def length_penalty(length: int, alpha: float) -> float:
-    """GNMT (Wu et al. 2016, eq. 14): ((5 + |Y|) / 6) ** alpha; alpha = 0 gives 1 (raw log-probability)."""
-    return ((5.0 + length) / 6.0) ** alpha
 
 
 def max_lengths(src_lens: torch.Tensor, a: float, b: int) -> torch.Tensor:

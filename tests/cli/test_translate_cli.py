@@ -104,3 +104,34 @@ def test_no_argument_on_a_terminal_is_a_prompt_until_ctrl_d(models_dir: Path) ->
     assert proc.returncode == 0, err.decode()
     assert b"Ctrl-D quits" in err and err.count(b"> ") >= 3  # a prompt per line, and the one Ctrl-D ended
     assert len(out.decode().splitlines()) == 2
+
+
+def test_the_numpy_engine_prints_what_the_torch_engine_prints(models_dir: Path) -> None:
+    lines = ["a cat", "我喜欢茶", "", "the dog runs. It is fast!"]
+    for extra in ([], ["--beam", "1"], ["--n-best", "2"]):
+        outputs = {engine: runner.invoke(app, ["text", *lines, "--engine", engine, *extra]) for engine in ("numpy", "torch")}
+        assert all(r.exit_code == 0 for r in outputs.values()), outputs["numpy"].output
+        assert outputs["numpy"].output == outputs["torch"].output
+
+
+def test_auto_translates_without_importing_torch(models_dir: Path) -> None:
+    code = ("import sys; from translate.cli import app; app(['text', 'a cat', '我喜欢茶'], standalone_mode=False); "
+            "print('torch imported' if 'torch' in sys.modules else 'no torch', file=sys.stderr)")
+    run = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "TRANSLATE_MODELS": str(models_dir)})
+    assert run.returncode == 0, run.stderr
+    assert len(run.stdout.splitlines()) == 2 and run.stderr.strip().endswith("no torch")
+
+
+def test_the_numpy_engine_refuses_what_it_cannot_do(models_dir: Path, tmp_path: Path,
+                                                    tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    result = runner.invoke(app, ["text", "a cat", "--engine", "numpy", "--show-attention"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "--engine numpy runs on the CPU and without --show-attention" in result.output
+    multi = served("multi", tiny_tokenizers, **{"model.attention.kind": "multihead"})
+    save_checkpoint(tmp_path / "multi", multi.artifact, multi.translator.model, *tiny_tokenizers, {"step": 1})
+    result = runner.invoke(app, ["text", "a cat", "--engine", "numpy", "-m", str(tmp_path / "multi")])
+    assert result.exit_code == 1
+    assert "the NumPy engine does not run this model (attention kind multihead); use --engine torch" in result.output
+    auto = runner.invoke(app, ["text", "a cat", "-m", str(tmp_path / "multi")])  # auto: PyTorch runs it
+    assert auto.exit_code == 0 and auto.output.strip() == runner.invoke(
+        app, ["text", "a cat", "--engine", "torch", "-m", str(tmp_path / "multi")]).output.strip()

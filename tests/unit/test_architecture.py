@@ -20,10 +20,10 @@ LAYERS = [
     ["version", "config", "config_io", "paths", "device", "progress", "distributed"],
     ["data"],
     ["model"],
-    ["loss", "search"],
+    ["loss", "search", "hypothesis"],
     ["metrics"],
-    ["safety", "checkpoint"],
-    ["translator", "router"],
+    ["safety", "checkpoint", "checkpoint_files"],
+    ["translator", "router", "text_translator", "lite"],
     ["evaluate"],
     ["run_dir", "resume"],
     ["train", "trainer"],
@@ -114,3 +114,26 @@ def test_importing_the_translator_does_not_import_training_or_plotting_libraries
             "print(','.join(m for m in ('datasets', 'matplotlib', 'translate.train') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"imported at start-up: {out}"
+
+
+def test_translate_text_on_the_numpy_engine_does_not_import_torch() -> None:
+    """The point of `translate.lite`: the CLI, the router and the NumPy engine start without PyTorch."""
+    import subprocess
+    import sys
+
+    code = ("import sys, translate.cli, translate.router, translate.lite, translate.cli_translate; "
+            "from translate.lite import LiteTranslator; LiteTranslator.from_checkpoint('checkpoints/en-zh'); "
+            "print(','.join(m for m in ('torch', 'datasets', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent).stdout.strip()
+    assert out == "", f"imported: {out}"
+
+
+def test_every_subpackage_is_installed() -> None:
+    """pyproject.toml lists packages by hand: a new folder missing there breaks only installed copies."""
+    import tomllib
+
+    listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(PACKAGE.parent).parts) for p in PACKAGE.rglob("__init__.py")}
+    found |= {".".join(p.relative_to(PACKAGE.parent).parts) for p in (PACKAGE / "serve").glob("static")}
+    assert found <= listed, f"not in pyproject.toml [tool.setuptools] packages: {sorted(found - listed)}"

@@ -177,3 +177,17 @@ def test_the_search_profile_labels_every_region_and_restores_what_it_wrapped(
     assert (search._top_candidates, search._still_open, DecodingContext.select, DecodingContext.reorder) == originals
     assert "step" not in vars(tiny_model) and not tiny_model.encoder._forward_hooks
     assert translator.translate(sources, tiny_config.decode) == before
+
+
+def test_the_engine_benchmark_compares_both_engines_on_the_test_split(tmp_path: Path, tiny_model: Seq2Seq,
+                                                                      tiny_config: RunConfig,
+                                                                      tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from translate.checkpoint import save_checkpoint
+
+    save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 1})
+    figures = script("bench_engines").test_split(str(tmp_path / "ckpt"), 6)
+    assert figures["sentences"] == 6
+    for label in ("beam5", "greedy"):
+        row = figures[label]
+        assert row["identical_translations"] == 6
+        assert row["numpy"]["bleu"] == row["torch"]["bleu"] and row["numpy"]["sentences_per_s"] > 0

@@ -1,0 +1,97 @@
+"""The two engines side by side: PyTorch (`Translator`) and NumPy (`translate.lite`), on a checkpoint
+and its test split — identical translations, BLEU/chrF, sentences/s — and `translate text` for one
+sentence from start to printed translation (wall time, peak RSS) with each.
+
+    python scripts/bench_engines.py                      # released en-zh and zh-en models
+    python scripts/bench_engines.py --models runs/x --limit 500 --repeats 7
+
+Run it when the machine is otherwise idle. Writes JSON (default runs/bench-engines.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from translate.checkpoint_files import read_artifact, read_meta, resolve
+from translate.config import DataConfig
+from translate.config_io import apply_overrides
+from translate.data.corpus import load_eval_split
+from translate.evaluate import translate_and_score
+from translate.lite import LiteTranslator
+from translate.paths import find_model
+from translate.translator import Translator
+
+REPO = Path(__file__).resolve().parents[1]
+ONE = {"en": "Where is the nearest train station?", "zh": "最近的火车站在哪里？"}
+
+
+def cli_run(args: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB, GNU time) and stdout of one `translate` process."""
+    began = time.perf_counter()
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "translate", *args],
+                          capture_output=True, text=True, check=True)
+    return time.perf_counter() - began, int(done.stderr.strip().splitlines()[-1]) / 1024, done.stdout.strip()
+
+
+def translate_text(model: str, src_lang: str, repeats: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"sentence": ONE[src_lang]}
+    for engine in ("numpy", "torch"):
+        runs = [cli_run(["text", ONE[src_lang], "--checkpoint", model, "--engine", engine]) for _ in range(repeats)]
+        out[engine] = {"wall_s_median": round(statistics.median(r[0] for r in runs), 3),
+                       "wall_s_min": round(min(r[0] for r in runs), 3),
+                       "peak_rss_mb": round(max(r[1] for r in runs), 1), "output": runs[0][2]}
+    return out
+
+
+def test_split(model: str, limit: int | None) -> dict[str, Any]:
+    path = resolve(find_model(model))
+    artifact = read_artifact(path, read_meta(path))
+    sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": artifact.direction}), "test")
+    sources, refs = sources[:limit], refs[:limit]
+    engines = {"torch": Translator.from_checkpoint(path), "numpy": LiteTranslator.from_checkpoint(path)}
+    out: dict[str, Any] = {"sentences": len(sources)}
+    for label, beam in (("beam5", 5), ("greedy", 1)):
+        row: dict[str, Any] = {}
+        hyps = {}
+        for name, translator in engines.items():
+            decode = apply_overrides(translator.decode, {"beam_size": beam, "n_best": 1})
+            result = translate_and_score(translator, sources, refs, artifact.tgt_lang, decode)
+            hyps[name] = result.hypotheses
+            row[name] = {"bleu": round(result.report.bleu, 2), "chrf": round(result.report.chrf, 2),
+                         "sentences_per_s": round(result.sentences_per_second, 1)}
+        row["identical_translations"] = sum(a == b for a, b in zip(hyps["numpy"], hyps["torch"]))
+        out[label] = row
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="en-zh,zh-en", help="comma-separated checkpoints or released names")
+    parser.add_argument("--limit", type=int, default=None, help="first N test sentences only")
+    parser.add_argument("--repeats", type=int, default=5, help="`translate text` runs per engine")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--output", type=Path, default=REPO / "runs" / "bench-engines.json")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    figures: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "threads": args.threads}
+    for model in args.models.split(","):
+        src_lang = read_artifact(resolve(find_model(model)), read_meta(resolve(find_model(model)))).src_lang
+        figures[model] = {"translate_text": translate_text(model, src_lang, args.repeats),
+                          "test": test_split(model, args.limit)}
+        print(json.dumps({model: figures[model]}, indent=1, ensure_ascii=False), flush=True)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
+    print(f"written: {args.output}")
+
+
+if __name__ == "__main__":
+    main()
