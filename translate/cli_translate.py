@@ -24,7 +24,7 @@ ModelOpt = Annotated[str | None, typer.Option("--checkpoint", "-m", help=(
     "default: the released model of each line's direction."))]
 ForceDirectionOpt = Annotated[DirectionChoice | None, typer.Option(
     help="Translate every line in this direction instead of detecting it from the line's script.")]
-LITE_MAX_LINES = 32  # beyond this the batched PyTorch search wins back its longer start-up
+LITE_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (README, session 9)
 EngineOpt = Annotated[EngineChoice, typer.Option(help=(
     "What runs the model: numpy starts in about 0.5 s (no PyTorch import) and translates one sentence at a "
     "time; torch takes ~2 s to import and translates in batches; auto = numpy on the CPU for up to "
