@@ -48,7 +48,10 @@ if [[ $STAGE == all || $STAGE == first-pass ]]; then
 fi
 if [[ $STAGE == all || $STAGE == seeds ]]; then
   for seed in 2 3; do
-    for mechanism in "${THREE_SEEDS[@]}" "${MORE_SEEDS[@]}"; do study en-zh "$mechanism" "$seed"; done
+    for mechanism in "${THREE_SEEDS[@]}"; do study en-zh "$mechanism" "$seed"; done
+  done
+  for seed in 2 3; do  # the three-seed rows first, then the extra seeds
+    for mechanism in "${MORE_SEEDS[@]}"; do study en-zh "$mechanism" "$seed"; done
   done
 fi
 if [[ $STAGE == all || $STAGE == zh-en ]]; then
