@@ -105,3 +105,20 @@ def test_weights_that_do_not_fit_the_config_are_refused(tmp_path: Path,
     (path / "config.json").write_text(json.dumps(config))
     with pytest.raises(CheckpointError, match="has shape .* config.json implies"):
         LiteTranslator.from_checkpoint(path)
+
+
+def test_bfloat16_and_float16_weights_read_as_torch_reads_them(tmp_path: Path,
+                                                               tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from safetensors.torch import save_model
+
+    from translate.lite.weights import load_arrays
+
+    path = checkpoint(tmp_path, tiny_tokenizers)
+    loaded = load_checkpoint(path)
+    for dtype in (torch.bfloat16, torch.float16):
+        model = load_checkpoint(path).model.to(dtype)
+        save_model(model, str(tmp_path / "w.safetensors"))
+        arrays = load_arrays(tmp_path / "w.safetensors", loaded.artifact.model, len(tiny_tokenizers[0]),
+                             len(tiny_tokenizers[1]))
+        for name, tensor in model.state_dict().items():
+            assert np.array_equal(arrays[name], tensor.float().numpy()), (dtype, name)
