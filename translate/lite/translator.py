@@ -13,6 +13,7 @@ from translate.hypothesis import Hypothesis
 from translate.lite.model import LiteSeq2Seq, unsupported
 from translate.lite.search import beam_search, greedy, max_length
 from translate.lite.weights import load_arrays
+from translate.paths import find_model
 from translate.text_translator import TextTranslator
 
 
@@ -27,9 +28,9 @@ class LiteTranslator(TextTranslator):
 
     @classmethod
     def from_checkpoint(cls, path: Path | str) -> LiteTranslator:
-        """A checkpoint or run folder (see `paths.find_model` for names). Raises CheckpointError when
-        the checkpoint is unreadable or its model is one the NumPy engine does not run."""
-        path = resolve(path)
+        """A checkpoint or run folder, or a released model by name (`en-zh`). Raises CheckpointError
+        when the checkpoint is unreadable or its model is one the NumPy engine does not run."""
+        path = resolve(find_model(path))
         artifact = read_artifact(path, read_meta(path))
         reason = unsupported(artifact.model)
         if reason is not None:
