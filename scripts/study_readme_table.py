@@ -28,11 +28,13 @@ LABELS = {  # what a reader needs next to a preset's name
     "self-attention+additive": "encoder self-attention layer",
     "hard-marginal": "exact marginalisation over the position, argmax decoding",
     "hard-reinforce-warm-dot": "REINFORCE warm-started from the dot model",
+    "hard-reinforce-warm-lowlr": "REINFORCE warm-started, fine-tuning LR 2e-4",
     "dot-h512": "hidden 512",
     "scaled-dot-h512": "hidden 512",
 }
 WARM = "{cap:,} soft + {steps:,} hard"  # warm starts report their own updates only
-UPDATES = {"hard-reinforce-warm": WARM, "hard-reinforce-warm-dot": WARM.replace("soft", "soft dot")}
+UPDATES = {"hard-reinforce-warm": WARM, "hard-reinforce-warm-lowlr": WARM,
+           "hard-reinforce-warm-dot": WARM.replace("soft", "soft dot")}
 HEADER = ("| mechanism | seeds | updates | test BLEU | test chrF | p vs none | p vs best | attn entropy (nats) "
           "| weight on argmax | train tgt tok/s |\n|---|---|---|---|---|---|---|---|---|---|")
 

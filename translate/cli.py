@@ -209,7 +209,7 @@ def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint f
 def compare(mechanisms: Annotated[str, typer.Option(
                 help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
                      "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-marginal, "
-                     "hard-reinforce-warm, hard-reinforce-warm-dot, hard-gumbel-st, multihead, multihead-ln, "
+                     "hard-reinforce-warm, hard-reinforce-warm-dot, hard-reinforce-warm-lowlr, hard-gumbel-st, multihead, multihead-ln, "
                      "multihead-ln-dot, multihead-ln-scaled-dot, multihead-ln-scaled-dot-1head, multihead-ln-scaled-dot-8heads, "
                      "self-attention+additive, dot-h512, scaled-dot-h512.")] = "all",
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,

@@ -46,6 +46,8 @@ QUESTIONS: tuple[tuple[str, str, str], ...] = (
     ("hard-reinforce-warm-dot", "dot", "hard attention fine-tuned from the soft dot model vs that model"),
     ("hard-reinforce-warm-dot", "hard-reinforce-warm", "hard attention warm-started from dot vs from additive"),
     ("hard-reinforce-warm-dot", "additive", "hard attention warm-started from dot vs soft additive"),
+    ("hard-reinforce-warm-lowlr", "hard-reinforce-warm", "hard fine-tuning at 2/5 of the learning rate"),
+    ("hard-reinforce-warm-lowlr", "additive", "hard attention fine-tuned at a low learning rate vs the soft model"),
     ("hard-marginal", "additive", "exact marginalisation over the hard choice vs soft attention"),
     ("hard-marginal", "hard-reinforce-curriculum", "hard attention from scratch: exact marginal vs REINFORCE"),
     ("hard-marginal", "hard-reinforce-warm", "exact marginal from scratch vs REINFORCE warm-started"),
