@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     tgt_lang = loaded.artifact.direction.split("-")[1]
     figures = {}
     for label, model in (("soft", loaded.model), ("argmax", hard)):
-        translator = Translator(model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode)
+        translator = Translator.from_loaded(loaded, model)  # the checkpoint's languages: Chinese input normalised
         report = score(translator.translate(sources), refs, tgt_lang)
         figures[label] = {"bleu": round(report.bleu, 2), "chrf": round(report.chrf, 2)}
         print(f"{label:7s} {args.split} BLEU {report.bleu:6.2f}  chrF {report.chrf:6.2f}  ({report.bleu_signature})")

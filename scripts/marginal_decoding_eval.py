@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, object] = {"checkpoint": str(args.checkpoint), "split": args.split, "beam": decode.beam_size}
     systems = []
     for label, model in (("argmax", loaded.model), ("mixture", mixture.eval())):
-        translator = Translator(model, loaded.src_tokenizer, loaded.tgt_tokenizer, decode)
+        translator = Translator.from_loaded(loaded, model, decode)  # the checkpoint's languages: input normalised
         began = time.perf_counter()
         hyps = translator.translate(sources)
         seconds = time.perf_counter() - began

@@ -46,9 +46,12 @@ class Translator(TextTranslator):
         return cls.from_loaded(load_checkpoint(find_model(path), resolve_device(device)))
 
     @classmethod
-    def from_loaded(cls, loaded: Loaded) -> Translator:
-        return cls(loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, loaded.artifact.decode,
-                   loaded.artifact.src_lang, loaded.artifact.tgt_lang)
+    def from_loaded(cls, loaded: Loaded, model: Seq2Seq | None = None, decode: DecodeConfig | None = None) -> Translator:
+        """A loaded checkpoint's translator: its tokenizers, languages (hence the input normalisation) and
+        decoding settings; `model` / `decode` replace its model (e.g. a variant of the same weights) or settings."""
+        return cls(model if model is not None else loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
+                   decode if decode is not None else loaded.artifact.decode, loaded.artifact.src_lang,
+                   loaded.artifact.tgt_lang)
 
     @torch.inference_mode()  # no autograd bookkeeping at all (no version counters, no view tracking)
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:

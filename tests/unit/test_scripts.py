@@ -81,6 +81,30 @@ def test_the_argmax_twin_of_a_soft_model_attends_to_its_most_attended_position(
     assert not torch.equal(soft[real], hard[real])
 
 
+def test_a_twin_model_translates_with_its_checkpoints_languages(tmp_path: Path, tiny_config: RunConfig,
+                                                                 tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """The evaluation scripts decode a variant of a loaded model through `Translator.from_loaded(loaded,
+    variant)`: a zh->en checkpoint's Chinese input is normalised (Simplified, full-width punctuation)
+    as `translate` does it. (Built with the bare constructor they scored zh->en on raw input.)"""
+    from translate.checkpoint import load_checkpoint, save_checkpoint
+    from translate.config_io import apply_overrides
+    from translate.model import build_model
+
+    en_tok, zh_tok = tiny_tokenizers
+    cfg = apply_overrides(tiny_config, {"data.direction": "zh-en"})
+    torch.manual_seed(0)
+    save_checkpoint(tmp_path / "zh-en", cfg.artifact(), build_model(cfg.model, len(zh_tok), len(en_tok)).eval(),
+                    zh_tok, en_tok, {"step": 1})
+    loaded = load_checkpoint(tmp_path / "zh-en")
+    twin = script("argmax_attention_eval").argmax_twin(loaded.model, cfg.model, len(zh_tok), len(en_tok))
+    translator = Translator.from_loaded(loaded, twin)
+    assert translator.model is twin and (translator.src_lang, translator.tgt_lang) == ("zh", "en")
+    raw = "我們喜歡茶,你呢?"  # Traditional characters, half-width punctuation
+    assert translator.encode_sources([raw]) == [source_ids(ids) for ids in zh_tok.encode(["我们喜欢茶，你呢？"])]
+    assert translator.encode_sources([raw]) != [source_ids(ids) for ids in zh_tok.encode([raw])]  # the normalisation matters here
+    assert Translator.from_loaded(loaded).translate([raw]) == Translator.from_checkpoint(tmp_path / "zh-en").translate([raw])
+
+
 def driver_first_pass() -> list[str]:
     """The presets of scripts/converged_study.sh's FIRST_PASS array, in order."""
     text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
