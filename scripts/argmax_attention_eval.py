@@ -16,13 +16,13 @@ import json
 import sys
 from pathlib import Path
 
-from translate.checkpoint import load_checkpoint
-from translate.config import ModelConfig
-from translate.config_io import load_config
+from translate.checkpoint.store import load_checkpoint
+from translate.config.schema import ModelConfig
+from translate.config.loading import load_config
 from translate.data.corpus import load_eval_split
-from translate.metrics import score
+from translate.evaluation.metrics import score
 from translate.model import Seq2Seq, build_model
-from translate.translator import Translator
+from translate.inference.translator import Translator
 
 
 def argmax_twin(model: Seq2Seq, cfg: ModelConfig, src_vocab: int, tgt_vocab: int) -> Seq2Seq:

@@ -28,15 +28,15 @@ from typing import Any
 import datasets
 import torch
 
-from translate.compare import MECHANISMS
-from translate.config_io import apply_overrides, load_config, parse_set
+from translate.study.compare import MECHANISMS
+from translate.config.loading import apply_overrides, load_config, parse_set
 from translate.data.batching import BatchStream
 from translate.data.corpus import load_eval_split, prepare_data
-from translate.evaluate import translate_and_score
-from translate.loss import compute_loss
+from translate.evaluation.evaluate import translate_and_score
+from translate.training.loss import compute_loss
 from translate.model import build_model
-from translate.train import train
-from translate.translator import Translator
+from translate.training.train import train
+from translate.inference.translator import Translator
 
 REPO = Path(__file__).resolve().parents[1]
 PEER = REPO.parent / "shared" / "anchors" / "opennmt" / "run.sh"

@@ -1,4 +1,4 @@
-"""The two engines side by side: PyTorch (`Translator`) and NumPy (`translate.lite`), on a checkpoint
+"""The two engines side by side: PyTorch (`Translator`) and NumPy (`translate.inference.lite`), on a checkpoint
 and its test split — identical translations, BLEU/chrF, sentences/s — and `translate text` for one
 sentence from start to printed translation (wall time, peak RSS) with each.
 
@@ -21,14 +21,14 @@ from typing import Any
 
 import torch
 
-from translate.checkpoint_files import read_artifact, read_meta, resolve
-from translate.config import DataConfig
-from translate.config_io import apply_overrides
+from translate.checkpoint.files import read_artifact, read_meta, resolve
+from translate.config.schema import DataConfig
+from translate.config.loading import apply_overrides
 from translate.data.corpus import load_eval_split
-from translate.evaluate import translate_and_score
-from translate.lite import LiteTranslator
-from translate.paths import find_model
-from translate.translator import Translator
+from translate.evaluation.evaluate import translate_and_score
+from translate.inference.lite import LiteTranslator
+from translate.config.paths import find_model
+from translate.inference.translator import Translator
 
 REPO = Path(__file__).resolve().parents[1]
 ONE = {"en": "Where is the nearest train station?", "zh": "最近的火车站在哪里？"}

@@ -51,11 +51,11 @@ def first_step(data_dir: str, cache: str) -> None:
     began = time.perf_counter()
     import torch
 
-    from translate.config import RunConfig
-    from translate.config_io import apply_overrides
+    from translate.config.schema import RunConfig
+    from translate.config.loading import apply_overrides
     from translate.data.batching import BatchStream
     from translate.data.corpus import prepare_data
-    from translate.loss import compute_loss
+    from translate.training.loss import compute_loss
     from translate.model import build_model
 
     imported = time.perf_counter()

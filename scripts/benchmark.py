@@ -21,11 +21,11 @@ from typing import Any
 import datasets
 import torch
 
-from translate.config_io import load_config, parse_set
+from translate.config.loading import load_config, parse_set
 from translate.data.corpus import load_eval_split
-from translate.evaluate import translate_and_score
-from translate.train import train
-from translate.translator import Translator
+from translate.evaluation.evaluate import translate_and_score
+from translate.training.train import train
+from translate.inference.translator import Translator
 
 
 def decode_figures(run: Path, split: str) -> dict[str, Any]:

@@ -19,12 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-from translate.checkpoint import load_checkpoint
-from translate.config_io import apply_overrides, load_config
+from translate.checkpoint.store import load_checkpoint
+from translate.config.loading import apply_overrides, load_config
 from translate.data.corpus import load_eval_split
-from translate.metrics import paired_bootstrap, score
+from translate.evaluation.metrics import paired_bootstrap, score
 from translate.model import build_model
-from translate.translator import Translator
+from translate.inference.translator import Translator
 
 
 def main(argv: list[str] | None = None) -> int:

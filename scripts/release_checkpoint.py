@@ -22,13 +22,13 @@ from typing import Any
 
 import torch
 
-from translate.checkpoint import load_checkpoint, save_checkpoint
-from translate.config import DataConfig
-from translate.config_io import apply_overrides
+from translate.checkpoint.store import load_checkpoint, save_checkpoint
+from translate.config.schema import DataConfig
+from translate.config.loading import apply_overrides
 from translate.data.corpus import load_eval_split
-from translate.evaluate import translate_and_score
-from translate.metrics import corpus_bleu
-from translate.translator import Translator
+from translate.evaluation.evaluate import translate_and_score
+from translate.evaluation.metrics import corpus_bleu
+from translate.inference.translator import Translator
 
 DIGITS = re.compile(r"\d+")
 BUCKETS = {"en": [(1, 5), (6, 10), (11, 15), (16, 1000)], "zh": [(1, 6), (7, 12), (13, 20), (21, 1000)]}

@@ -25,12 +25,12 @@ from typing import Any
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from translate.config_io import apply_overrides, load_config
+from translate.config.loading import apply_overrides, load_config
 from translate.data.batching import BatchStream
 from translate.data.corpus import load_eval_split, prepare_data
-from translate.loss import compute_loss
+from translate.training.loss import compute_loss
 from translate.model import build_model
-from translate.translator import Translator
+from translate.inference.translator import Translator
 
 
 def matmul_gflops(m: int, k: int, n: int, dtype: torch.dtype, seconds: float = 1.0) -> float:

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import torch
 
-from translate.compare import MECHANISMS
-from translate.config_io import load_config
+from translate.study.compare import MECHANISMS
+from translate.config.loading import load_config
 from translate.data.batching import BatchStream
 from translate.data.corpus import prepare_data
-from translate.loss import compute_loss
+from translate.training.loss import compute_loss
 from translate.model import build_model
 
 

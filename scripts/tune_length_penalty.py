@@ -16,11 +16,11 @@ from pathlib import Path
 
 import torch
 
-from translate.config import DataConfig
-from translate.config_io import apply_overrides
+from translate.config.schema import DataConfig
+from translate.config.loading import apply_overrides
 from translate.data.corpus import load_eval_split
-from translate.evaluate import translate_and_score
-from translate.translator import Translator
+from translate.evaluation.evaluate import translate_and_score
+from translate.inference.translator import Translator
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,3 +1,3 @@
-from translate.cli import app
+from translate.cli.app import app
 
 app()

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import TINY_DIR, tiny_overrides
-from translate.cli import app
-from translate.cli_common import help_text
+from translate.cli.app import app
+from translate.cli.common import help_text
 
 runner = CliRunner()
 COMMANDS = ["prepare", "train", "text", "file", "models", "evaluate", "info", "upgrade-checkpoint", "compare", "serve"]

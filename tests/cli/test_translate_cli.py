@@ -16,10 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.serve.conftest import served
-from translate.checkpoint import save_checkpoint
-from translate.cli import app
+from translate.checkpoint.store import save_checkpoint
+from translate.cli.app import app
 from translate.data.tokenizer import Tokenizer
-from translate.router import Router
+from translate.inference.router import Router
 
 runner = CliRunner()
 
@@ -115,7 +115,7 @@ def test_the_numpy_engine_prints_what_the_torch_engine_prints(models_dir: Path) 
 
 
 def test_auto_translates_without_importing_torch(models_dir: Path) -> None:
-    code = ("import sys; from translate.cli import app; app(['text', 'a cat', '我喜欢茶'], standalone_mode=False); "
+    code = ("import sys; from translate.cli.app import app; app(['text', 'a cat', '我喜欢茶'], standalone_mode=False); "
             "print('torch imported' if 'torch' in sys.modules else 'no torch', file=sys.stderr)")
     run = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
                          env={**os.environ, "TRANSLATE_MODELS": str(models_dir)})

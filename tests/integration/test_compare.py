@@ -11,21 +11,21 @@ import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
-from translate import compare_report
-from translate.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
-from translate.config import RunConfig
-from translate.config_io import apply_overrides
+from translate.study import report as compare_report
+from translate.study.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
+from translate.config.schema import RunConfig
+from translate.config.loading import apply_overrides
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
 from translate.model.attention import ATTENTION
-from translate.plots import cjk_font
+from translate.study.plots import cjk_font
 
 
 def test_presets_cover_every_attention_kind() -> None:
     kinds = {overrides["model.attention.kind"] for overrides in MECHANISMS.values()}
     assert kinds == set(ATTENTION)
     assert any(o.get("model.encoder_self_attention") for o in MECHANISMS.values())
-    from translate.cli import compare as compare_command
+    from translate.cli.app import compare as compare_command
 
     help_text = str(compare_command.__annotations__["mechanisms"])  # the CLI help names every preset
     assert all(name in help_text for name in MECHANISMS)
@@ -118,8 +118,8 @@ def test_the_study_runs_zh_en_too(tmp_path: Path, tiny_config: RunConfig) -> Non
     """The study's zh→en stage: tables measure Chinese sources in characters, the attention
     matrices have Chinese source pieces, and the warm-started hard preset finds the zh→en
     additive run of the same seed (not retrained) and accepts its direction."""
-    from translate.compare import study_run_config
-    from translate.resume import init_source
+    from translate.study.compare import study_run_config
+    from translate.training.resume import init_source
 
     cfg = apply_overrides(tiny_config, {"data.direction": "zh-en", "train.max_steps": 10, "train.validate_every": 5,
                                         "decode.beam_size": 2})

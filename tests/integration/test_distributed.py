@@ -15,11 +15,11 @@ import torch.multiprocessing as mp
 from safetensors.torch import load_file
 
 from tests.conftest import tiny_overrides
-from translate.config_io import load_config
+from translate.config.loading import load_config
 from translate.data.batching import BatchStream
 from translate.data.corpus import prepare_data
 from translate.errors import CheckpointError
-from translate.loss import compute_loss
+from translate.training.loss import compute_loss
 from translate.model import build_model
 
 STEPS = 3
@@ -39,8 +39,8 @@ def _sgd(model: Any, lr: float, weight_decay: float) -> torch.optim.Optimizer:
 def _worker(rank: int, world: int, port: int, overrides: dict[str, Any], resume: bool) -> None:
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world),
                       LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(world))
-    import translate.trainer as trainer_module
-    from translate.train import train
+    import translate.training.trainer as trainer_module
+    from translate.training.train import train
 
     trainer_module.make_optimizer = _sgd  # plain SGD: the update is the gradient, nothing adaptive
     train(load_config(None, overrides), resume=resume)
@@ -95,7 +95,7 @@ def test_two_process_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     parts = _overrides(tmp_path / "b", **{"train.max_steps": 1})  # stops inside the first epoch
     _run(2, parts)
     with pytest.raises(CheckpointError, match="trained with 2 process"):  # one process cannot resume it mid-epoch
-        from translate.train import train
+        from translate.training.train import train
 
         train(load_config(None, {**parts, "train.max_steps": 4}), resume=True)
     _run(2, {**parts, "train.max_steps": 4}, resume=True)

@@ -21,16 +21,16 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from translate.checkpoint import load_checkpoint, load_trainer_state, save_checkpoint
-from translate.config import RunConfig
-from translate.config_io import apply_overrides, load_config
+from translate.checkpoint.store import load_checkpoint, load_trainer_state, save_checkpoint
+from translate.config.schema import RunConfig
+from translate.config.loading import apply_overrides, load_config
 from translate.data.cleaning import clean
 from translate.data.readers import read_jsonl, read_tsv
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError, ConfigError, DataError, TrainingError
 from translate.model import Seq2Seq
-from translate.run_dir import lock_run
-from translate.translator import Translator
+from translate.training.run_dir import lock_run
+from translate.inference.translator import Translator
 
 # --------------------------------------------------------------------------- corpora
 
@@ -74,7 +74,7 @@ def test_corpus_matrix(tmp_path: Path, content: bytes | None, reader: str, error
 
 
 def test_swapped_columns_are_refused_with_the_fix(tmp_path: Path) -> None:
-    from translate.config import DataConfig
+    from translate.config.schema import DataConfig
     from translate.data.corpus import read_clean
 
     (tmp_path / "train.tsv").write_text("我喜欢茶。\tI like tea.\n你好。\tHello.\n谢谢！\tThank you!\n", encoding="utf-8")
@@ -155,7 +155,7 @@ def test_config_matrix(overrides: dict[str, Any], message: str) -> None:
 
 def test_data_direction_must_match_the_checkpoint(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
                                                   tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    from translate.evaluate import evaluate_checkpoint
+    from translate.evaluation.evaluate import evaluate_checkpoint
 
     save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 1})
     with pytest.raises(ConfigError, match="the checkpoint translates en-zh, but zh-en was asked for"):
@@ -248,7 +248,7 @@ def test_checkpoint_matrix(tmp_path: Path, tiny_config: RunConfig, tiny_model: S
     path = _saved(tmp_path, tiny_config, tiny_model, tiny_tokenizers) if damage else tmp_path / "nothing"
     if damage:
         damage(path)
-    import translate.checkpoint as ckpt
+    import translate.checkpoint.store as ckpt
 
     def no_building(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the model was built before the checkpoint was checked")
@@ -282,13 +282,13 @@ def test_pickle_payload_is_refused_without_running(tmp_path: Path, tiny_config: 
 # --------------------------------------------------------------------------- training faults
 
 def _train(cfg: RunConfig, resume: bool = False) -> Any:
-    from translate.train import train
+    from translate.training.train import train
 
     return train(cfg, resume=resume)
 
 
 def test_ctrl_c_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
-    from translate import train as train_module
+    from translate.training import train as train_module
 
     original = train_module.Trainer.train_step
 
@@ -312,7 +312,7 @@ def test_sigterm_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatc
     import os
     import signal
 
-    from translate import train as train_module
+    from translate.training import train as train_module
 
     original = train_module.Trainer.train_step
 
@@ -337,7 +337,7 @@ def test_crash_mid_save_keeps_the_previous_checkpoint(tmp_path: Path, tiny_confi
                                                       tiny_tokenizers: tuple[Tokenizer, Tokenizer],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     path = _saved(tmp_path, tiny_config, tiny_model, tiny_tokenizers)
-    import translate.checkpoint as ckpt
+    import translate.checkpoint.store as ckpt
 
     def killed(*args: Any, **kwargs: Any) -> None:
         raise SystemExit("killed")  # the process dies while writing the new weights
@@ -354,7 +354,7 @@ def test_crash_mid_save_keeps_the_previous_checkpoint(tmp_path: Path, tiny_confi
 def test_full_disk_is_a_clear_error_and_keeps_the_previous(tmp_path: Path, tiny_config: RunConfig,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = apply_overrides(tiny_config, {"train.max_steps": 40, "train.validate_every": 20})
-    import translate.checkpoint as ckpt
+    import translate.checkpoint.store as ckpt
 
     original = ckpt.save_model
     calls = {"n": 0}
@@ -372,7 +372,7 @@ def test_full_disk_is_a_clear_error_and_keeps_the_previous(tmp_path: Path, tiny_
 
 
 def test_nan_losses_are_skipped_then_stop_training(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
-    from translate import trainer as train_module
+    from translate.training import trainer as train_module
 
     original = train_module.compute_loss
     state = {"calls": 0}

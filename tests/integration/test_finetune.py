@@ -11,12 +11,12 @@ from safetensors.torch import load_file
 from typer.testing import CliRunner
 
 from tests.conftest import tiny_overrides
-from translate.cli import app
-from translate.compare import study_run_config
-from translate.config import RunConfig
-from translate.config_io import load_config
+from translate.cli.app import app
+from translate.study.compare import study_run_config
+from translate.config.schema import RunConfig
+from translate.config.loading import load_config
 from translate.errors import ConfigError
-from translate.resume import init_source
+from translate.training.resume import init_source
 
 runner = CliRunner()
 

@@ -33,7 +33,7 @@ def test_installed_wheel_translates_from_any_folder(tmp_path: Path) -> None:
         return subprocess.run([python, *args], check=False, capture_output=True, text=True, cwd=elsewhere,
                               env=env, timeout=300)
 
-    where = run("-c", "import translate, translate.paths as p; print(translate.__file__); print(p.models_dir())")
+    where = run("-c", "import translate, translate.config.paths as p; print(translate.__file__); print(p.models_dir())")
     assert where.returncode == 0, where.stderr
     package_file, models = where.stdout.split()
     assert package_file.startswith(str(site_dir)) and models.startswith(str(site_dir))  # the wheel, not the checkout

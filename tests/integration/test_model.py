@@ -10,17 +10,17 @@ import torch
 from safetensors.torch import load_file
 
 from tests.conftest import TINY_DIR
-from translate.checkpoint import load_checkpoint, save_checkpoint
-from translate.compare import MECHANISMS
-from translate.config import RunConfig
-from translate.config_io import apply_overrides
+from translate.checkpoint.store import load_checkpoint, save_checkpoint
+from translate.study.compare import MECHANISMS
+from translate.config.schema import RunConfig
+from translate.config.loading import apply_overrides
 from translate.data.batch import collate, pad
 from translate.data.readers import read_tsv
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 from translate.errors import ConfigError
 from translate.model import Seq2Seq, build_model
-from translate.train import train
-from translate.translator import Translator
+from translate.training.train import train
+from translate.inference.translator import Translator
 
 SENTENCES = ["I like tea.", "Where is the school?", "Thank you.", "Tom said \"hello\".", "We are friends.",
              "It is sunny today.", "I want to go home."]
@@ -154,7 +154,7 @@ def test_training_writes_logs_and_best_and_average(tmp_path: Path, tiny_config: 
 def test_train_amp_setting_turns_bf16_autocast_on_for_the_forward_pass(
         tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch, amp: str, autocast_on: bool) -> None:
     """auto = bf16 on CUDA only: off on this CPU; bf16 forces it (the loss stays finite and float32)."""
-    import translate.trainer as trainer_module
+    import translate.training.trainer as trainer_module
 
     seen: list[tuple[bool, torch.dtype]] = []
     real = trainer_module.compute_loss
@@ -226,7 +226,7 @@ def test_soft_prediction_baseline_reaches_the_reinforce_loss(
         tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer], input_feeding: bool) -> None:
     """Hard attention with reinforce_baseline=soft: every real target token gets the log-probability
     the expected context would have given it, and the loss differs from the moving-average one."""
-    from translate.loss import _baselines, compute_loss
+    from translate.training.loss import _baselines, compute_loss
 
     cfg = apply_overrides(tiny_config, {"model.input_feeding": input_feeding, "model.attention.kind": "hard",
                                         "model.attention.reinforce_baseline": "soft",
@@ -265,7 +265,7 @@ def test_mixture_log_probs_are_the_exact_marginal_over_positions(tiny_config: Ru
 @pytest.mark.parametrize("input_feeding", [True, False])
 def test_marginal_hard_attention_trains_the_scorer_without_sampling(
         tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer], input_feeding: bool) -> None:
-    from translate.loss import compute_loss
+    from translate.training.loss import compute_loss
 
     cfg = apply_overrides(tiny_config, {"model.input_feeding": input_feeding, "model.attention.kind": "hard",
                                         "model.attention.hard_training": "marginal", "model.dropout": 0.0,

@@ -9,11 +9,11 @@ import pytest
 import torch
 
 from tests.conftest import tiny_overrides
-from translate.config_io import load_config
+from translate.config.loading import load_config
 from translate.data.tokenizer import Tokenizer
 from translate.model import build_model
 from translate.serve.models import Models, ServedModel
-from translate.translator import Translator
+from translate.inference.translator import Translator
 
 
 def served(name: str, tokenizers: tuple[Tokenizer, Tokenizer], direction: str = "en-zh", **extra: object) -> ServedModel:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import typer
 
-from translate.cli_serve import parse_limits
+from translate.cli.serve import parse_limits
 from translate.data.cleaning import detect_language
 from translate.errors import ConfigError
 from translate.serve.limits import RateLimiter, key_matches, retry_after

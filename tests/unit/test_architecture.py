@@ -16,19 +16,16 @@ MAX_MODULE_LINES, MAX_FUNCTION_LINES = 300, 50
 # errors < config < data < model < search < metrics < checkpoint < translator < run folder < train
 # < compare / plots / serve < cli; modules of one layer may import each other (without cycles).
 LAYERS = [
-    ["errors"],
-    ["version", "config", "config_io", "paths", "device", "progress", "distributed"],
+    ["errors", "version"],
+    ["config"],
     ["data"],
     ["model"],
-    ["loss", "search", "hypothesis"],
-    ["metrics"],
-    ["safety", "checkpoint", "checkpoint_files"],
-    ["translator", "router", "text_translator", "lite"],
-    ["evaluate"],
-    ["run_dir", "resume"],
-    ["train", "trainer"],
-    ["compare", "compare_report", "by_length", "plots", "serve"],
-    ["cli", "cli_common", "cli_serve", "cli_translate", "__main__"],
+    ["checkpoint"],
+    ["inference"],
+    ["evaluation"],
+    ["training"],
+    ["study", "serve"],
+    ["cli", "__main__"],
 ]
 
 
@@ -110,19 +107,19 @@ def test_importing_the_translator_does_not_import_training_or_plotting_libraries
     import subprocess
     import sys
 
-    code = ("import sys, translate.translator, translate.router, translate.data.text; "
-            "print(','.join(m for m in ('datasets', 'matplotlib', 'translate.train') if m in sys.modules))")
+    code = ("import sys, translate.inference.translator, translate.inference.router, translate.data.text; "
+            "print(','.join(m for m in ('datasets', 'matplotlib', 'translate.training.train') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"imported at start-up: {out}"
 
 
 def test_translate_text_on_the_numpy_engine_does_not_import_torch() -> None:
-    """The point of `translate.lite`: the CLI, the router and the NumPy engine start without PyTorch."""
+    """The point of `translate.inference.lite`: the CLI, the router and the NumPy engine start without PyTorch."""
     import subprocess
     import sys
 
-    code = ("import sys, translate.cli, translate.router, translate.lite, translate.cli_translate; "
-            "from translate.lite import LiteTranslator; LiteTranslator.from_checkpoint('checkpoints/en-zh'); "
+    code = ("import sys, translate.cli.app, translate.inference.router, translate.inference.lite, translate.cli.translation; "
+            "from translate.inference.lite import LiteTranslator; LiteTranslator.from_checkpoint('checkpoints/en-zh'); "
             "print(','.join(m for m in ('torch', 'datasets', 'matplotlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent).stdout.strip()

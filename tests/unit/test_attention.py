@@ -8,7 +8,7 @@ import typing
 import pytest
 import torch
 
-from translate.config import MULTIHEAD_SCORERS, AttentionConfig, AttentionKind, ScorerName
+from translate.config.schema import MULTIHEAD_SCORERS, AttentionConfig, AttentionKind, ScorerName
 from translate.errors import ConfigError
 from translate.model.attention import ATTENTION, SCORERS, SelfAttentionLayer, build_attention
 from translate.model.attention.scoring import AdditiveScorer, ScaledDotScorer

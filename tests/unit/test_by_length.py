@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from translate.by_length import bleu_by_length, by_length_markdown, length_buckets, source_length
+from translate.evaluation.by_length import bleu_by_length, by_length_markdown, length_buckets, source_length
 
 
 def sentence(words: int) -> str:

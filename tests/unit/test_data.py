@@ -178,7 +178,7 @@ def test_token_ids_cached_as_int32_and_batched_from_flat_arrays(
 def test_cleaned_split_cached_and_memory_mapped(tmp_path: Path) -> None:
     import shutil
 
-    from translate.config import DataConfig
+    from translate.config.schema import DataConfig
     from translate.data.corpus import read_clean
 
     data = tmp_path / "data"

@@ -1,4 +1,4 @@
-"""The NumPy engine (`translate.lite`) against the PyTorch model it stands in for: the same
+"""The NumPy engine (`translate.inference.lite`) against the PyTorch model it stands in for: the same
 log-probabilities step by step for every configuration it accepts, the same translations, the
 same checkpoint files (fp32 and fp16), and clear refusals for what it does not run."""
 
@@ -13,13 +13,13 @@ import pytest
 import torch
 
 from tests.conftest import tiny_overrides
-from translate.checkpoint import load_checkpoint, save_checkpoint
-from translate.config_io import load_config
+from translate.checkpoint.store import load_checkpoint, save_checkpoint
+from translate.config.loading import load_config
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
-from translate.lite import LiteTranslator
+from translate.inference.lite import LiteTranslator
 from translate.model import build_model
-from translate.translator import Translator
+from translate.inference.translator import Translator
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -111,7 +111,7 @@ def test_bfloat16_and_float16_weights_read_as_torch_reads_them(tmp_path: Path,
                                                                tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     from safetensors.torch import save_model
 
-    from translate.lite.weights import load_arrays
+    from translate.inference.lite.weights import load_arrays
 
     path = checkpoint(tmp_path, tiny_tokenizers)
     loaded = load_checkpoint(path)

@@ -4,7 +4,7 @@ and gradients as autograd through log_softmax."""
 import pytest
 import torch
 
-from translate.loss import _MixtureNLL, mixture_nll, smoothed_nll
+from translate.training.loss import _MixtureNLL, mixture_nll, smoothed_nll
 from translate.model.decoder import mixture_log_weights
 
 

@@ -13,14 +13,14 @@ from types import ModuleType
 import pytest
 import torch
 
-from translate import search
-from translate.compare import MECHANISMS
-from translate.config import RunConfig
+from translate.inference import search
+from translate.study.compare import MECHANISMS
+from translate.config.schema import RunConfig
 from translate.data.batch import collate
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 from translate.model import Seq2Seq
 from translate.model.seq2seq import DecodingContext
-from translate.translator import Translator
+from translate.inference.translator import Translator
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
@@ -86,8 +86,8 @@ def test_a_twin_model_translates_with_its_checkpoints_languages(tmp_path: Path, 
     """The evaluation scripts decode a variant of a loaded model through `Translator.from_loaded(loaded,
     variant)`: a zh->en checkpoint's Chinese input is normalised (Simplified, full-width punctuation)
     as `translate` does it. (Built with the bare constructor they scored zh->en on raw input.)"""
-    from translate.checkpoint import load_checkpoint, save_checkpoint
-    from translate.config_io import apply_overrides
+    from translate.checkpoint.store import load_checkpoint, save_checkpoint
+    from translate.config.loading import apply_overrides
     from translate.model import build_model
 
     en_tok, zh_tok = tiny_tokenizers
@@ -206,7 +206,7 @@ def test_the_search_profile_labels_every_region_and_restores_what_it_wrapped(
 def test_the_engine_benchmark_compares_both_engines_on_the_test_split(tmp_path: Path, tiny_model: Seq2Seq,
                                                                       tiny_config: RunConfig,
                                                                       tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    from translate.checkpoint import save_checkpoint
+    from translate.checkpoint.store import save_checkpoint
 
     save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 1})
     figures = script("bench_engines").test_split(str(tmp_path / "ckpt"), 6)

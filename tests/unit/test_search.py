@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from translate.search import _Beams, _top_candidates, beam_search, greedy, length_penalty, max_lengths
+from translate.inference.search import _Beams, _top_candidates, beam_search, greedy, length_penalty, max_lengths
 
 BOS, EOS, A, B, C = 2, 3, 4, 5, 6
 V = 7

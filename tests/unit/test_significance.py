@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from translate.metrics import corpus_bleu, paired_bootstrap, seed_paired_bootstrap
+from translate.evaluation.metrics import corpus_bleu, paired_bootstrap, seed_paired_bootstrap
 
 WORDS = [
     "the",

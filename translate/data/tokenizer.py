@@ -12,7 +12,7 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-from translate.config import TokenizerConfig
+from translate.config.schema import TokenizerConfig
 from translate.errors import CheckpointError
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from translate.config import ModelConfig
+from translate.config.schema import ModelConfig
 from translate.model.attention import build_attention
 from translate.model.decoder import Decoder
 from translate.model.encoder import Encoder

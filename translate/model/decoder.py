@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from translate.config import ModelConfig
+from translate.config.schema import ModelConfig
 from translate.data.tokenizer import PAD_ID
 from translate.model.attention import Attention, AttentionOutput, Memory
 from translate.model.dropout import Dropout

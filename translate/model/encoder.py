@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from translate.config import ModelConfig
+from translate.config.schema import ModelConfig
 from translate.data.tokenizer import PAD_ID
 from translate.model.attention import SelfAttentionLayer
 from translate.model.dropout import Dropout

@@ -16,7 +16,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from translate.router import OTHER, direction_of
+from translate.inference.router import OTHER, direction_of
 from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.limits import RateLimiter, key_matches, retry_after
 from translate.serve.models import BatchKey, Models, ServedModel

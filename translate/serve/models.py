@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from translate.checkpoint import load_checkpoint
-from translate.config import ArtifactConfig
+from translate.checkpoint.store import load_checkpoint
+from translate.config.schema import ArtifactConfig
 from translate.data.tokenizer import EOS_ID
-from translate.device import resolve_device
+from translate.config.device import resolve_device
 from translate.errors import ConfigError
-from translate.paths import find_model, released_models
-from translate.translator import Alignment, Translator
+from translate.config.paths import find_model, released_models
+from translate.inference.translator import Alignment, Translator
 
 
 class BatchKey(NamedTuple):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from translate.config import AttentionConfig
+from translate.config.schema import AttentionConfig
 from translate.model.attention.base import Attention, AttentionOutput, Memory, NoAttention
 from translate.model.attention.hard import HardAttention
 from translate.model.attention.multihead import MultiHeadAttention

@@ -24,7 +24,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from translate.config import AttentionConfig
+from translate.config.schema import AttentionConfig
 from translate.model.attention.base import AttentionOutput, Memory
 from translate.model.attention.scoring import Scorer, masked_softmax
 from translate.model.attention.soft import Choice, SoftAttention

@@ -1,0 +1,264 @@
+"""The `translate` command line. Every command resolves one RunConfig (defaults < --config file < --set
+overrides < named options), calls one library function and prints a summary; user mistakes print one
+`error:` line and exit 1, bad arguments exit 2 with the usage."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from translate.cli.common import (
+    DEFAULT_CHECKPOINT,
+    BeamOpt,
+    CheckpointOpt,
+    ConfigOpt,
+    DataDirOpt,
+    DeviceOpt,
+    DirectionOpt,
+    NameOpt,
+    SetOpt,
+    SplitChoice,
+    handle_errors,
+    help_text,
+    plain,
+)
+from translate.cli.serve import serve
+from translate.cli.translation import file, models, text
+from translate.config.schema import RunConfig
+from translate.config.loading import apply_overrides, load_config, parse_set
+from translate.errors import TranslateError
+from translate.version import __version__
+
+app = typer.Typer(help="English<->Chinese neural machine translation with pluggable RNN attention.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+logger = logging.getLogger("translate")
+
+
+def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) -> RunConfig:
+    """defaults < file < --set < named options (only those given)."""
+    keys = {"data_dir": "data.data_dir", "direction": "data.direction", "name": "name", "device": "device",
+            "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "beam": "decode.beam_size",
+            "init_from": "train.init_from"}
+    overrides = parse_set(sets or [])
+    overrides.update({keys[k]: plain(v) for k, v in named.items() if v is not None})
+    return load_config(config, overrides)
+
+
+def _relaunch_under_torchrun(nproc: int) -> None:
+    """`translate train --nproc N ...` = `torchrun --standalone --nproc-per-node N -m translate train ...`."""
+    args, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip or arg == "--nproc" or arg.startswith("--nproc="):
+            skip = arg == "--nproc" and not skip
+            continue
+        args.append(arg)
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc}",
+               "-m", "translate", *args]
+    typer.echo("running: " + " ".join(command[1:]), err=True)
+    os.execv(sys.executable, command)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"translate {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only warnings and errors.")] = False,
+         version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True,
+                                               callback=_print_version)] = False) -> None:
+    """English<->Chinese NMT: train attentional RNNs, translate, evaluate, compare attention mechanisms."""
+    level = logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO
+    logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
+
+
+def _quiet_datasets() -> None:
+    """`datasets` info lines are dropped (our own report says what happened); its progress bars
+    (count, rate, ETA of reading, cleaning and tokenising) show only on a terminal, where a corpus
+    of millions of pairs takes minutes."""
+    import datasets
+
+    if not sys.stderr.isatty():
+        datasets.disable_progress_bars()
+    logging.getLogger("datasets").setLevel(logging.WARNING)
+
+
+@app.command()
+@handle_errors
+def prepare(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
+            direction: DirectionOpt = None) -> None:
+    """Read and clean the corpus, train the SentencePiece models, cache the token ids; report counts."""
+    from translate.data.corpus import prepare_data
+
+    _quiet_datasets()
+    cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction)
+    data = prepare_data(cfg)
+    for line in data.report:
+        typer.echo(line)
+
+
+@app.command()
+@handle_errors
+def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None, direction: DirectionOpt = None,
+          name: NameOpt = None, device: DeviceOpt = None,
+          max_minutes: Annotated[float | None, typer.Option(help="Stop after this much training time.")] = None,
+          max_steps: Annotated[int | None, typer.Option(help="Stop after this many updates.")] = None,
+          resume: Annotated[Path | None, typer.Option(help="Continue the run in this folder exactly.")] = None,
+          init_from: Annotated[str | None, typer.Option(help=(
+              "Fine-tune: start from this checkpoint or released model (its weights, tokenizers and model "
+              "settings; config key train.init_from)."))] = None,
+          nproc: Annotated[int, typer.Option(help=(
+              "Data-parallel processes on this machine: relaunches itself under torchrun "
+              "(torchrun --nproc-per-node N -m translate train ...); see README 'Training at scale'."))] = 1) -> None:
+    """Train an attentional RNN; keeps best/ and last/ checkpoints under runs/<name>/.
+
+    Without --data-dir it trains on the bundled Tatoeba split (see `translate info`).
+    On --resume, settings that define the model, tokenizers or data position are refused;
+    budgets, intervals and the learning rate may change (recorded in train.log).
+
+    Examples (the second fine-tunes a released model on your corpus):
+      translate train --direction en-zh --max-minutes 20 --name en-zh
+      translate train --init-from en-zh --data-dir my-corpus/ --name mine
+    """
+    from translate.training.train import train as run_training
+
+    if nproc > 1 and "WORLD_SIZE" not in os.environ:
+        _relaunch_under_torchrun(nproc)
+    _quiet_datasets()
+    if resume is not None:
+        if not (resume / "config.yaml").is_file():
+            raise TranslateError(f"--resume {resume}: no config.yaml there; is it a run folder?")
+        named = {"max_minutes": max_minutes, "max_steps": max_steps, "name": resume.name, "device": device,
+                 "data_dir": data_dir, "direction": direction, "init_from": init_from}
+        cfg = apply_overrides(resolve_config(resume / "config.yaml", set_, **named), {"runs_dir": str(resume.parent)})
+    else:
+        cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, name=name, device=device,
+                             max_minutes=max_minutes, max_steps=max_steps, init_from=init_from)
+    result = run_training(cfg, resume=resume is not None)
+    if os.environ.get("RANK", "0") != "0":  # under torchrun the main process reports
+        return
+    typer.echo(f"{result.stop_reason}: {result.state.step} steps, best dev BLEU {result.best_bleu:.2f}; "
+               f"checkpoints in {result.run_dir}/best and {result.run_dir}/last")
+
+
+@app.command()
+@handle_errors
+def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
+             split: Annotated[SplitChoice, typer.Option(help="dev, or test once you are done tuning.")] = "dev",
+             data_dir: DataDirOpt = None, beam: BeamOpt = None, direction: DirectionOpt = None, device: DeviceOpt = None,
+             output: Annotated[Path | None, typer.Option("--output", "-o", help=(
+                 "Write hypotheses here (and <output>.report.json)."))] = None) -> None:
+    """Translate dev or test, print BLEU and chrF with the sacrebleu signatures.
+
+    A run's checkpoint writes hypotheses and report.<split>.json into the run folder; a released
+    model or a lone checkpoint only prints, unless --output is given. Nothing is written into a checkpoint.
+    """
+    from translate.evaluation.evaluate import evaluate_checkpoint
+
+    _quiet_datasets()
+    result, written = evaluate_checkpoint(checkpoint, plain(split), data_dir, beam, output, plain(direction),
+                                          plain(device) or "cpu")
+    typer.echo(result.report.summary())
+    for path in written:
+        typer.echo(f"wrote {path}")
+
+
+@app.command()
+@handle_errors
+def info(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT) -> None:
+    """Print the default locations (models, corpus, cache), then describe a checkpoint."""
+    from translate.config import paths
+    from translate.checkpoint.store import load_checkpoint
+
+    for label, where, env in (("released models", paths.models_dir(), "MODELS"),
+                              ("default corpus", paths.default_data_dir(), "DATA"), ("cache", paths.cache_dir(), "CACHE")):
+        typer.echo(f"{label}: {where} ($TRANSLATE_{env} overrides)")
+    loaded = load_checkpoint(paths.find_model(checkpoint))
+    art = loaded.artifact
+    typer.echo(f"checkpoint: {loaded.path}")
+    typer.echo(f"direction: {art.direction}")
+    typer.echo(f"model: {art.model.rnn_type} hidden {art.model.hidden_size}, layers {art.model.encoder_layers}+"
+               f"{art.model.decoder_layers}, attention {art.model.attention.kind}/{art.model.attention.scorer}, "
+               f"self-attention {'on' if art.model.encoder_self_attention else 'off'}")
+    typer.echo(f"parameters: {loaded.model.num_parameters():,}")
+    typer.echo(f"vocabulary: {len(loaded.src_tokenizer)} src / {len(loaded.tgt_tokenizer)} tgt pieces")
+    typer.echo(f"meta: {json.dumps(loaded.meta, ensure_ascii=False)}")
+
+
+@app.command("upgrade-checkpoint")
+@handle_errors
+def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint folder to upgrade.")],
+                       output: Annotated[Path | None, typer.Option("--output", "-o", help=(
+                           "Write the upgraded checkpoint here (default: replace SOURCE atomically)."))] = None) -> None:
+    """Re-save a checkpoint in the current format (weights and tokenizers copied byte for byte)."""
+    from translate.checkpoint.store import upgrade_checkpoint as upgrade
+
+    typer.echo(f"upgraded: {upgrade(source, output)}")
+
+
+@app.command()
+@handle_errors
+def compare(mechanisms: Annotated[str, typer.Option(
+                help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
+                     "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-marginal, "
+                     "hard-reinforce-warm, hard-reinforce-warm-dot, hard-reinforce-warm-lowlr, hard-gumbel-st, multihead, multihead-ln, "
+                     "multihead-ln-dot, multihead-ln-scaled-dot, multihead-ln-scaled-dot-1head, multihead-ln-scaled-dot-8heads, "
+                     "self-attention+additive, dot-h512, scaled-dot-h512.")] = "all",
+            minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
+            steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
+            seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
+            out: Annotated[Path, typer.Option(help=(
+                "Output folder: tables, plots and each run's small results (scores, curves, hypotheses, "
+                "attention matrices; no weights), safe to commit."))] = Path("runs/compare"),
+            work: Annotated[Path | None, typer.Option(help=(
+                "Where the runs themselves (with weights) go; default <out>/runs.")
+            )] = None,
+            report_only: Annotated[bool, typer.Option(
+                "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/.")] = False,
+            config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
+            direction: DirectionOpt = None) -> None:
+    """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
+
+    Writes results.md/.csv/.json (test BLEU and chrF mean ± std over seeds, 95 % bootstrap intervals,
+    p-values against `none` and against the best, attention entropy and sharpness, BLEU by source
+    length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same
+    command to resume: runs whose results exist in <out>/runs/ are reused, even without their weights.
+
+    Example:
+      translate compare --steps 6000 --mechanisms none,additive,dot \\
+        --seeds 1,2,3 --out docs/compare-study --work runs/compare-study
+    """
+    from translate.study.compare import compare as run_compare
+    from translate.study.compare import parse_mechanisms, rebuild_report
+
+    if report_only:
+        _quiet_datasets()
+        result_dir = rebuild_report(resolve_config(config, set_, data_dir=data_dir, direction=direction), out)
+        typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
+        return
+    if minutes is None and steps is None:
+        raise typer.BadParameter("give a budget: --minutes or --steps", param_hint="--minutes/--steps")
+    try:
+        seed_list = [int(s) for s in seeds.split(",") if s.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"'{seeds}': expected comma-separated integers", param_hint="--seeds") from None
+    names = parse_mechanisms(mechanisms)
+    _quiet_datasets()
+    cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
+    result_dir = run_compare(cfg, names, seed_list, out, work)
+    typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
+    typer.echo(f"tables and plots in {result_dir}")
+
+
+for command in (text, file, models, serve):  # defined in cli_translate.py / cli_serve.py
+    app.command()(command)
+for registered in app.registered_commands:
+    registered.help = help_text(registered.callback.__doc__ or "") if registered.callback else None

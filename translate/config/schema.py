@@ -1,0 +1,294 @@
+"""One typed run configuration: frozen dataclasses whose choices are typed and validated once.
+
+Reading files and `--set` overrides lives in `translate.config.loading`; this module holds only the
+shapes, their rules, and the artifact part of a run (what a checkpoint carries).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from translate.errors import ConfigError
+
+Direction = Literal["en-zh", "zh-en"]
+Split = Literal["dev", "test"]
+Device = Literal["auto", "cpu", "cuda"]
+Engine = Literal["auto", "torch", "numpy"]  # what runs a translation (translate.inference.router)
+AttentionKind = Literal["hard", "multihead", "none", "soft"]
+ScorerName = Literal["additive", "bilinear", "dot", "scaled-dot"]
+MULTIHEAD_SCORERS: tuple[str, ...] = ("additive", "dot", "scaled-dot")  # bilinear has no per-head form
+LANGS = ("en", "zh")
+MAX_WIDTH, MAX_LAYERS = 16_384, 16  # sanity limits: a checkpoint's config is untrusted data
+ARTIFACT_FORMAT = 2  # version of the checkpoint layout written by translate.checkpoint.store
+
+
+def _check(condition: bool, name: str, value: Any, rule: str) -> None:
+    if not condition:
+        raise ConfigError(f"{name}={value!r} is invalid: {rule}")
+
+
+class _Languages:
+    """src_lang / tgt_lang of a config that has a `direction` ("en-zh" -> "en", "zh")."""
+
+    direction: str
+
+    @property
+    def src_lang(self) -> str:
+        return self.direction.split("-")[0]
+
+    @property
+    def tgt_lang(self) -> str:
+        return self.direction.split("-")[1]
+
+
+@dataclass(frozen=True)
+class DataConfig(_Languages):
+    """Where the corpus is and how it is cleaned and batched."""
+
+    data_dir: str = ""  # "" = the bundled Tatoeba split (see `translate info`); else a folder
+    format: Literal["tsv", "text", "jsonl", "hf"] = "tsv"
+    train: str = "train.tsv"
+    dev: str = "dev.tsv"
+    test: str = "test.tsv"
+    hf_name: str = ""  # for format=hf: a dataset on the Hugging Face hub (needs internet)
+    hf_config: str = ""  # its configuration, e.g. "en-zh" for Helsinki-NLP/opus-100
+    direction: Direction = "en-zh"
+    max_chars: int = 300  # training pairs with a longer side are dropped
+    max_ratio: float = 9.0  # training pairs whose length ratio exceeds this are dropped
+    max_tokens: int = 100  # training pairs longer than this many pieces are dropped
+    batch_tokens: int = 1200  # padded tokens per training batch (target or source side, whichever is longer)
+    bucket_batches: int = 50  # batches sorted together for length bucketing
+    check_columns: bool = True  # stop when the en column looks Chinese (swapped columns)
+    cache_dir: str = ""  # "" = the per-user cache ($TRANSLATE_CACHE, else ~/.cache/translate)
+
+    def __post_init__(self) -> None:
+        _check(self.max_chars > 0, "data.max_chars", self.max_chars, "must be > 0")
+        _check(self.max_ratio >= 1, "data.max_ratio", self.max_ratio, "must be >= 1")
+        _check(self.max_tokens > 1, "data.max_tokens", self.max_tokens, "must be > 1")
+        _check(self.batch_tokens >= self.max_tokens, "data.batch_tokens", self.batch_tokens,
+               f"must be >= data.max_tokens ({self.max_tokens})")
+        _check(self.bucket_batches >= 1, "data.bucket_batches", self.bucket_batches, "must be >= 1")
+        _check(self.format != "hf" or bool(self.hf_name), "data.hf_name", self.hf_name,
+               "needed when data.format=hf")
+
+
+@dataclass(frozen=True)
+class TokenizerConfig:
+    """SentencePiece settings, one model per language, trained on the training split only."""
+
+    model_type: Literal["unigram", "bpe", "char"] = "unigram"
+    en_vocab_size: int = 4000
+    zh_vocab_size: int = 4000
+    # Chinese: keep full-width punctuation as the references have it (NFKC would rewrite it).
+    zh_normalization: Literal["identity", "nmt_nfkc", "nfkc"] = "identity"
+    en_normalization: Literal["identity", "nmt_nfkc", "nfkc"] = "nmt_nfkc"
+    zh_character_coverage: float = 1.0
+    byte_fallback: bool = True  # unseen characters become bytes, not <unk>
+
+    def __post_init__(self) -> None:
+        for lang in LANGS:
+            size = getattr(self, f"{lang}_vocab_size")
+            _check(size >= 50, f"tokenizer.{lang}_vocab_size", size, "must be >= 50")
+        _check(0.9 <= self.zh_character_coverage <= 1.0, "tokenizer.zh_character_coverage",
+               self.zh_character_coverage, "must be in [0.9, 1.0]")
+
+    def vocab_size(self, lang: str) -> int:
+        return int(getattr(self, f"{lang}_vocab_size"))
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """Which attention the decoder uses; see translate.model.attention for the registry."""
+
+    kind: AttentionKind = "soft"
+    scorer: ScorerName = "additive"
+    mode: Literal["plain", "key-value"] = "plain"
+    heads: int = 4  # multihead only
+    layer_norm: bool = False  # multihead only: layer normalisation of the query and of the context (RNMT+)
+    # marginal: exact marginal likelihood over the position (Deng et al. 2018), argmax at inference
+    hard_training: Literal["reinforce", "straight-through", "marginal"] = "reinforce"
+    # marginal only: decode with the argmax position (one state per step), or with the mixture it was
+    # trained as (p(y) = Σᵢ αᵢ p(y | xᵢ): the output layer once per source position)
+    marginal_decoding: Literal["argmax", "mixture"] = "argmax"
+    hard_sample: Literal["sample", "argmax"] = "sample"  # how hard attention picks while training
+    reinforce_weight: float = 1.0
+    entropy_weight: float = 0.01
+    baseline_decay: float = 0.95
+    soft_mix: float = 0.5  # Xu et al. 2015: with this probability use the expectation instead
+    # REINFORCE baseline: a moving average of the reward, or the reward the soft (expected) context
+    # would have earned at the same step (per token; Deng et al. 2018 compare against soft attention)
+    reinforce_baseline: Literal["moving-average", "soft"] = "moving-average"
+    soft_anneal_steps: int = 0  # curriculum: the soft-mix probability falls from 1 to soft_mix over this many updates
+    gumbel_temperature: float = 1.0
+
+    def __post_init__(self) -> None:
+        _check(1 <= self.heads <= MAX_WIDTH, "model.attention.heads", self.heads, f"must be in [1, {MAX_WIDTH}]")
+        _check(0 <= self.soft_mix <= 1, "model.attention.soft_mix", self.soft_mix, "must be in [0, 1]")
+        _check(self.marginal_decoding == "argmax" or (self.kind == "hard" and self.hard_training == "marginal"),
+               "model.attention.marginal_decoding", self.marginal_decoding,
+               "mixture needs model.attention.kind=hard and model.attention.hard_training=marginal")
+        _check(self.soft_anneal_steps >= 0, "model.attention.soft_anneal_steps", self.soft_anneal_steps, "must be >= 0")
+        _check(0 <= self.baseline_decay < 1, "model.attention.baseline_decay", self.baseline_decay,
+               "must be in [0, 1)")
+        _check(self.gumbel_temperature > 0, "model.attention.gumbel_temperature",
+               self.gumbel_temperature, "must be > 0")
+        _check(self.kind != "multihead" or self.scorer in MULTIHEAD_SCORERS, "model.attention.scorer", self.scorer,
+               f"not available with kind=multihead; valid: {', '.join(MULTIHEAD_SCORERS)}")
+        for name, choices in (("kind", AttentionKind), ("scorer", ScorerName)):
+            value = getattr(self, name)
+            _check(value in get_args(choices), f"model.attention.{name}", value,
+                   f"unknown; valid {name}s: {', '.join(get_args(choices))}")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Encoder-decoder sizes. The encoder is bidirectional: hidden_size/2 per direction."""
+
+    rnn_type: Literal["gru", "lstm"] = "gru"
+    embedding_size: int = 256
+    hidden_size: int = 256
+    encoder_layers: int = 1
+    decoder_layers: int = 1
+    bidirectional: bool = True
+    dropout: float = 0.3
+    embedding_dropout: float = 0.2
+    tie_embeddings: bool = True  # share the target embedding with the output layer
+    input_feeding: bool = True
+    encoder_self_attention: bool = False
+    self_attention_heads: int = 4
+    attention: AttentionConfig = field(default_factory=AttentionConfig)
+
+    def __post_init__(self) -> None:
+        for name, limit in (("embedding_size", MAX_WIDTH), ("hidden_size", MAX_WIDTH), ("encoder_layers", MAX_LAYERS),
+                            ("decoder_layers", MAX_LAYERS), ("self_attention_heads", MAX_WIDTH)):
+            _check(1 <= getattr(self, name) <= limit, f"model.{name}", getattr(self, name), f"must be in [1, {limit}]")
+        for name in ("dropout", "embedding_dropout"):
+            _check(0 <= getattr(self, name) < 1, f"model.{name}", getattr(self, name), "must be in [0, 1)")
+        _check(not self.bidirectional or self.hidden_size % 2 == 0, "model.hidden_size",
+               self.hidden_size, "must be even for a bidirectional encoder")
+        _check(not self.tie_embeddings or self.embedding_size == self.hidden_size,
+               "model.tie_embeddings", self.tie_embeddings,
+               f"needs model.embedding_size == model.hidden_size ({self.embedding_size} != {self.hidden_size})")
+        if self.attention.kind == "multihead":
+            _check(self.hidden_size % self.attention.heads == 0, "model.attention.heads",
+                   self.attention.heads, f"must divide model.hidden_size ({self.hidden_size})")
+        if self.encoder_self_attention:
+            _check(self.hidden_size % self.self_attention_heads == 0, "model.self_attention_heads",
+                   self.self_attention_heads, f"must divide model.hidden_size ({self.hidden_size})")
+
+    @property
+    def mechanism(self) -> str:
+        """A short human name of the attention, e.g. "soft additive", "multihead additive x4"."""
+        att = self.attention
+        name = {"none": "none", "soft": f"soft {att.scorer}", "hard": f"hard {att.scorer} ({att.hard_training})",
+                "multihead": f"multihead {att.scorer} x{att.heads}"}[att.kind]
+        if att.kind == "soft" and att.mode == "key-value":
+            name += " key-value"
+        return name + (" + encoder self-attention" if self.encoder_self_attention else "")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimiser, schedule, budget, validation and checkpointing."""
+
+    seed: int = 1
+    learning_rate: float = 2e-3
+    min_learning_rate: float = 1e-4
+    weight_decay: float = 1e-4
+    warmup_steps: int = 300
+    schedule: Literal["inverse-sqrt", "cosine", "constant"] = "inverse-sqrt"
+    label_smoothing: float = 0.1
+    clip_norm: float = 1.0
+    max_steps: int = 0  # 0 = no step limit
+    max_minutes: float = 0.0  # 0 = no time limit
+    max_epochs: int = 0  # 0 = no epoch limit
+    log_every: int = 50
+    validate_every: int = 500
+    patience: int = 8  # validations without dev BLEU improvement before stopping; 0 = never
+    average_last: int = 4  # average this many latest validation checkpoints at the end; <= 1 = off
+    valid_beam: int = 1  # beam used for dev BLEU during training (1 = greedy, fastest)
+    threads: int = 0  # torch CPU threads; 0 = leave as is
+    tensorboard: bool = False
+    max_bad_losses: int = 20  # consecutive NaN/inf losses before training stops
+    init_from: str = ""  # fine-tune: start from this checkpoint's weights and tokenizers (and its model settings)
+    # with init_from: "config" keeps this run's model.attention (e.g. hard attention warm-started from a soft model);
+    # the checkpoint's tensors fill every place that fits, new attention parameters start from their initialisation
+    init_attention: Literal["checkpoint", "config"] = "checkpoint"
+    # bf16 autocast of the training forward pass: auto = on CUDA only (on the 2-core CPU it made steps 38 % slower)
+    amp: Literal["auto", "off", "bf16"] = "auto"
+
+    def __post_init__(self) -> None:
+        _check(self.learning_rate > 0, "train.learning_rate", self.learning_rate, "must be > 0")
+        _check(0 <= self.min_learning_rate <= self.learning_rate, "train.min_learning_rate",
+               self.min_learning_rate, "must be in [0, train.learning_rate]")
+        _check(0 <= self.label_smoothing < 1, "train.label_smoothing", self.label_smoothing, "must be in [0, 1)")
+        _check(self.clip_norm > 0, "train.clip_norm", self.clip_norm, "must be > 0")
+        for name in ("max_steps", "max_epochs", "warmup_steps", "patience", "threads"):
+            _check(getattr(self, name) >= 0, f"train.{name}", getattr(self, name), "must be >= 0")
+        _check(self.max_minutes >= 0, "train.max_minutes", self.max_minutes, "must be >= 0")
+        for name in ("log_every", "validate_every", "valid_beam", "max_bad_losses"):
+            _check(getattr(self, name) >= 1, f"train.{name}", getattr(self, name), "must be >= 1")
+
+
+@dataclass(frozen=True)
+class DecodeConfig:
+    """Search settings for translation and evaluation."""
+
+    beam_size: int = 5
+    length_penalty: float = 1.0  # GNMT alpha; 0 = raw log-probability
+    max_len_a: float = 2.0  # max output length = a * source length + b
+    max_len_b: int = 10
+    n_best: int = 1
+    batch_size: int = 256  # sentences per decoding batch (sorted by length: larger is faster on CPU)
+    copy_digits: bool = True  # numbers the model changed are copied back from the source (data/normalize.py)
+
+    def __post_init__(self) -> None:
+        _check(self.beam_size >= 1, "decode.beam_size", self.beam_size, "must be >= 1")
+        _check(1 <= self.n_best <= self.beam_size, "decode.n_best", self.n_best,
+               f"must be in [1, decode.beam_size={self.beam_size}]")
+        _check(self.length_penalty >= 0, "decode.length_penalty", self.length_penalty, "must be >= 0")
+        _check(self.max_len_a >= 0 and self.max_len_b >= 1, "decode.max_len_b", self.max_len_b,
+               "max_len_a must be >= 0 and max_len_b >= 1")
+        _check(self.batch_size >= 1, "decode.batch_size", self.batch_size, "must be >= 1")
+
+
+@dataclass(frozen=True)
+class ArtifactConfig(_Languages):
+    """What a checkpoint stores: enough to rebuild the translator, nothing about the training machine."""
+
+    format_version: int = ARTIFACT_FORMAT
+    direction: Direction = "en-zh"
+    model: ModelConfig = field(default_factory=ModelConfig)
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    decode: DecodeConfig = field(default_factory=DecodeConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run needs; stored in runs/<name>/config.yaml (checkpoints keep only `artifact()`)."""
+
+    name: str = "default"
+    runs_dir: str = "runs"
+    device: Device = "auto"  # auto = CUDA when available, else CPU
+    data: DataConfig = field(default_factory=DataConfig)
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    decode: DecodeConfig = field(default_factory=DecodeConfig)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def artifact(self) -> ArtifactConfig:
+        return ArtifactConfig(direction=self.data.direction, model=self.model, tokenizer=self.tokenizer,
+                              decode=self.decode)

@@ -1,0 +1,97 @@
+"""Evaluation: the one translate -> time -> score -> write routine, and `translate evaluate`.
+
+`translate_and_score` is what the CLI, `translate compare` and `scripts/benchmark.py` call.
+Evaluating a checkpoint of a run writes hypotheses and a report under the run folder; a
+checkpoint outside a run (a released model) only prints, unless `output` is given. Nothing is
+ever written into a checkpoint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from translate.checkpoint.store import load_checkpoint, resolve
+from translate.config.schema import DataConfig, DecodeConfig
+from translate.config.loading import apply_overrides, load_config
+from translate.data.corpus import load_eval_split
+from translate.config.device import resolve_device
+from translate.errors import ConfigError
+from translate.evaluation.metrics import EvalReport, score
+from translate.config.paths import find_model
+from translate.inference.text_translator import TextTranslator
+from translate.inference.translator import Translator
+
+RUN_CHECKPOINTS = ("best", "last", "best.old", "last.old")
+
+
+@dataclass
+class Evaluation:
+    report: EvalReport
+    hypotheses: list[str]
+    seconds: float  # generation time (tokenisation and search), without loading the model
+
+    @property
+    def sentences_per_second(self) -> float:
+        return self.report.sentences / max(self.seconds, 1e-9)
+
+
+def translate_and_score(translator: TextTranslator, sources: list[str], refs: list[str], tgt_lang: str,
+                        decode: DecodeConfig | None = None, hypotheses_path: Path | None = None) -> Evaluation:
+    """Translate `sources` (timed), score against `refs`, optionally write the hypotheses (one per line)."""
+    began = time.perf_counter()
+    hyps = translator.translate(sources, decode)
+    seconds = time.perf_counter() - began
+    if hypotheses_path is not None:
+        hypotheses_path.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
+    return Evaluation(score(hyps, refs, tgt_lang), hyps, seconds)
+
+
+def _run_folder(ckpt: Path) -> Path | None:
+    return ckpt.parent if ckpt.name in RUN_CHECKPOINTS and (ckpt.parent / "config.yaml").is_file() else None
+
+
+def _data_config(run: Path | None, direction: str, data_dir: str | None) -> DataConfig:
+    """A run's own data settings; the bundled corpus for a checkpoint on its own; `data_dir` wins."""
+    data = load_config(run / "config.yaml").data if run is not None else DataConfig()
+    overrides: dict[str, Any] = {"direction": direction}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    return apply_overrides(data, overrides)
+
+
+def evaluate_checkpoint(checkpoint: Path | str, split: str, data_dir: str | None = None, beam: int | None = None,
+                        output: Path | None = None, direction: str | None = None,
+                        device: str = "cpu") -> tuple[Evaluation, list[Path]]:
+    """Translate dev or test with a checkpoint and score it; returns the evaluation and the files written."""
+    ckpt = resolve(find_model(checkpoint))
+    loaded = load_checkpoint(ckpt, resolve_device(device))
+    translator = Translator.from_loaded(loaded)
+    artifact_direction = loaded.artifact.direction
+    if direction is not None and direction != artifact_direction:
+        raise ConfigError(f"the checkpoint translates {artifact_direction}, but {direction} was asked for; "
+                          f"use a {direction} checkpoint (see `translate info --checkpoint {checkpoint}`)")
+    decode = translator.decode if beam is None else apply_overrides(translator.decode, {"beam_size": beam, "n_best": 1})
+    run = _run_folder(ckpt)
+    data = _data_config(run, artifact_direction, data_dir)
+    sources, refs = load_eval_split(data, split)
+    if output is not None:
+        hyp_path, report_path = output, output.with_name(output.name + ".report.json")
+    elif run is not None:
+        hyp_path = run / f"{split}.{ckpt.name}.beam{decode.beam_size}.hyp.txt"
+        report_path = run / f"report.{split}.json"
+    else:
+        hyp_path = report_path = None
+    result = translate_and_score(translator, sources, refs, data.tgt_lang, decode, hyp_path)
+    if report_path is None or hyp_path is None:
+        return result, []
+    record = {"checkpoint": str(ckpt), "split": split, **result.report.to_dict(), "decode": dataclasses.asdict(decode),
+              "decode_seconds": round(result.seconds, 2),
+              "sentences_per_second": round(result.sentences_per_second, 1), "hypotheses": str(hyp_path)}
+    report_path.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
+    return result, [hyp_path, report_path]
+

@@ -1,0 +1,75 @@
+"""Which model translates which text: one given checkpoint, or the released model of each text's
+direction (forced, or from the text's script), each loaded on first use, by the engine asked for:
+"torch" (`Translator`), "numpy" (`translate.inference.lite`: no PyTorch import), or "auto" (NumPy when it
+runs the model and the device is the CPU, else PyTorch)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from translate.config.schema import Engine
+from translate.data.cleaning import detect_language
+from translate.errors import CheckpointError
+from translate.config.paths import find_model, released_models
+from translate.inference.text_translator import TextTranslator
+
+logger = logging.getLogger(__name__)
+OTHER = {"en": "zh", "zh": "en"}
+
+
+def direction_of(text: str, source: str | None = None) -> str:
+    """The direction ("en-zh" or "zh-en"): from the given source language, else from the text's script."""
+    source = source or detect_language(text)
+    return f"{source}-{OTHER[source]}"
+
+
+class Router:
+    def __init__(self, checkpoint: str | None = None, device: str = "cpu", direction: str | None = None,
+                 engine: Engine = "torch") -> None:
+        self.checkpoint, self.device, self.direction, self.engine = checkpoint, device, direction, engine
+        self._loaded: dict[str, TextTranslator] = {}
+
+    def translator(self, direction: str | None) -> TextTranslator:
+        """The given checkpoint (whatever `direction`), else the released model named `direction`."""
+        key = self.checkpoint or direction or ""
+        if key not in self._loaded:
+            if self.checkpoint is None and direction not in released_models():
+                installed = ", ".join(released_models()) or "none"
+                raise CheckpointError(f"no released model for {direction} (installed: {installed}); "
+                                      f"train one (translate train --direction {direction}) and pass --checkpoint")
+            self._loaded[key] = self._load(find_model(key))
+        return self._loaded[key]
+
+    def _load(self, path: Path) -> TextTranslator:
+        if self.engine == "numpy" or (self.engine == "auto" and self.device == "cpu"):
+            from translate.inference.lite import LiteTranslator
+
+            try:
+                return LiteTranslator.from_checkpoint(path)
+            except CheckpointError as exc:
+                if self.engine == "numpy":
+                    raise
+                logger.debug("PyTorch engine: %s", exc)  # auto: PyTorch runs it, or reports what is wrong
+        from translate.inference.translator import Translator
+
+        return Translator.from_checkpoint(path, self.device)
+
+    def groups(self, texts: list[str]) -> list[tuple[TextTranslator, list[int]]]:
+        """(translator, indices of its texts), in order of first appearance; with a given checkpoint
+        one group, and a warning for lines whose script says the other direction."""
+        by_direction: dict[str, list[int]] = {}
+        for i, text in enumerate(texts):
+            if text.strip():
+                by_direction.setdefault(self.direction or direction_of(text), []).append(i)
+        if self.checkpoint is None:
+            if not by_direction:  # only empty lines: nothing to load
+                return []
+            return [(self.translator(d), rows) for d, rows in by_direction.items()]
+        translator = self.translator(None)
+        model_source = translator.src_lang
+        for direction, rows in by_direction.items():
+            if not self.direction and model_source and not direction.startswith(model_source):
+                logger.warning("line %s looks %s but the model translates %s->%s", ", ".join(str(r + 1) for r in rows[:5]),
+                               {"en": "English", "zh": "Chinese"}[direction[:2]], model_source, translator.tgt_lang)
+        return [(translator, [i for i, text in enumerate(texts) if text.strip()])] if by_direction else []

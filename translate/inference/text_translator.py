@@ -1,0 +1,81 @@
+"""Strings in, strings out around any search engine: normalisation, SentencePiece, length order,
+batches, paragraphs, digits, empty lines. Knows nothing about PyTorch; `Translator` (PyTorch) and
+`translate.inference.lite.LiteTranslator` (NumPy) supply `_search`."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from translate.config.schema import DecodeConfig
+from translate.data.cleaning import normalize_whitespace
+from translate.data.normalize import copy_digits, normalize_source, split_sentences
+from translate.data.tokenizer import Tokenizer, source_ids
+from translate.inference.hypothesis import Hypothesis
+
+logger = logging.getLogger(__name__)
+
+MAX_SOURCE_TOKENS = 200  # longer inputs are truncated (with a warning) to bound time and memory
+
+
+@dataclass
+class Translation:
+    text: str
+    score: float
+    tokens: list[int]
+
+
+class TextTranslator:
+    """Tokenizers, default decoding settings and the text handling every engine shares."""
+
+    def __init__(self, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
+                 src_lang: str = "", tgt_lang: str = "") -> None:
+        """src_lang / tgt_lang ("en", "zh"; "" = unknown) select the input normalisation and how
+        sentences of a paragraph are split and joined."""
+        self.src_tokenizer, self.tgt_tokenizer, self.decode = src_tokenizer, tgt_tokenizer, decode
+        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+
+    def encode_sources(self, texts: list[str]) -> list[list[int]]:
+        encoded = self.src_tokenizer.encode([normalize_source(t, self.src_lang) for t in texts])
+        for i, ids in enumerate(encoded):
+            if len(ids) > MAX_SOURCE_TOKENS:
+                logger.warning("sentence %d has %d pieces; truncated to %d", i + 1, len(ids), MAX_SOURCE_TOKENS)
+                encoded[i] = ids[:MAX_SOURCE_TOKENS]
+        return [source_ids(ids) for ids in encoded]
+
+    def translate(self, texts: list[str], decode: DecodeConfig | None = None) -> list[str]:
+        return [n_best[0].text for n_best in self.translate_n_best(texts, decode)]
+
+    def translate_paragraphs(self, texts: list[str], decode: DecodeConfig | None = None) -> list[str]:
+        """Like `translate`, but a text of several sentences is translated sentence by sentence
+        (all sentences in one batched search) and the translations joined."""
+        pieces = [split_sentences(text, self.src_lang) or [""] for text in texts]
+        flat = self.translate([s for sentences in pieces for s in sentences], decode)
+        joiner = "" if self.tgt_lang == "zh" else " "
+        out, start = [], 0
+        for sentences in pieces:
+            out.append(joiner.join(t for t in flat[start:start + len(sentences)] if t))
+            start += len(sentences)
+        return out
+
+    def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        """Translate in batches of similar length; returns n-best lists in input order."""
+        decode = decode or self.decode
+        sources = self.encode_sources(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(sources[i]))
+        results: list[list[Translation]] = [[] for _ in texts]
+        for start in range(0, len(order), decode.batch_size):
+            chunk = order[start:start + decode.batch_size]
+            for i, hyps in zip(chunk, self._search([sources[i] for i in chunk], decode)):
+                outputs = self.tgt_tokenizer.decode([h.tokens for h in hyps])
+                if decode.copy_digits:
+                    outputs = [copy_digits(texts[i], text) for text in outputs]
+                results[i] = [Translation(text, h.score, h.tokens) for text, h in zip(outputs, hyps)]
+        for i, text in enumerate(texts):
+            if not normalize_whitespace(text):
+                results[i] = [Translation("", 0.0, [])]
+        return results
+
+    def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        """Source ids (with EOS) -> per sentence its n-best hypotheses."""
+        raise NotImplementedError

@@ -1,0 +1,94 @@
+"""Translator: checkpoint -> strings in, strings out. Used by the CLI, evaluation, training validation and tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from translate.checkpoint.store import Loaded, load_checkpoint
+from translate.config.schema import DecodeConfig
+from translate.data.batch import collate, pad
+from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, target_ids
+from translate.config.device import resolve_device
+from translate.model import Seq2Seq
+from translate.config.paths import find_model
+from translate.inference.search import Hypothesis, beam_search, greedy, max_lengths
+from translate.inference.text_translator import MAX_SOURCE_TOKENS, TextTranslator, Translation
+
+__all__ = ["MAX_SOURCE_TOKENS", "Alignment", "Translation", "Translator"]
+
+
+@dataclass
+class Alignment:
+    """The attention of one translation, teacher-forced: weights[t][s] is how much target piece t
+    (the translation's pieces, then </s>) attended to source piece s (the source's pieces, then
+    </s>); heads[h][t][s] the same per head for multi-head attention, else None."""
+
+    source_pieces: list[str]
+    target_pieces: list[str]
+    weights: list[list[float]]
+    heads: list[list[list[float]]] | None = None
+
+
+class Translator(TextTranslator):
+    """A PyTorch model with its tokenizers and default decoding settings; runs on the model's device."""
+
+    def __init__(self, model: Seq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
+                 src_lang: str = "", tgt_lang: str = "") -> None:
+        super().__init__(src_tokenizer, tgt_tokenizer, decode, src_lang, tgt_lang)
+        self.model = model
+
+    @classmethod
+    def from_checkpoint(cls, path: Path | str, device: str = "cpu") -> Translator:
+        """A checkpoint or run folder, or a released model by name (`en-zh`)."""
+        return cls.from_loaded(load_checkpoint(find_model(path), resolve_device(device)))
+
+    @classmethod
+    def from_loaded(cls, loaded: Loaded, model: Seq2Seq | None = None, decode: DecodeConfig | None = None) -> Translator:
+        """A loaded checkpoint's translator: its tokenizers, languages (hence the input normalisation) and
+        decoding settings; `model` / `decode` replace its model (e.g. a variant of the same weights) or settings."""
+        return cls(model if model is not None else loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
+                   decode if decode is not None else loaded.artifact.decode, loaded.artifact.src_lang,
+                   loaded.artifact.tgt_lang)
+
+    @torch.inference_mode()  # no autograd bookkeeping at all (no version counters, no view tracking)
+    def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        """Translate in batches of similar length (in eval mode); returns n-best lists in input order."""
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            return super().translate_n_best(texts, decode)
+        finally:
+            self.model.train(was_training)
+
+    @torch.no_grad()
+    def align(self, texts: list[str], translations: list[list[int]]) -> list[Alignment]:
+        """Attention weights of each source text against its translation's tokens (one batch)."""
+        if not texts:
+            return []
+        was_training = self.model.training
+        self.model.eval()
+        src = self.encode_sources(texts)
+        tgt = [target_ids(tokens) for tokens in translations]
+        batch = collate(src, tgt).to(self.model.device)
+        out = self.model(batch.src, batch.src_lens, batch.tgt_in)
+        alignments = []
+        for i, (s, t) in enumerate(zip(src, tgt)):
+            rows, cols = len(t) - 1, len(s)
+            heads = None if out.head_weights is None else out.head_weights[i, :rows, :, :cols].transpose(0, 1).tolist()
+            alignments.append(Alignment(self.src_tokenizer.pieces(s), self.tgt_tokenizer.pieces(t[1:]),
+                                        out.weights[i, :rows, :cols].tolist(), heads))
+        self.model.train(was_training)
+        return alignments
+
+    def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        device = self.model.device
+        src_lens = torch.tensor([len(s) for s in sources])
+        ctx = self.model.encode(pad(sources).to(device), src_lens)
+        limits = max_lengths(src_lens, decode.max_len_a, decode.max_len_b).to(device)
+        if decode.beam_size == 1:
+            return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
+        return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,
+                           decode.length_penalty, decode.n_best, PAD_ID)

@@ -1,0 +1,264 @@
+"""The tables and figures of an attention study, written from the small result files of finished runs.
+
+Reads only what `translate.study.compare` keeps per run (compare.json, test.hyp.txt, attention.json), so
+the report can be rebuilt on a machine without any weights.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from translate.evaluation.by_length import bleu_by_length, by_length_markdown, length_buckets
+from translate.config.schema import RunConfig
+from translate.data.corpus import load_eval_split
+from translate.evaluation.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
+from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
+
+BASELINE = "none"
+WIDEST = 6  # mechanisms side by side in heatmaps.png before the grid turns
+SIGNIFICANT = 0.05  # p-values below are set in bold
+# Pairs whose difference the converged study discusses, and what each isolates; a pair is reported
+# once both mechanisms have finished runs with a seed in common.
+QUESTIONS: tuple[tuple[str, str, str], ...] = (
+    ("additive", "dot", "additive vs multiplicative scoring"),
+    ("dot", "scaled-dot", "dividing dot scores by √d, d = 256"),
+    ("dot-h512", "scaled-dot-h512", "dividing dot scores by √d, d = 512"),
+    ("additive-kv", "additive", "learned key and value projections (additive)"),
+    ("scaled-dot-kv", "scaled-dot", "learned key and value projections (scaled dot)"),
+    ("self-attention+additive", "additive", "encoder self-attention before additive attention"),
+    ("multihead-ln", "multihead", "layer norm of query and context in multi-head attention"),
+    ("multihead-ln", "additive", "4 heads vs one (additive)"),
+    ("multihead-ln-dot", "dot", "4 heads vs one (dot)"),
+    ("multihead-ln-scaled-dot", "scaled-dot", "4 heads vs one (scaled dot)"),
+    ("multihead-ln-scaled-dot", "additive", "4 scaled-dot heads vs single-head additive"),
+    ("multihead-ln-scaled-dot-1head", "multihead-ln-scaled-dot", "1 head of 256 vs 4 of 64 (scaled dot, layer norm)"),
+    ("multihead-ln-scaled-dot-1head", "scaled-dot-kv", "1 projected head with layer norm vs key-value scaled dot"),
+    ("multihead-ln-scaled-dot-8heads", "multihead-ln-scaled-dot", "8 heads of 32 vs 4 of 64 (scaled dot, layer norm)"),
+    ("hard-reinforce-soft-baseline", "hard-reinforce", "REINFORCE baseline: the soft prediction vs a moving average"),
+    ("hard-reinforce-curriculum", "hard-reinforce-soft-baseline", "REINFORCE: a soft-to-hard curriculum"),
+    ("hard-reinforce-warm", "additive", "hard attention fine-tuned from the soft model vs the soft model"),
+    ("hard-reinforce-warm-dot", "dot", "hard attention fine-tuned from the soft dot model vs that model"),
+    ("hard-reinforce-warm-dot", "hard-reinforce-warm", "hard attention warm-started from dot vs from additive"),
+    ("hard-reinforce-warm-dot", "additive", "hard attention warm-started from dot vs soft additive"),
+    ("hard-reinforce-warm-lowlr", "hard-reinforce-warm", "hard fine-tuning at 2/5 of the learning rate"),
+    ("hard-reinforce-warm-lowlr", "additive", "hard attention fine-tuned at a low learning rate vs the soft model"),
+    ("hard-marginal", "additive", "exact marginalisation over the hard choice vs soft attention"),
+    ("hard-marginal", "hard-reinforce-curriculum", "hard attention from scratch: exact marginal vs REINFORCE"),
+    ("hard-marginal", "hard-reinforce-warm", "exact marginal from scratch vs REINFORCE warm-started"),
+    ("hard-gumbel-st", "hard-reinforce", "straight-through (Gumbel) vs REINFORCE"),
+)
+
+
+@dataclass
+class RunFigures:
+    """What one finished run contributes to the study (kept as compare.json in its results folder)."""
+
+    mechanism: str
+    seed: int
+    parameters: int
+    steps: int
+    train_tokens_per_second: float
+    decode_sentences_per_second: float
+    dev_bleu: float
+    test_bleu: float
+    test_chrf: float
+    attention_entropy: float | None
+    curve: list[tuple[float, float]]  # (update, dev BLEU) at each validation
+    attention_argmax_share: float | None = None
+    minutes: float | None = None  # training wall time, validation included
+    best_step: int | None = None
+    stop_reason: str = ""
+
+    @classmethod
+    def load(cls, path: Path) -> RunFigures:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["curve"] = [tuple(p) for p in data["curve"]]
+        return cls(**data)
+
+
+def _mean_std(values: list[float]) -> tuple[float, float | None]:
+    return statistics.mean(values), (statistics.stdev(values) if len(values) > 1 else None)
+
+
+def _hypotheses(out_dir: Path, name: str, seed: int) -> list[str]:
+    return (out_dir / "runs" / f"{name}-seed{seed}" / "test.hyp.txt").read_text(encoding="utf-8").splitlines()
+
+
+def _intervals(figures: list[RunFigures], out_dir: Path, refs: list[str], tgt_lang: str) -> tuple[dict[str, float], str]:
+    """The 95 % paired-bootstrap interval of each mechanism's first seed (sacrebleu), and the signature."""
+    first = {}
+    for f in sorted(figures, key=lambda f: f.seed):
+        first.setdefault(f.mechanism, f)
+    systems = [(name, _hypotheses(out_dir, name, f.seed)) for name, f in first.items()]
+    if len(systems) < 2:  # sacrebleu's test needs a baseline and one system
+        return {}, ""
+    paired, signature = paired_bootstrap(systems, refs, tgt_lang)
+    return {p.name: p.ci for p in paired}, signature
+
+
+def _significance(by_name: dict[str, list[RunFigures]], reference: str, out_dir: Path, refs: list[str],
+                  tgt_lang: str) -> dict[str, SeedPairedResult]:
+    """Every mechanism against `reference`, paired over the seeds both have (none in common: left out)."""
+    results: dict[str, SeedPairedResult] = {}
+    reference_seeds = {f.seed for f in by_name.get(reference, [])}
+    for name, runs in by_name.items():
+        seeds = sorted(reference_seeds & {f.seed for f in runs})
+        if name != reference and seeds:
+            results[name] = seed_paired_bootstrap([_hypotheses(out_dir, name, s) for s in seeds],
+                                                  [_hypotheses(out_dir, reference, s) for s in seeds], refs, tgt_lang)
+    return results
+
+
+def _questions(by_name: dict[str, list[RunFigures]], out_dir: Path, refs: list[str], tgt_lang: str) -> list[dict[str, Any]]:
+    """The QUESTIONS pairs that have finished runs on both sides, each paired over their common seeds."""
+    pairs = []
+    for a, b, question in QUESTIONS:
+        seeds = sorted({f.seed for f in by_name.get(a, [])} & {f.seed for f in by_name.get(b, [])})
+        if seeds:
+            result = seed_paired_bootstrap([_hypotheses(out_dir, a, s) for s in seeds],
+                                           [_hypotheses(out_dir, b, s) for s in seeds], refs, tgt_lang)
+            pairs.append({"a": a, "b": b, "question": question, "seeds": seeds, "bleu_a": round(result.mean_a, 2),
+                          "bleu_b": round(result.mean_b, 2), "p_value": round(result.p_value, 4)})
+    return pairs
+
+
+def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPairedResult | None,
+         vs_best: SeedPairedResult | None) -> dict[str, Any]:
+    first = runs[0]
+    bleu, bleu_std = _mean_std([f.test_bleu for f in runs])
+    chrf, chrf_std = _mean_std([f.test_chrf for f in runs])
+
+    def rounded(value: float | None, digits: int = 2) -> float | None:
+        return None if value is None else round(value, digits)
+
+    def mean_of(values: list[float | None]) -> float | None:
+        return statistics.mean(values) if values and all(v is not None for v in values) else None  # type: ignore[arg-type]
+
+    return {
+        "mechanism": name, "seeds": len(runs), "parameters": first.parameters,
+        "steps_mean": round(statistics.mean(f.steps for f in runs)),
+        "minutes_mean": rounded(mean_of([f.minutes for f in runs]), 1),
+        "train_tok_per_s": first.train_tokens_per_second, "decode_sent_per_s": first.decode_sentences_per_second,
+        "dev_bleu_mean": rounded(statistics.mean(f.dev_bleu for f in runs)),
+        "test_bleu_mean": rounded(bleu), "test_bleu_std": rounded(bleu_std),
+        "test_chrf_mean": rounded(chrf), "test_chrf_std": rounded(chrf_std),
+        "test_bleu_seed1": first.test_bleu, "test_bleu_ci95": rounded(ci),
+        "p_vs_none": None if vs_none is None else round(vs_none.p_value, 4),
+        "seeds_paired_vs_none": None if vs_none is None else vs_none.seeds,
+        "p_vs_best": None if vs_best is None else round(vs_best.p_value, 4),
+        "seeds_paired_vs_best": None if vs_best is None else vs_best.seeds,
+        "attention_entropy": rounded(mean_of([f.attention_entropy for f in runs]), 3),
+        "attention_argmax_share": rounded(mean_of([f.attention_argmax_share for f in runs]), 3),
+    }
+
+
+def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
+                 other_sizes: frozenset[str] = frozenset()) -> None:
+    """results.md/.csv/.json, bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png from the finished runs.
+
+    `other_sizes`: mechanisms whose model is another size than the study's (the √d check at width 512);
+    "best", the reference of the "p vs best" column, is chosen among the others."""
+    names = list(dict.fromkeys(f.mechanism for f in figures))
+    order = ([BASELINE] if BASELINE in names else []) + [n for n in names if n != BASELINE]
+    by_name = {n: sorted((f for f in figures if f.mechanism == n), key=lambda f: f.seed) for n in order}
+    best = max([n for n in order if n not in other_sizes] or order,
+               key=lambda n: statistics.mean(f.test_bleu for f in by_name[n]))
+    sources, refs = load_eval_split(base.data, "test")
+    intervals, signature = _intervals(figures, out_dir, refs, base.data.tgt_lang)
+    vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)
+    vs_best = _significance(by_name, best, out_dir, refs, base.data.tgt_lang)
+    rows = [_row(n, by_name[n], intervals.get(n), vs_none.get(n), vs_best.get(n)) for n in order]
+    pairs = _questions(by_name, out_dir, refs, base.data.tgt_lang)
+    buckets, unit = length_buckets(sources, base.data.src_lang), "characters" if base.data.src_lang == "zh" else "words"
+    by_length = {n: bleu_by_length([_hypotheses(out_dir, n, f.seed) for f in by_name[n]], refs, buckets,
+                                   base.data.tgt_lang) for n in order}
+    (out_dir / "results.json").write_text(json.dumps({"rows": rows, "best": best, "bootstrap_signature": signature,
+                                                      "pairs": pairs, "bleu_by_length": {
+                                                          "unit": unit, "groups": [{"label": b.label, "sentences": len(b.indices)}
+                                                                                   for b in buckets],
+                                                          "bleu": by_length},
+                                                      "runs": [dataclasses.asdict(f) for f in figures]},
+                                                     indent=1), encoding="utf-8")
+    with open(out_dir / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    (out_dir / "results.md").write_text(markdown(rows, best, signature) + pairs_markdown(pairs)
+                                        + by_length_markdown(buckets, by_length, unit), encoding="utf-8")
+    plot_bleu([BarRow(r["mechanism"], r["test_bleu_mean"], r["test_bleu_std"] or r["test_bleu_ci95"] or 0.0)
+               for r in rows], out_dir / "bleu.png",
+              f"{base.data.direction}, test BLEU by attention mechanism (mean over seeds; bars: std, or 95 % CI for one seed)")
+    plot_curves({n: by_name[n][0].curve for n in order}, out_dir / "dev_bleu_curves.png")
+    plot_by_length([b.label for b in buckets], by_length, out_dir / "bleu_by_length.png", unit)
+    grid = heatmap_grid({n: out_dir / "runs" / f"{n}-seed{by_name[n][0].seed}" for n in order})
+    if grid:  # rows are sentences; with many mechanisms, one row per mechanism reads better than a wide strip
+        plot_heatmaps(grid if len(grid[0]) <= WIDEST else [list(column) for column in zip(*grid)],
+                      out_dir / "heatmaps.png")
+
+
+def heatmap_grid(results: dict[str, Path]) -> list[list[Heatmap]]:
+    """Rows: the chosen test sentences; columns: mechanisms with attention (from attention.json)."""
+    grid: list[list[Heatmap]] = []
+    for name, folder in results.items():
+        path = folder / "attention.json"
+        if not path.is_file():
+            continue
+        for row, record in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+            while len(grid) <= row:
+                grid.append([])
+            grid[row].append(Heatmap(name, record["weights"], record["source_pieces"], record["target_pieces"]))
+    return grid
+
+
+def _cell(mean: float | None, std: float | None) -> str:
+    if mean is None:
+        return "–"
+    return f"{mean:.2f} ± {std:.2f}" if std is not None else f"{mean:.2f}"
+
+
+def _p_cell(p_value: float | None, seeds: int | None) -> str:
+    if p_value is None:
+        return "–"
+    text = f"{p_value:.4f}" + (f" ({seeds} seeds)" if seeds and seeds > 1 else "")
+    return f"**{text}**" if p_value < SIGNIFICANT else text
+
+
+def pairs_markdown(pairs: list[dict[str, Any]]) -> str:
+    if not pairs:
+        return ""
+    lines = ["", "Pairs the study asks about (A against B, paired over their common seeds; same bootstrap):", "",
+             "| A | B | what it isolates | seeds | BLEU A | BLEU B | A − B | p |", "|" + "---|" * 8]
+    for p in pairs:
+        lines.append(f"| {p['a']} | {p['b']} | {p['question']} | {', '.join(map(str, p['seeds']))} | {p['bleu_a']:.2f} | "
+                     f"{p['bleu_b']:.2f} | {p['bleu_a'] - p['bleu_b']:+.2f} | {_p_cell(p['p_value'], None)} |")
+    return "\n".join(lines) + "\n"
+
+
+def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:
+    head = ("| mechanism | seeds | params | updates (mean) | minutes (mean) | train tgt tok/s | decode sent/s | "
+            "test BLEU mean ± std | 95 % CI (first seed) | test chrF mean ± std | p vs none | p vs best | "
+            "attn entropy | weight on argmax |\n|" + "---|" * 14 + "\n")
+    lines = []
+    for r in rows:
+        ci = "–" if r["test_bleu_ci95"] is None else f"± {r['test_bleu_ci95']:.2f}"
+        p_best = "(best)" if r["mechanism"] == best else _p_cell(r["p_vs_best"], r["seeds_paired_vs_best"])
+        minutes = "–" if r["minutes_mean"] is None else f"{r['minutes_mean']:.1f}"
+        lines.append(
+            f"| {r['mechanism']} | {r['seeds']} | {r['parameters']:,} | {r['steps_mean']:,} | {minutes} | "
+            f"{r['train_tok_per_s']:,.0f} | {r['decode_sent_per_s']:.0f} | {_cell(r['test_bleu_mean'], r['test_bleu_std'])} | "
+            f"{ci} | {_cell(r['test_chrf_mean'], r['test_chrf_std'])} | "
+            f"{_p_cell(r['p_vs_none'], r['seeds_paired_vs_none'])} | {p_best} | "
+            f"{_cell(r['attention_entropy'], None)} | {_cell(r['attention_argmax_share'], None)} |")
+    note = (f"\nSignificance: paired bootstrap of test BLEU against `none` and against the best mechanism "
+            f"at the study's model size ({best}), "
+            f"paired over the seeds both have (each resample of test sentences scores every seed of both; the "
+            f"statistic is the difference of the means over seeds); p < {SIGNIFICANT} in bold. 1,000 resamples, "
+            f"sacrebleu `{signature}`. Entropy (nats) and weight on the argmax position: teacher-forced dev "
+            f"references, mean over target tokens and seeds.\n") if signature else ""
+    return head + "\n".join(lines) + "\n" + note

@@ -1,0 +1,184 @@
+"""Starting, resuming and finishing a run: one process, or one per torchrun worker (data-parallel)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import random
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from translate.checkpoint.store import Loaded, load_checkpoint, load_trainer_state
+from translate.config.schema import RunConfig
+from translate.config.loading import load_config, save_config
+from translate.data.corpus import PreparedData, prepare_data
+from translate.data.tokenizer import Tokenizer
+from translate.config.device import resolve_device
+from translate.training.distributed import Dist, from_environment, threads_per_process
+from translate.errors import CheckpointError
+from translate.model import build_model
+from translate.training.progress import TrainState
+from translate.training.resume import check_resume, init_source
+from translate.training.run_dir import RunFiles, disk_errors, lock_run
+from translate.training.trainer import Trainer
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainResult:
+    run_dir: Path
+    state: TrainState
+    stop_reason: str
+    parameters: int
+    best_bleu: float
+    history: list[dict[str, Any]]
+
+
+def set_seed(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def train(cfg: RunConfig, resume: bool = False) -> TrainResult:
+    """Train (or resume) the run `cfg.run_dir`; returns when a budget or early stopping ends it.
+    Under torchrun every process calls this; only the main one writes to the run folder."""
+    files = RunFiles(cfg.run_dir, cfg.train.tensorboard)
+    dist = from_environment(resolve_device(cfg.device).type)
+    try:
+        with lock_run(files.root) if dist.main else contextlib.nullcontext(), disk_errors(), terminate_as_interrupt():
+            return _train(cfg, resume, files, dist)
+    finally:
+        dist.close()
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (`kill`, a job scheduler, torchrun stopping its workers) takes the Ctrl-C path: the
+    run stops with a resumable checkpoint instead of dying between two validations."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _train(cfg: RunConfig, resume: bool, files: RunFiles, dist: Dist) -> TrainResult:
+    if resume:
+        trainer = _resume_trainer(cfg, files, dist)
+    else:
+        cfg, init = init_source(cfg)
+        trainer = _new_trainer(cfg, files, init, dist)
+    if dist.main:
+        save_config(cfg, files.root / "config.yaml")
+    try:
+        reason = trainer.run()
+    except KeyboardInterrupt:
+        if dist.main:
+            trainer.save("last", {"interrupted": True}, with_trainer=True)
+            files.log_line(f"interrupted at step {trainer.state.step}; resume with: translate train --resume {files.root}")
+        raise
+    if dist.main:
+        _finish(trainer, reason)
+    dist.barrier()
+    return TrainResult(files.root, trainer.state, reason, trainer.model.num_parameters(), trainer.state.best_bleu,
+                       trainer.history)
+
+
+def _finish(trainer: Trainer, reason: str) -> None:
+    """The main process: a last validation, averaging, the final checkpoint and the summary."""
+    if not trainer.history or trainer.history[-1]["step"] != trainer.state.step:
+        trainer.validate()  # the final weights always get a dev score
+    trainer.finish()
+    trainer.save("last", {"stop_reason": reason}, with_trainer=True)
+    state, files = trainer.state, trainer.files
+    files.log_line(f"stopped: {reason}; best dev BLEU {state.best_bleu:.2f} at step {state.best_step}")
+    files.write_json("train_summary.json", {"stop_reason": reason, "parameters": trainer.model.num_parameters(),
+                                            "state": dataclasses.asdict(state), "history": trainer.history})
+
+
+def _threads(cfg: RunConfig, dist: Dist) -> None:
+    """train.threads, else the cores shared among the processes on this machine."""
+    if cfg.train.threads or dist.active:
+        torch.set_num_threads(cfg.train.threads or threads_per_process(dist.local_world))
+
+
+def _prepared(cfg: RunConfig, dist: Dist, tokenizers: tuple[Tokenizer, Tokenizer] | None) -> PreparedData:
+    """The main process prepares (and caches) the data first; the others then read the cache."""
+    data = prepare_data(cfg, tokenizers) if dist.main else None
+    dist.barrier()
+    return data if data is not None else prepare_data(cfg, tokenizers)
+
+
+def _new_trainer(cfg: RunConfig, files: RunFiles, init: Loaded | None, dist: Dist) -> Trainer:
+    _threads(cfg, dist)
+    set_seed(cfg.train.seed)
+    if dist.main:
+        files.prepare_new()
+    dist.barrier()
+    data = _prepared(cfg, dist, None if init is None else (init.src_tokenizer, init.tgt_tokenizer))
+    model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)) if init is None else init.model
+    if dist.active:
+        torch.manual_seed(cfg.train.seed + dist.rank)  # same initial weights, different dropout per process
+    own_attention = " (attention: this run's model.attention)" if cfg.train.init_attention == "config" else ""
+    lines = [*data.report, *([(f"fine-tuning {init.path} (step {init.meta.get('step')}): its weights, tokenizers "
+                              f"and model settings{own_attention}")] if init is not None else []),
+             (f"model: {model.num_parameters():,} parameters; attention {cfg.model.attention.kind}"
+             f"/{cfg.model.attention.scorer}; {cfg.model.rnn_type} hidden {cfg.model.hidden_size}"),
+             *([f"data-parallel: {dist.world} processes"] if dist.active else [])]
+    for line in lines if dist.main else []:
+        files.log_line(line)
+    return Trainer(cfg, data, model, files, dist)
+
+
+def _resume_trainer(cfg: RunConfig, files: RunFiles, dist: Dist) -> Trainer:
+    """Rebuild the run from last/: refuse changed model/data settings, apply and record the rest."""
+    _threads(cfg, dist)
+    last = files.root / "last"
+    if not (last / "trainer.pt").is_file() and not (files.root / "last.old" / "trainer.pt").is_file():
+        raise CheckpointError(f"cannot resume {files.root}: no last/ checkpoint with training state")
+    changes = check_resume(load_config(files.root / "config.yaml"), cfg)
+    loaded = load_checkpoint(last)
+    if loaded.artifact.model != cfg.model or loaded.artifact.direction != cfg.data.direction:
+        raise CheckpointError(f"{loaded.path}: its model or direction differs from {files.root / 'config.yaml'}; "
+                              f"the run folder was edited by hand")
+    saved = load_trainer_state(loaded.path)
+    check_world_size(TrainState.from_json(saved["state"]), dist.world)
+    data = _prepared(cfg, dist, (loaded.src_tokenizer, loaded.tgt_tokenizer))
+    trainer = Trainer(cfg, data, loaded.model, files, dist)
+    trainer.restore(saved)
+    trainer.state.world_size = dist.world
+    if dist.active:
+        torch.manual_seed(cfg.train.seed + dist.rank + trainer.state.step)
+    if any(key.startswith("train.") for key in changes):
+        trainer.apply_optimizer_settings()
+    if dist.main:
+        for key, (old, new) in changes.items():
+            files.log_line(f"resume: {key} changed from {old!r} to {new!r}")
+        files.log_record({"kind": "resume", "step": trainer.state.step, "changes": {k: list(v) for k, v in changes.items()}})
+        files.log_line(f"resumed at step {trainer.state.step} (epoch {trainer.state.epoch}, "
+                       f"batch {trainer.state.batch_in_epoch})")
+    return trainer
+
+
+def check_world_size(state: TrainState, world: int) -> None:
+    """The saved data position counts each process's steps: another number of processes resumes
+    elsewhere, unless the run stopped at an epoch boundary."""
+    if state.world_size != world and state.batch_in_epoch != 0:
+        raise CheckpointError(f"the run was trained with {state.world_size} process(es) and stopped inside an epoch; "
+                              f"resume it with {state.world_size} (torchrun --nproc-per-node {state.world_size}), "
+                              f"not {world}")
