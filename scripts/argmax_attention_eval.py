@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 
 from translate.checkpoint.store import load_checkpoint
-from translate.config.schema import ModelConfig
 from translate.config.loading import load_config
+from translate.config.schema import ModelConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.metrics import score
-from translate.model import Seq2Seq, build_model
 from translate.inference.translator import Translator
+from translate.model import Seq2Seq, build_model
 
 
 def argmax_twin(model: Seq2Seq, cfg: ModelConfig, src_vocab: int, tgt_vocab: int) -> Seq2Seq:

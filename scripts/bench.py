@@ -28,15 +28,15 @@ from typing import Any
 import datasets
 import torch
 
-from translate.study.compare import MECHANISMS
 from translate.config.loading import apply_overrides, load_config, parse_set
 from translate.data.batching import BatchStream
 from translate.data.corpus import load_eval_split, prepare_data
 from translate.evaluation.evaluate import translate_and_score
-from translate.training.loss import compute_loss
-from translate.model import build_model
-from translate.training.train import train
 from translate.inference.translator import Translator
+from translate.model import build_model
+from translate.study.compare import MECHANISMS
+from translate.training.loss import compute_loss
+from translate.training.train import train
 
 REPO = Path(__file__).resolve().parents[1]
 PEER = REPO.parent / "shared" / "anchors" / "opennmt" / "run.sh"

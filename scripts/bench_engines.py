@@ -22,12 +22,12 @@ from typing import Any
 import torch
 
 from translate.checkpoint.files import read_artifact, read_meta, resolve
-from translate.config.schema import DataConfig
 from translate.config.loading import apply_overrides
+from translate.config.paths import find_model
+from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.evaluate import translate_and_score
 from translate.inference.lite import LiteTranslator
-from translate.config.paths import find_model
 from translate.inference.translator import Translator
 
 REPO = Path(__file__).resolve().parents[1]

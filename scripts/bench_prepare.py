@@ -51,12 +51,12 @@ def first_step(data_dir: str, cache: str) -> None:
     began = time.perf_counter()
     import torch
 
-    from translate.config.schema import RunConfig
     from translate.config.loading import apply_overrides
+    from translate.config.schema import RunConfig
     from translate.data.batching import BatchStream
     from translate.data.corpus import prepare_data
-    from translate.training.loss import compute_loss
     from translate.model import build_model
+    from translate.training.loss import compute_loss
 
     imported = time.perf_counter()
     cfg = apply_overrides(RunConfig(), {"data.data_dir": data_dir, "data.cache_dir": cache})

@@ -24,8 +24,8 @@ import torch
 from translate.config.loading import load_config, parse_set
 from translate.data.corpus import load_eval_split
 from translate.evaluation.evaluate import translate_and_score
-from translate.training.train import train
 from translate.inference.translator import Translator
+from translate.training.train import train
 
 
 def decode_figures(run: Path, split: str) -> dict[str, Any]:

@@ -23,8 +23,8 @@ from translate.checkpoint.store import load_checkpoint
 from translate.config.loading import apply_overrides, load_config
 from translate.data.corpus import load_eval_split
 from translate.evaluation.metrics import paired_bootstrap, score
-from translate.model import build_model
 from translate.inference.translator import Translator
+from translate.model import build_model
 
 
 def main(argv: list[str] | None = None) -> int:

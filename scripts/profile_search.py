@@ -25,12 +25,12 @@ from typing import Any
 import torch
 from bench import PhaseHooks
 
-from translate.inference import search
-from translate.config.schema import DataConfig, DecodeConfig
 from translate.config.loading import apply_overrides
+from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
-from translate.model import seq2seq
+from translate.inference import search
 from translate.inference.translator import Translator
+from translate.model import seq2seq
 
 SEARCH_PHASES = ("_top_candidates", "_collect_finished", "_advance", "_still_open", "_only_eos")
 MATRIX_PRODUCTS = ("aten::addmm", "aten::mm", "aten::bmm", "aten::_int_mm", "aten::baddbmm")

@@ -23,8 +23,8 @@ from typing import Any
 import torch
 
 from translate.checkpoint.store import load_checkpoint, save_checkpoint
-from translate.config.schema import DataConfig
 from translate.config.loading import apply_overrides
+from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.evaluate import translate_and_score
 from translate.evaluation.metrics import corpus_bleu

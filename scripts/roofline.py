@@ -28,9 +28,9 @@ from torch.utils.flop_counter import FlopCounterMode
 from translate.config.loading import apply_overrides, load_config
 from translate.data.batching import BatchStream
 from translate.data.corpus import load_eval_split, prepare_data
-from translate.training.loss import compute_loss
-from translate.model import build_model
 from translate.inference.translator import Translator
+from translate.model import build_model
+from translate.training.loss import compute_loss
 
 
 def matmul_gflops(m: int, k: int, n: int, dtype: torch.dtype, seconds: float = 1.0) -> float:

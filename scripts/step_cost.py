@@ -19,12 +19,12 @@ from pathlib import Path
 
 import torch
 
-from translate.study.compare import MECHANISMS
 from translate.config.loading import load_config
 from translate.data.batching import BatchStream
 from translate.data.corpus import prepare_data
-from translate.training.loss import compute_loss
 from translate.model import build_model
+from translate.study.compare import MECHANISMS
+from translate.training.loss import compute_loss
 
 
 def step_cost(mechanism: str, steps: int, threads: int) -> dict[str, float]:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import torch
 
-from translate.config.schema import DataConfig
 from translate.config.loading import apply_overrides
+from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.evaluate import translate_and_score
 from translate.inference.translator import Translator

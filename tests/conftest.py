@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import torch
 
-from translate.config.schema import RunConfig
 from translate.config.loading import load_config
+from translate.config.schema import RunConfig
 from translate.data.readers import read_tsv
 from translate.data.tokenizer import Tokenizer, train_tokenizer
 from translate.model import Seq2Seq, build_model

@@ -13,14 +13,14 @@ from typer.testing import CliRunner
 from tests.conftest import TINY_DIR
 from translate.checkpoint.store import load_checkpoint, save_checkpoint, upgrade_checkpoint
 from translate.cli.app import app
-from translate.config.schema import RunConfig
 from translate.config.loading import apply_overrides, load_config
+from translate.config.schema import RunConfig
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
+from translate.inference.translator import Translator
 from translate.model import Seq2Seq
 from translate.training.train import train
-from translate.inference.translator import Translator
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()

@@ -11,13 +11,13 @@ import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
-from translate.study import report as compare_report
-from translate.study.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
-from translate.config.schema import RunConfig
 from translate.config.loading import apply_overrides
+from translate.config.schema import RunConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
 from translate.model.attention import ATTENTION
+from translate.study import report as compare_report
+from translate.study.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
 from translate.study.plots import cjk_font
 
 

@@ -19,8 +19,8 @@ from translate.config.loading import load_config
 from translate.data.batching import BatchStream
 from translate.data.corpus import prepare_data
 from translate.errors import CheckpointError
-from translate.training.loss import compute_loss
 from translate.model import build_model
+from translate.training.loss import compute_loss
 
 STEPS = 3
 

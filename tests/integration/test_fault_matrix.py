@@ -22,15 +22,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from translate.checkpoint.store import load_checkpoint, load_trainer_state, save_checkpoint
-from translate.config.schema import RunConfig
 from translate.config.loading import apply_overrides, load_config
+from translate.config.schema import RunConfig
 from translate.data.cleaning import clean
 from translate.data.readers import read_jsonl, read_tsv
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError, ConfigError, DataError, TrainingError
+from translate.inference.translator import Translator
 from translate.model import Seq2Seq
 from translate.training.run_dir import lock_run
-from translate.inference.translator import Translator
 
 # --------------------------------------------------------------------------- corpora
 

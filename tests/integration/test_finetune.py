@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 
 from tests.conftest import tiny_overrides
 from translate.cli.app import app
-from translate.study.compare import study_run_config
-from translate.config.schema import RunConfig
 from translate.config.loading import load_config
+from translate.config.schema import RunConfig
 from translate.errors import ConfigError
+from translate.study.compare import study_run_config
 from translate.training.resume import init_source
 
 runner = CliRunner()

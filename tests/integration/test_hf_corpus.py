@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from tests.conftest import TINY_DIR
-from translate.config.schema import DataConfig
 from translate.config.loading import apply_overrides
+from translate.config.schema import DataConfig
 from translate.data.readers import read_split, read_tsv
 
 

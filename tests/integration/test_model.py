@@ -11,16 +11,16 @@ from safetensors.torch import load_file
 
 from tests.conftest import TINY_DIR
 from translate.checkpoint.store import load_checkpoint, save_checkpoint
-from translate.study.compare import MECHANISMS
-from translate.config.schema import RunConfig
 from translate.config.loading import apply_overrides
+from translate.config.schema import RunConfig
 from translate.data.batch import collate, pad
 from translate.data.readers import read_tsv
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 from translate.errors import ConfigError
-from translate.model import Seq2Seq, build_model
-from translate.training.train import train
 from translate.inference.translator import Translator
+from translate.model import Seq2Seq, build_model
+from translate.study.compare import MECHANISMS
+from translate.training.train import train
 
 SENTENCES = ["I like tea.", "Where is the school?", "Thank you.", "Tom said \"hello\".", "We are friends.",
              "It is sunny today.", "I want to go home."]

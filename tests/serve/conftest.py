@@ -11,9 +11,9 @@ import torch
 from tests.conftest import tiny_overrides
 from translate.config.loading import load_config
 from translate.data.tokenizer import Tokenizer
+from translate.inference.translator import Translator
 from translate.model import build_model
 from translate.serve.models import Models, ServedModel
-from translate.inference.translator import Translator
 
 
 def served(name: str, tokenizers: tuple[Tokenizer, Tokenizer], direction: str = "en-zh", **extra: object) -> ServedModel:

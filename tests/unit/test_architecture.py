@@ -16,7 +16,7 @@ MAX_MODULE_LINES, MAX_FUNCTION_LINES = 300, 50
 # errors < config < data < model < search < metrics < checkpoint < translator < run folder < train
 # < compare / plots / serve < cli; modules of one layer may import each other (without cycles).
 LAYERS = [
-    ["errors", "version"],
+    ["errors", "version", "tokens"],
     ["config"],
     ["data"],
     ["model"],

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from translate.config.schema import ArtifactConfig, RunConfig
 from translate.config.loading import apply_overrides, from_dict, load_config, parse_set
+from translate.config.schema import ArtifactConfig, RunConfig
 from translate.errors import ConfigError
 
 

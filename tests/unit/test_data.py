@@ -9,8 +9,9 @@ from translate.data.batch import collate
 from translate.data.batching import token_batches
 from translate.data.cleaning import clean, normalize_whitespace
 from translate.data.readers import read_jsonl, read_text_pair, read_tsv
-from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
+from translate.data.tokenizer import Tokenizer
 from translate.errors import DataError
+from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:

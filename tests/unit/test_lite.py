@@ -18,8 +18,8 @@ from translate.config.loading import load_config
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
 from translate.inference.lite import LiteTranslator
-from translate.model import build_model
 from translate.inference.translator import Translator
+from translate.model import build_model
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},

@@ -4,8 +4,8 @@ and gradients as autograd through log_softmax."""
 import pytest
 import torch
 
-from translate.training.loss import _MixtureNLL, mixture_nll, smoothed_nll
 from translate.model.decoder import mixture_log_weights
+from translate.training.loss import _MixtureNLL, mixture_nll, smoothed_nll
 
 
 def _reference(logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

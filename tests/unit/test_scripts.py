@@ -13,14 +13,14 @@ from types import ModuleType
 import pytest
 import torch
 
-from translate.inference import search
-from translate.study.compare import MECHANISMS
 from translate.config.schema import RunConfig
 from translate.data.batch import collate
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
+from translate.inference import search
+from translate.inference.translator import Translator
 from translate.model import Seq2Seq
 from translate.model.seq2seq import DecodingContext
-from translate.inference.translator import Translator
+from translate.study.compare import MECHANISMS
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 

@@ -13,8 +13,8 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from translate.config.schema import ARTIFACT_FORMAT, ArtifactConfig
 from translate.config.loading import from_dict
+from translate.config.schema import ARTIFACT_FORMAT, ArtifactConfig
 from translate.errors import CheckpointError, ConfigError
 from translate.version import __version__
 

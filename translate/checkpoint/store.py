@@ -45,11 +45,11 @@ from translate.checkpoint.files import (
     read_meta,
     resolve,
 )
+from translate.checkpoint.safety import check_weights_fit
 from translate.config.schema import ARTIFACT_FORMAT, ArtifactConfig
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
 from translate.model import Seq2Seq, build_model
-from translate.checkpoint.safety import check_weights_fit
 from translate.version import __version__
 
 logger = logging.getLogger(__name__)

@@ -30,8 +30,8 @@ from translate.cli.common import (
 )
 from translate.cli.serve import serve
 from translate.cli.translation import file, models, text
-from translate.config.schema import RunConfig
 from translate.config.loading import apply_overrides, load_config, parse_set
+from translate.config.schema import RunConfig
 from translate.errors import TranslateError
 from translate.version import __version__
 
@@ -175,8 +175,8 @@ def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
 @handle_errors
 def info(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT) -> None:
     """Print the default locations (models, corpus, cache), then describe a checkpoint."""
-    from translate.config import paths
     from translate.checkpoint.store import load_checkpoint
+    from translate.config import paths
 
     for label, where, env in (("released models", paths.models_dir(), "MODELS"),
                               ("default corpus", paths.default_data_dir(), "DATA"), ("cache", paths.cache_dir(), "CACHE")):

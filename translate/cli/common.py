@@ -12,9 +12,9 @@ from typing import Annotated, Any, TypeVar, get_args
 
 import typer
 
+from translate.config.paths import DEFAULT_MODEL
 from translate.config.schema import Device, Direction, Engine, Split
 from translate.errors import TranslateError
-from translate.config.paths import DEFAULT_MODEL
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -165,8 +165,8 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
 @handle_errors
 def models(as_json: Annotated[bool, typer.Option("--json", help="One JSON object per model.")] = False) -> None:
     """List the installed models with their direction, attention and test scores (from meta.json)."""
-    from translate.config import paths
     from translate.checkpoint.files import read_artifact, read_meta
+    from translate.config import paths
 
     names = paths.released_models()
     if not names:

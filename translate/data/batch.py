@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from translate.data.tokenizer import PAD_ID
+from translate.tokens import PAD_ID
 
 
 @dataclass

@@ -16,12 +16,12 @@ from pathlib import Path
 import datasets
 import pyarrow as pa
 
+from translate.config.paths import cache_path, data_dir
 from translate.config.schema import DataConfig, RunConfig
 from translate.data.batching import fingerprint, numericalize
 from translate.data.cleaning import check_columns, clean, clean_to_file
 from translate.data.readers import read_split
 from translate.data.tokenizer import TRAINING_RECIPE, Tokenizer, train_tokenizer
-from translate.config.paths import cache_path, data_dir
 
 logger = logging.getLogger(__name__)
 

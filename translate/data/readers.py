@@ -14,11 +14,11 @@ from pathlib import Path
 import datasets
 import pyarrow as pa
 
+from translate.config.paths import data_dir as resolve_data_dir
 from translate.config.schema import LANGS, DataConfig
 from translate.data.cleaning import arrow_dataset, text_schema
 from translate.data.text import iter_text_lines
 from translate.errors import DataError
-from translate.config.paths import data_dir as resolve_data_dir
 
 
 @dataclass

@@ -14,9 +14,8 @@ import sentencepiece as spm
 
 from translate.config.schema import TokenizerConfig
 from translate.errors import CheckpointError
+from translate.tokens import BOS_ID, EOS_ID, PAD_ID, SPECIAL_IDS, UNK_ID
 
-PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
-SPECIAL_IDS = (PAD_ID, BOS_ID, EOS_ID)
 # Bump when train_tokenizer's fixed arguments change, so cached models trained the old way are not reused.
 TRAINING_RECIPE = "2: no dummy prefix for zh"
 

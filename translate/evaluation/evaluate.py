@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from translate.checkpoint.store import load_checkpoint, resolve
-from translate.config.schema import DataConfig, DecodeConfig
-from translate.config.loading import apply_overrides, load_config
-from translate.data.corpus import load_eval_split
 from translate.config.device import resolve_device
+from translate.config.loading import apply_overrides, load_config
+from translate.config.paths import find_model
+from translate.config.schema import DataConfig, DecodeConfig
+from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
 from translate.evaluation.metrics import EvalReport, score
-from translate.config.paths import find_model
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import Translator
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from translate.config.paths import find_model, released_models
 from translate.config.schema import Engine
 from translate.data.cleaning import detect_language
 from translate.errors import CheckpointError
-from translate.config.paths import find_model, released_models
 from translate.inference.text_translator import TextTranslator
 
 logger = logging.getLogger(__name__)

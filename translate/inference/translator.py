@@ -8,14 +8,15 @@ from pathlib import Path
 import torch
 
 from translate.checkpoint.store import Loaded, load_checkpoint
+from translate.config.device import resolve_device
+from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.batch import collate, pad
-from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, target_ids
-from translate.config.device import resolve_device
-from translate.model import Seq2Seq
-from translate.config.paths import find_model
+from translate.data.tokenizer import Tokenizer, target_ids
 from translate.inference.search import Hypothesis, beam_search, greedy, max_lengths
 from translate.inference.text_translator import MAX_SOURCE_TOKENS, TextTranslator, Translation
+from translate.model import Seq2Seq
+from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
 __all__ = ["MAX_SOURCE_TOKENS", "Alignment", "Translation", "Translator"]
 

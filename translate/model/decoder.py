@@ -12,9 +12,9 @@ import torch
 from torch import nn
 
 from translate.config.schema import ModelConfig
-from translate.data.tokenizer import PAD_ID
 from translate.model.attention import Attention, AttentionOutput, Memory
 from translate.model.dropout import Dropout
+from translate.tokens import PAD_ID
 
 
 @dataclass

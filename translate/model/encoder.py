@@ -9,9 +9,9 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from translate.config.schema import ModelConfig
-from translate.data.tokenizer import PAD_ID
 from translate.model.attention import SelfAttentionLayer
 from translate.model.dropout import Dropout
+from translate.tokens import PAD_ID
 
 
 @dataclass

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from translate.checkpoint.store import load_checkpoint
-from translate.config.schema import ArtifactConfig
-from translate.data.tokenizer import EOS_ID
 from translate.config.device import resolve_device
-from translate.errors import ConfigError
 from translate.config.paths import find_model, released_models
+from translate.config.schema import ArtifactConfig
+from translate.errors import ConfigError
 from translate.inference.translator import Alignment, Translator
+from translate.tokens import EOS_ID
 
 
 class BatchKey(NamedTuple):

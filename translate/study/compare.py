@@ -15,16 +15,17 @@ from typing import Any
 
 import torch
 
-from translate.study.report import RunFigures, write_report
-from translate.config.schema import RunConfig
 from translate.config.loading import apply_overrides
+from translate.config.schema import RunConfig
 from translate.data.batch import collate
 from translate.data.corpus import load_eval_split
-from translate.data.tokenizer import PAD_ID, target_ids
+from translate.data.tokenizer import target_ids
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import translate_and_score
-from translate.training.train import train
 from translate.inference.translator import Translator
+from translate.study.report import RunFigures, write_report
+from translate.tokens import PAD_ID
+from translate.training.train import train
 
 logger = logging.getLogger(__name__)
 

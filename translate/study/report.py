@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from translate.evaluation.by_length import bleu_by_length, by_length_markdown, length_buckets
 from translate.config.schema import RunConfig
 from translate.data.corpus import load_eval_split
+from translate.evaluation.by_length import bleu_by_length, by_length_markdown, length_buckets
 from translate.evaluation.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
 

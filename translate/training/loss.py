@@ -12,9 +12,9 @@ import torch
 from translate.config.schema import TrainConfig
 from translate.data.batch import Batch
 from translate.data.batching import BatchStream
-from translate.data.tokenizer import PAD_ID
 from translate.model import Seq2Seq
 from translate.model.decoder import DecoderOutput, mixture_log_weights
+from translate.tokens import PAD_ID
 
 
 @dataclass

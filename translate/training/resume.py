@@ -13,10 +13,10 @@ import dataclasses
 from typing import Any
 
 from translate.checkpoint.store import Loaded, load_checkpoint
+from translate.config.paths import find_model
 from translate.config.schema import ModelConfig, RunConfig
 from translate.errors import ConfigError
 from translate.model import Seq2Seq, build_model
-from translate.config.paths import find_model
 
 FROZEN_PREFIXES = ("model.", "tokenizer.", "data.", "train.seed", "train.init_from", "train.init_attention")
 LOCATION_KEYS = ("runs_dir", "name")  # where the run folder is now: follows the folder

@@ -16,14 +16,14 @@ from typing import Any
 import torch
 
 from translate.checkpoint.store import Loaded, load_checkpoint, load_trainer_state
-from translate.config.schema import RunConfig
+from translate.config.device import resolve_device
 from translate.config.loading import load_config, save_config
+from translate.config.schema import RunConfig
 from translate.data.corpus import PreparedData, prepare_data
 from translate.data.tokenizer import Tokenizer
-from translate.config.device import resolve_device
-from translate.training.distributed import Dist, from_environment, threads_per_process
 from translate.errors import CheckpointError
 from translate.model import build_model
+from translate.training.distributed import Dist, from_environment, threads_per_process
 from translate.training.progress import TrainState
 from translate.training.resume import check_resume, init_source
 from translate.training.run_dir import RunFiles, disk_errors, lock_run

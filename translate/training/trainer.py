@@ -14,19 +14,19 @@ from typing import Any
 import torch
 
 from translate.checkpoint.store import save_checkpoint
+from translate.config.device import resolve_device
 from translate.config.schema import RunConfig
 from translate.data.batch import Batch
 from translate.data.batching import BatchStream
 from translate.data.corpus import PreparedData
-from translate.config.device import resolve_device
-from translate.training.distributed import Dist
 from translate.errors import TrainingError
-from translate.training.loss import LossOutput, compute_loss, dev_loss, lr_factor
 from translate.evaluation.metrics import corpus_bleu
+from translate.inference.translator import Translator
 from translate.model import Seq2Seq
+from translate.training.distributed import Dist
+from translate.training.loss import LossOutput, compute_loss, dev_loss, lr_factor
 from translate.training.progress import Meter, TrainState, eta
 from translate.training.run_dir import RunFiles, average_weights
-from translate.inference.translator import Translator
 
 logger = logging.getLogger("translate.training.train")
 

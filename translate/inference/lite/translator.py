@@ -6,15 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from translate.checkpoint.files import SRC_SPM, TGT_SPM, WEIGHTS, read_artifact, read_meta, resolve
+from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
-from translate.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
+from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
 from translate.inference.hypothesis import Hypothesis
 from translate.inference.lite.model import LiteSeq2Seq, unsupported
 from translate.inference.lite.search import beam_search, greedy, max_length
 from translate.inference.lite.weights import load_arrays
-from translate.config.paths import find_model
 from translate.inference.text_translator import TextTranslator
+from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
 
 class LiteTranslator(TextTranslator):
