@@ -87,6 +87,7 @@ def test_file_keeps_empty_lines_and_joins_a_paragraph(models_dir: Path, tmp_path
     assert len(out) == 5 and out[1] == "" and out[4] == ""
 
 
+@pytest.mark.slow
 def test_no_argument_on_a_terminal_is_a_prompt_until_ctrl_d(models_dir: Path) -> None:
     controller, terminal = pty.openpty()
     env = {**os.environ, "TRANSLATE_MODELS": str(models_dir)}

@@ -47,6 +47,7 @@ def test_study_pairs_name_presets() -> None:
     assert all(a in MECHANISMS and b in MECHANISMS and a != b for a, b, _ in compare_report.QUESTIONS)
 
 
+@pytest.mark.slow
 def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: RunConfig,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 5, "decode.beam_size": 2})
@@ -114,6 +115,7 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     assert "dot-h512" in [r["mechanism"] for r in results["rows"]] and results["best"] == best != "dot-h512"
 
 
+@pytest.mark.slow
 def test_the_study_runs_zh_en_too(tmp_path: Path, tiny_config: RunConfig) -> None:
     """The study's zh→en stage: tables measure Chinese sources in characters, the attention
     matrices have Chinese source pieces, and the warm-started hard preset finds the zh→en

@@ -22,6 +22,8 @@ from translate.errors import CheckpointError
 from translate.model import build_model
 from translate.training.loss import compute_loss
 
+pytestmark = pytest.mark.slow  # seconds each: `pytest -m "not slow"` skips them in the inner loop
+
 STEPS = 3
 
 

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # seconds each: `pytest -m "not slow"` skips them in the inner loop
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -22,6 +22,8 @@ from translate.serve.app import create_app
 from translate.serve.models import Models
 from translate.serve.settings import ServeSettings
 
+pytestmark = pytest.mark.slow  # seconds each: `pytest -m "not slow"` skips them in the inner loop
+
 CHROMIUM, DRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
 ARTIFACTS = Path(os.environ.get("TRANSLATE_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
 SENTENCE = "Where is the train station?"

@@ -1,4 +1,4 @@
-"""The code reads as its architecture: no import cycles, layers only import downwards, small modules and functions.
+"""The code reads as its architecture: no import cycles, folders as layers that only import downwards, sizes watched.
 
 Every import counts: module level, inside functions and under TYPE_CHECKING.
 """
@@ -6,12 +6,16 @@ Every import counts: module level, inside functions and under TYPE_CHECKING.
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "translate"
-MAX_MODULE_LINES, MAX_FUNCTION_LINES = 300, 50
+# Size budgets flag code to look at (a warning in the test report), they never force a concept into two
+# files; only far past them does the test fail.
+LOOK_AT_MODULE_LINES, LOOK_AT_FUNCTION_LINES = 400, 50
+MAX_MODULE_LINES, MAX_FUNCTION_LINES = 1000, 80
 
 # errors < config < data < model < search < metrics < checkpoint < translator < run folder < train
 # < compare / plots / serve < cli; modules of one layer may import each other (without cycles).
@@ -94,13 +98,19 @@ def test_layers_only_import_downwards() -> None:
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_modules_and_functions_are_small(path: Path) -> None:
+def test_module_and_function_sizes_are_watched(path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
-    assert len(lines) <= MAX_MODULE_LINES, f"{path.name}: {len(lines)} lines"
+    name = str(path.relative_to(PACKAGE))
+    assert len(lines) <= MAX_MODULE_LINES, f"{name}: {len(lines)} lines: more than one concept?"
+    if len(lines) > LOOK_AT_MODULE_LINES:
+        warnings.warn(f"{name}: {len(lines)} lines (budget {LOOK_AT_MODULE_LINES}): worth a look", stacklevel=1)
     for node in ast.walk(ast.parse("\n".join(lines))):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             size = (node.end_lineno or node.lineno) - node.lineno + 1
-            assert size <= MAX_FUNCTION_LINES, f"{path.name}:{node.lineno} {node.name}() is {size} lines"
+            assert size <= MAX_FUNCTION_LINES, f"{name}:{node.lineno} {node.name}() is {size} lines"
+            if size > LOOK_AT_FUNCTION_LINES:
+                warnings.warn(f"{name}:{node.lineno} {node.name}() is {size} lines (budget "
+                              f"{LOOK_AT_FUNCTION_LINES}): worth a look", stacklevel=1)
 
 
 def test_importing_the_translator_does_not_import_training_or_plotting_libraries() -> None:
