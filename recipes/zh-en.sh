@@ -1,5 +1,5 @@
 #!/bin/bash
-# The released Chinese -> English model (issue 11), in the three stages it was trained in.
+# The released Chinese -> English model, in the three stages it was trained in.
 # Each stage is resumable (translate train --resume runs/<name>); run from the repository root.
 #   bash recipes/zh-en.sh
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The converged attention study (issue 10), in the order that answers first: one seed of every
+# The converged attention study, in the order that answers first: one seed of every
 # preset (en->zh), then seeds 2 and 3 of the rows that need three, then the zh->en rows, then extra
 # seeds (the hard row's lower-LR lever, the best row).
 #
@@ -33,7 +33,7 @@ FIRST_PASS=(none additive dot scaled-dot bilinear additive-kv scaled-dot-kv
             multihead-ln-scaled-dot-1head multihead-ln-scaled-dot-8heads hard-marginal dot-h512 scaled-dot-h512
             hard-reinforce-warm-dot hard-reinforce-warm-lowlr)
 THREE_SEEDS=(none additive dot "$MULTIHEAD" "$HARD")
-# beyond the issue's rows: the hard row's lower-LR lever (is its mean within 1 BLEU of additive?) and the
+# beyond the three-seed rows: the hard row's lower-LR lever (is its mean within 1 BLEU of additive?) and the
 # best row of the first pass (seeds behind "p vs best" too)
 MORE_SEEDS=(hard-reinforce-warm-lowlr self-attention+additive)
 

@@ -1,4 +1,4 @@
-"""What the small operations around the matrix products cost here (issue 8, session 6 probes).
+"""What the small operations around the matrix products cost here (figures in docs/results/speed.md).
 
     python scripts/op_costs.py --json benchmarks/op-costs.json
 

@@ -1,4 +1,4 @@
-"""How close training and decoding run to this CPU's arithmetic limit (a roofline for issue 8).
+"""How close training and decoding run to this CPU's arithmetic limit (a roofline).
 
     python scripts/roofline.py --checkpoint checkpoints/en-zh --json benchmarks/roofline.json
 

@@ -25,8 +25,8 @@ _INIT_FUNCTIONS = ({torch.Tensor.normal_, torch.Tensor.uniform_, torch.Tensor.ze
 
 
 class _SkipInit(TorchFunctionMode):
-    """Weight initialisation is skipped while building on the meta device: shapes are all we need,
-    and meta-tensor init goes through torch._refs, which imports torch._dynamo (about 1.5 s)."""
+    """Weight initialisation is skipped while building on the meta device: only shapes are
+    needed, and meta-tensor init goes through torch._refs, which imports torch._dynamo (slow to import)."""
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         if func in _INIT_FUNCTIONS:

@@ -81,7 +81,7 @@ def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug lo
 
 
 def _quiet_datasets() -> None:
-    """`datasets` info lines are dropped (our own report says what happened); its progress bars
+    """`datasets` info lines are dropped (the command's own report says what happened); its progress bars
     (count, rate, ETA of reading, cleaning and tokenising) show only on a terminal, where a corpus
     of millions of pairs takes minutes."""
     import datasets

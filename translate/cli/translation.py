@@ -24,10 +24,10 @@ ModelOpt = Annotated[str | None, typer.Option("--checkpoint", "-m", help=(
     "default: the released model of each line's direction."))]
 ForceDirectionOpt = Annotated[DirectionChoice | None, typer.Option(
     help="Translate every line in this direction instead of detecting it from the line's script.")]
-LITE_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (README, session 9)
+LITE_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
 EngineOpt = Annotated[EngineChoice, typer.Option(help=(
-    "What runs the model: numpy starts in about 0.5 s (no PyTorch import) and translates one sentence at a "
-    "time; torch takes ~2 s to import and translates in batches; auto = numpy on the CPU for up to "
+    "What runs the model: numpy starts fast (no PyTorch import) and translates one sentence at a "
+    "time; torch is slower to start and translates in batches; auto = numpy on the CPU for up to "
     f"{LITE_MAX_LINES} lines of a model it runs (soft attention or none), else torch."))]
 
 
@@ -122,7 +122,7 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
 
     Each line goes to the released model of its direction, detected from its script (Chinese when
     at least 30 % of its letters are Han characters). A paragraph is translated sentence by sentence.
-    A few lines run on the NumPy engine (no PyTorch import: about 0.5 s instead of 2.5 s); the
+    A few lines run on the NumPy engine (no PyTorch import, so a fast start); the
     same translations as --engine torch.
 
     Examples:

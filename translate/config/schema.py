@@ -217,7 +217,7 @@ class TrainConfig:
     # with init_from: "config" keeps this run's model.attention (e.g. hard attention warm-started from a soft model);
     # the checkpoint's tensors fill every place that fits, new attention parameters start from their initialisation
     init_attention: Literal["checkpoint", "config"] = "checkpoint"
-    # bf16 autocast of the training forward pass: auto = on CUDA only (on the 2-core CPU it made steps 38 % slower)
+    # bf16 autocast of the training forward pass: auto = on CUDA only (slower on CPUs without bf16 matrix units)
     amp: Literal["auto", "off", "bf16"] = "auto"
 
     def __post_init__(self) -> None:

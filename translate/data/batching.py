@@ -124,7 +124,7 @@ class BatchStream:
 
     def __init__(self, ds: datasets.Dataset, batch_tokens: int, bucket_batches: int, seed: int) -> None:
         # Flat arrays read from Arrow once: indexing a `datasets` column converts one row at a time
-        # (36 ms per batch, a fifth of a training step on 2 CPU threads), and Python lists of ints
+        # (slow enough to show in a training step), and Python lists of ints
         # cost ~70 bytes per token (2 GB for a million pairs).
         table = ds.select_columns(["src_ids", "tgt_ids"]).with_format("arrow")[:]
         self.src = RaggedIds.from_column(table, "src_ids")

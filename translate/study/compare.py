@@ -56,7 +56,7 @@ MECHANISMS: dict[str, dict[str, Any]] = {
                       "model.attention.hard_training": "marginal"},
     "hard-gumbel-st": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
                        "model.attention.hard_training": "straight-through"},
-    # warm start (issue 10): the same seed's converged additive run, fine-tuned with hard attention
+    # warm start: the same seed's converged additive run, fine-tuned with hard attention
     "hard-reinforce-warm": {**_WARM_HARD, "model.attention.scorer": "additive", "train.init_from": "@additive"},
     # the same from the dot model, whose attention is already sharp (its argmax twin loses 1.2 BLEU, additive's 4.1)
     "hard-reinforce-warm-dot": {**_WARM_HARD, "model.attention.scorer": "dot", "train.init_from": "@dot"},

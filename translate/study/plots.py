@@ -1,7 +1,7 @@
 """Figures for `translate compare`: BLEU with intervals, dev BLEU over time, attention heatmaps.
 
-Chinese labels need a font with Han glyphs (JoeyNMT's heatmaps show empty boxes without one): we
-use an installed CJK font if matplotlib knows one, else the Noto Sans CJK SC shipped by `mplfonts`.
+Chinese labels need a font with Han glyphs (JoeyNMT's heatmaps show empty boxes without one): an
+installed CJK font is used if matplotlib knows one, else the Noto Sans CJK SC shipped by `mplfonts`.
 """
 
 from __future__ import annotations

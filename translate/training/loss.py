@@ -78,8 +78,7 @@ class _MixtureNLL(torch.autograd.Function):
     """The same two terms for the mixture p(v) = Σᵢ αᵢ softmax(zᵢ)(v) (exact marginalisation over the
     source position), from logits z (N, S, V) and log α (N, S). Autograd through log_softmax, the
     broadcast add and logsumexp kept five (N, S, V) tensors per update; this keeps the logits only and
-    works through them in blocks of rows that stay in cache (1.17 -> 0.88 s per `hard-marginal`
-    update). With pᵢ = softmax(zᵢ) and the posterior qᵢ(v) = αᵢ pᵢ(v) / p(v): d(-log p(y))/dzᵢ = qᵢ(y)(pᵢ - onehot(y)), d(-mean log p)/dzᵢ =
+    works through them in blocks of rows that stay in cache. With pᵢ = softmax(zᵢ) and the posterior qᵢ(v) = αᵢ pᵢ(v) / p(v): d(-log p(y))/dzᵢ = qᵢ(y)(pᵢ - onehot(y)), d(-mean log p)/dzᵢ =
     (pᵢ Σ_v qᵢ(v) - qᵢ) / V; d/dlog αᵢ: -qᵢ(y) and -Σ_v qᵢ(v) / V."""
 
     BLOCK = 32  # rows of (S, V) per block

@@ -1,5 +1,5 @@
 """LiteTranslator: a checkpoint translated without PyTorch (NumPy), for commands that translate a
-few sentences and would otherwise spend most of their time importing PyTorch (about 2 s here)."""
+few sentences and would otherwise spend most of their time importing PyTorch."""
 
 from __future__ import annotations
 
