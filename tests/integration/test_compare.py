@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ from translate.model.attention import ATTENTION
 from translate.study import report as compare_report
 from translate.study.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
 from translate.study.plots import cjk_font
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_presets_cover_every_attention_kind() -> None:
@@ -113,6 +116,48 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     rebuild_report(cfg, out)
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert "dot-h512" in [r["mechanism"] for r in results["rows"]] and results["best"] == best != "dot-h512"
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
+                   capture_output=True)
+
+
+@pytest.mark.slow
+def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path, tiny_config: RunConfig) -> None:
+    """The repository's .gitignore keeps every per-run result file of a study under docs/; a clone rebuilds
+    the same tables; without the hypotheses the figures that need them come from the committed results.json."""
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 6, "train.validate_every": 3, "decode.beam_size": 1})
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    shutil.copy(REPO / ".gitignore", repo / ".gitignore")
+    study = repo / "docs" / "study"
+    compare(cfg, ["none", "additive"], [1], study, tmp_path / "work")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "study")
+    _git(tmp_path, "clone", "-q", str(repo), "clone")
+    cloned = tmp_path / "clone" / "docs" / "study"
+    assert {p.name for p in (cloned / "runs" / "additive-seed1").iterdir()} >= {"compare.json", "test.hyp.txt",
+                                                                                 "attention.json"}
+    expected = {name: (study / name).read_text(encoding="utf-8") for name in ("results.md", "results.json")}
+    (cloned / "results.md").unlink()
+    (cloned / "heatmaps.png").unlink()
+    rebuild_report(cfg, cloned)
+    assert {name: (cloned / name).read_text(encoding="utf-8") for name in expected} == expected
+    assert (cloned / "heatmaps.png").is_file()
+    # hypotheses gone (a study committed before they were kept): intervals and p-values carried over
+    for hyp in cloned.glob("runs/*/test.hyp.txt"):
+        hyp.unlink()
+    rebuild_report(cfg, cloned)
+    assert (cloned / "results.md").read_text(encoding="utf-8") == expected["results.md"]
+    # ... but only for exactly the runs they were computed for
+    extra = cloned / "runs" / "dot-seed1"
+    shutil.copytree(cloned / "runs" / "additive-seed1", extra)
+    record = json.loads((extra / "compare.json").read_text(encoding="utf-8"))
+    (extra / "compare.json").write_text(json.dumps({**record, "mechanism": "dot"}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="test.hyp.txt missing .* for none-seed1"):
+        rebuild_report(cfg, cloned)
 
 
 @pytest.mark.slow

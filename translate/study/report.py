@@ -1,7 +1,8 @@
 """The tables and figures of an attention study, written from the small result files of finished runs.
 
 Reads only what `translate.study.compare` keeps per run (compare.json, test.hyp.txt, attention.json), so
-the report can be rebuilt on a machine without any weights.
+the report can be rebuilt on a machine without any weights. Where a run's hypotheses are not at hand,
+the figures that need them are carried over from the results.json written when they were.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from translate.config.schema import RunConfig
 from translate.data.corpus import load_eval_split
+from translate.errors import ConfigError
 from translate.evaluation.by_length import bleu_by_length, by_length_markdown, length_buckets
 from translate.evaluation.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
@@ -128,6 +130,28 @@ def _questions(by_name: dict[str, list[RunFigures]], out_dir: Path, refs: list[s
     return pairs
 
 
+CARRIED = ("test_bleu_ci95", "p_vs_none", "seeds_paired_vs_none", "p_vs_best", "seeds_paired_vs_best")
+
+
+def _carried(out_dir: Path, figures: list[RunFigures], by_name: dict[str, list[RunFigures]],
+             missing: list[str]) -> tuple[list[dict[str, Any]], str, list[dict[str, Any]], dict[str, list[float]]]:
+    """Rows, signature, pairs and BLEU by length when some runs' test hypotheses are not at hand.
+
+    What needs hypotheses (intervals, p-values, BLEU by length) is taken from the results.json that
+    was written when they were, provided it covers exactly the same runs; the rest comes from the
+    runs' compare.json as usual."""
+    path = out_dir / "results.json"
+    previous = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    had = {(r["mechanism"], r["seed"]) for r in previous.get("runs", [])}
+    if had != {(f.mechanism, f.seed) for f in figures}:
+        raise ConfigError(f"test.hyp.txt missing in {out_dir / 'runs'} for {', '.join(missing[:5])}"
+                          f"{' ...' if len(missing) > 5 else ''}: intervals and p-values need every run's test "
+                          f"hypotheses, and {path.name} does not hold figures for exactly these runs")
+    kept = {r["mechanism"]: r for r in previous["rows"]}
+    rows = [{**_row(n, runs, None, None, None), **{k: kept[n][k] for k in CARRIED}} for n, runs in by_name.items()]
+    return rows, previous["bootstrap_signature"], previous["pairs"], previous["bleu_by_length"]["bleu"]
+
+
 def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPairedResult | None,
          vs_best: SeedPairedResult | None) -> dict[str, Any]:
     first = runs[0]
@@ -170,14 +194,19 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
     best = max([n for n in order if n not in other_sizes] or order,
                key=lambda n: statistics.mean(f.test_bleu for f in by_name[n]))
     sources, refs = load_eval_split(base.data, "test")
-    intervals, signature = _intervals(figures, out_dir, refs, base.data.tgt_lang)
-    vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)
-    vs_best = _significance(by_name, best, out_dir, refs, base.data.tgt_lang)
-    rows = [_row(n, by_name[n], intervals.get(n), vs_none.get(n), vs_best.get(n)) for n in order]
-    pairs = _questions(by_name, out_dir, refs, base.data.tgt_lang)
     buckets, unit = length_buckets(sources, base.data.src_lang), "characters" if base.data.src_lang == "zh" else "words"
-    by_length = {n: bleu_by_length([_hypotheses(out_dir, n, f.seed) for f in by_name[n]], refs, buckets,
-                                   base.data.tgt_lang) for n in order}
+    missing = [f"{f.mechanism}-seed{f.seed}" for f in figures
+               if not (out_dir / "runs" / f"{f.mechanism}-seed{f.seed}" / "test.hyp.txt").is_file()]
+    if missing:
+        rows, signature, pairs, by_length = _carried(out_dir, figures, by_name, missing)
+    else:
+        intervals, signature = _intervals(figures, out_dir, refs, base.data.tgt_lang)
+        vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)
+        vs_best = _significance(by_name, best, out_dir, refs, base.data.tgt_lang)
+        rows = [_row(n, by_name[n], intervals.get(n), vs_none.get(n), vs_best.get(n)) for n in order]
+        pairs = _questions(by_name, out_dir, refs, base.data.tgt_lang)
+        by_length = {n: bleu_by_length([_hypotheses(out_dir, n, f.seed) for f in by_name[n]], refs, buckets,
+                                       base.data.tgt_lang) for n in order}
     (out_dir / "results.json").write_text(json.dumps({"rows": rows, "best": best, "bootstrap_signature": signature,
                                                       "pairs": pairs, "bleu_by_length": {
                                                           "unit": unit, "groups": [{"label": b.label, "sentences": len(b.indices)}
