@@ -3,7 +3,7 @@
 A checkpoint's config is data: it names sizes, never paths. Its `model.safetensors` header (JSON
 before the tensors) lists every tensor's dtype, shape and byte range, so the config's sizes can be
 checked against it — and both against the file size and a parameter cap — without reading a
-single tensor (`checkpoint_files.read_header`). The expected shapes come from building the model on PyTorch's `meta` device,
+single tensor (`translate.checkpoint.files.read_header`). The expected shapes come from building the model on PyTorch's `meta` device,
 which allocates no memory.
 """
 

@@ -258,7 +258,7 @@ def compare(mechanisms: Annotated[str, typer.Option(
     typer.echo(f"tables and plots in {result_dir}")
 
 
-for command in (text, file, models, serve):  # defined in cli_translate.py / cli_serve.py
+for command in (text, file, models, serve):  # defined in cli/translation.py and cli/serve.py
     app.command()(command)
 for registered in app.registered_commands:
     registered.help = help_text(registered.callback.__doc__ or "") if registered.callback else None
