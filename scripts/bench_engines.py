@@ -1,4 +1,4 @@
-"""The two engines side by side: PyTorch (`Translator`) and NumPy (`translate.inference.lite`), on a checkpoint
+"""The two engines side by side: PyTorch (`Translator`) and ONNX Runtime (`translate.inference.fast`: graphs derived from the model), on a checkpoint
 and its test split — identical translations, BLEU/chrF, sentences/s — and `translate text` for one
 sentence from start to printed translation (wall time, peak RSS) with each.
 
@@ -27,7 +27,7 @@ from translate.config.paths import find_model
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.evaluate import translate_and_score
-from translate.inference.lite import LiteTranslator
+from translate.inference.fast import FastTranslator
 from translate.inference.translator import Translator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def cli_run(args: list[str]) -> tuple[float, float, str]:
 
 def translate_text(model: str, src_lang: str, repeats: int) -> dict[str, Any]:
     out: dict[str, Any] = {"sentence": ONE[src_lang]}
-    for engine in ("numpy", "torch"):
+    for engine in ("onnx", "torch"):
         runs = [cli_run(["text", ONE[src_lang], "--checkpoint", model, "--engine", engine]) for _ in range(repeats)]
         out[engine] = {"wall_s_median": round(statistics.median(r[0] for r in runs), 3),
                        "wall_s_min": round(min(r[0] for r in runs), 3),
@@ -57,7 +57,7 @@ def test_split(model: str, limit: int | None) -> dict[str, Any]:
     artifact = read_artifact(path, read_meta(path))
     sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": artifact.direction}), "test")
     sources, refs = sources[:limit], refs[:limit]
-    engines = {"torch": Translator.from_checkpoint(path), "numpy": LiteTranslator.from_checkpoint(path)}
+    engines = {"torch": Translator.from_checkpoint(path), "onnx": FastTranslator.from_checkpoint(path)}
     out: dict[str, Any] = {"sentences": len(sources)}
     for label, beam in (("beam5", 5), ("greedy", 1)):
         row: dict[str, Any] = {}
@@ -68,7 +68,7 @@ def test_split(model: str, limit: int | None) -> dict[str, Any]:
             hyps[name] = result.hypotheses
             row[name] = {"bleu": round(result.report.bleu, 2), "chrf": round(result.report.chrf, 2),
                          "sentences_per_s": round(result.sentences_per_second, 1)}
-        row["identical_translations"] = sum(a == b for a, b in zip(hyps["numpy"], hyps["torch"]))
+        row["identical_translations"] = sum(a == b for a, b in zip(hyps["onnx"], hyps["torch"]))
         out[label] = row
     return out
 

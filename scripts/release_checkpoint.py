@@ -28,6 +28,7 @@ from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.evaluate import translate_and_score
 from translate.evaluation.metrics import corpus_bleu
+from translate.inference.fast.graphs import ship_graphs
 from translate.inference.translator import Translator
 
 DIGITS = re.compile(r"\d+")
@@ -153,6 +154,7 @@ def main() -> None:
         loaded = dataclasses.replace(loaded, artifact=dataclasses.replace(loaded.artifact, decode=decode))
     meta = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores")}
     save_checkpoint(args.target, loaded.artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, meta, half=True)
+    ship_graphs(args.target)  # the fast path's graphs, derived from the model, shipped with it
     translator = Translator.from_checkpoint(args.target)  # the fp16 copy, as users load it
     art = loaded.artifact
     sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": art.direction}), "test")

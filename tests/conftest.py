@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,18 @@ from translate.data.tokenizer import Tokenizer, train_tokenizer
 from translate.model import Seq2Seq, build_model
 
 TINY_DIR = Path(__file__).parent / "data" / "tiny"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Graphs derived for the fast path go to a cache of the test session's, not the user's."""
+    before = os.environ.get("TRANSLATE_CACHE")
+    os.environ["TRANSLATE_CACHE"] = str(tmp_path_factory.mktemp("user-cache"))
+    yield
+    if before is None:
+        os.environ.pop("TRANSLATE_CACHE", None)
+    else:
+        os.environ["TRANSLATE_CACHE"] = before
 
 
 def tiny_overrides(tmp: Path, **extra: Any) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from tests.serve.conftest import served
 from translate.checkpoint.store import save_checkpoint
 from translate.cli.app import app
 from translate.data.tokenizer import Tokenizer
+from translate.inference.fast.graphs import ship_graphs
 from translate.inference.router import Router
 
 runner = CliRunner()
@@ -31,6 +32,7 @@ def models_dir(tmp_path: Path, tiny_tokenizers: tuple[Tokenizer, Tokenizer], mon
         m = served(direction, tiny_tokenizers, direction)
         save_checkpoint(root / direction, m.artifact, m.translator.model, m.translator.src_tokenizer,
                         m.translator.tgt_tokenizer, {"step": 3})
+        ship_graphs(root / direction)  # as `translate release` does
     monkeypatch.setenv("TRANSLATE_MODELS", str(root))
     yield root
 
@@ -107,12 +109,12 @@ def test_no_argument_on_a_terminal_is_a_prompt_until_ctrl_d(models_dir: Path) ->
     assert len(out.decode().splitlines()) == 2
 
 
-def test_the_numpy_engine_prints_what_the_torch_engine_prints(models_dir: Path) -> None:
+def test_the_onnx_engine_prints_what_the_torch_engine_prints(models_dir: Path) -> None:
     lines = ["a cat", "我喜欢茶", "", "the dog runs. It is fast!"]
     for extra in ([], ["--beam", "1"], ["--n-best", "2"]):
-        outputs = {engine: runner.invoke(app, ["text", *lines, "--engine", engine, *extra]) for engine in ("numpy", "torch")}
-        assert all(r.exit_code == 0 for r in outputs.values()), outputs["numpy"].output
-        assert outputs["numpy"].output == outputs["torch"].output
+        outputs = {engine: runner.invoke(app, ["text", *lines, "--engine", engine, *extra]) for engine in ("onnx", "torch")}
+        assert all(r.exit_code == 0 for r in outputs.values()), outputs["onnx"].output
+        assert outputs["onnx"].output == outputs["torch"].output
 
 
 def test_auto_translates_without_importing_torch(models_dir: Path) -> None:
@@ -124,15 +126,14 @@ def test_auto_translates_without_importing_torch(models_dir: Path) -> None:
     assert len(run.stdout.splitlines()) == 2 and run.stderr.strip().endswith("no torch")
 
 
-def test_the_numpy_engine_refuses_what_it_cannot_do(models_dir: Path, tmp_path: Path,
-                                                    tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    result = runner.invoke(app, ["text", "a cat", "--engine", "numpy", "--show-attention"], env={"COLUMNS": "300"})
-    assert result.exit_code == 2 and "--engine numpy runs on the CPU and without --show-attention" in result.output
-    multi = served("multi", tiny_tokenizers, **{"model.attention.kind": "multihead"})
+def test_the_onnx_engine_refuses_attention_views_and_runs_every_mechanism(models_dir: Path, tmp_path: Path,
+                                                                          tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    result = runner.invoke(app, ["text", "a cat", "--engine", "onnx", "--show-attention"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "--engine onnx runs on the CPU and without --show-attention" in result.output
+    multi = served("multi", tiny_tokenizers, **{"model.attention.kind": "multihead", "model.encoder_self_attention": True})
     save_checkpoint(tmp_path / "multi", multi.artifact, multi.translator.model, *tiny_tokenizers, {"step": 1})
-    result = runner.invoke(app, ["text", "a cat", "--engine", "numpy", "-m", str(tmp_path / "multi")])
-    assert result.exit_code == 1
-    assert "the NumPy engine does not run this model (attention kind multihead); use --engine torch" in result.output
-    auto = runner.invoke(app, ["text", "a cat", "-m", str(tmp_path / "multi")])  # auto: PyTorch runs it
-    assert auto.exit_code == 0 and auto.output.strip() == runner.invoke(
-        app, ["text", "a cat", "--engine", "torch", "-m", str(tmp_path / "multi")]).output.strip()
+    outputs = {engine: runner.invoke(app, ["text", "a cat", "--engine", engine, "-m", str(tmp_path / "multi")])
+               for engine in ("onnx", "torch", "auto")}
+    assert all(r.exit_code == 0 for r in outputs.values()), outputs["onnx"].output
+    assert outputs["onnx"].output == outputs["torch"].output == outputs["auto"].output
+    assert not (tmp_path / "multi" / "onnx").exists()  # a user's checkpoint: graphs go to the user cache

@@ -123,13 +123,14 @@ def test_importing_the_translator_does_not_import_training_or_plotting_libraries
     assert out == "", f"imported at start-up: {out}"
 
 
-def test_translate_text_on_the_numpy_engine_does_not_import_torch() -> None:
-    """The point of `translate.inference.lite`: the CLI, the router and the NumPy engine start without PyTorch."""
+def test_translate_text_on_the_fast_path_does_not_import_torch() -> None:
+    """The point of `translate.inference.fast`: the CLI, the router and the released models' graphs on
+    ONNX Runtime start without PyTorch."""
     import subprocess
     import sys
 
-    code = ("import sys, translate.cli.app, translate.inference.router, translate.inference.lite, translate.cli.translation; "
-            "from translate.inference.lite import LiteTranslator; LiteTranslator.from_checkpoint('checkpoints/en-zh'); "
+    code = ("import sys, translate.cli.app, translate.inference.router, translate.inference.fast, translate.cli.translation; "
+            "from translate.inference.fast import FastTranslator; FastTranslator.from_checkpoint('checkpoints/en-zh'); "
             "print(','.join(m for m in ('torch', 'datasets', 'matplotlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent).stdout.strip()

@@ -214,4 +214,4 @@ def test_the_engine_benchmark_compares_both_engines_on_the_test_split(tmp_path: 
     for label in ("beam5", "greedy"):
         row = figures[label]
         assert row["identical_translations"] == 6
-        assert row["numpy"]["bleu"] == row["torch"]["bleu"] and row["numpy"]["sentences_per_s"] > 0
+        assert row["onnx"]["bleu"] == row["torch"]["bleu"] and row["onnx"]["sentences_per_s"] > 0

@@ -1,7 +1,7 @@
 """The files of a checkpoint folder, read without PyTorch: where the checkpoint is, its meta and
 artifact config (JSON, strictly data), and the safetensors header of its weights with every byte
-range checked against the file. `checkpoint.py` builds the model from these; the torch-free
-engine (`translate.inference.lite`) reads the same files the same way.
+range checked against the file. `translate.checkpoint.store` builds the model from these; the torch-free
+path (`translate.inference.fast`) reads the same files the same way.
 """
 
 from __future__ import annotations

@@ -24,11 +24,11 @@ ModelOpt = Annotated[str | None, typer.Option("--checkpoint", "-m", help=(
     "default: the released model of each line's direction."))]
 ForceDirectionOpt = Annotated[DirectionChoice | None, typer.Option(
     help="Translate every line in this direction instead of detecting it from the line's script.")]
-LITE_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
+FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
 EngineOpt = Annotated[EngineChoice, typer.Option(help=(
-    "What runs the model: numpy starts fast (no PyTorch import) and translates one sentence at a "
-    "time; torch is slower to start and translates in batches; auto = numpy on the CPU for up to "
-    f"{LITE_MAX_LINES} lines of a model it runs (soft attention or none), else torch."))]
+    "What runs the model: onnx (ONNX Runtime on graphs derived from the PyTorch model) starts fast (no "
+    "PyTorch import) and translates one sentence at a time; torch is slower to start and translates in "
+    f"batches; auto = onnx on the CPU for up to {FAST_MAX_LINES} lines, else torch."))]
 
 
 def _router(checkpoint: str | None, direction: Any, device: Any, engine: str = "torch") -> Router:
@@ -38,13 +38,13 @@ def _router(checkpoint: str | None, direction: Any, device: Any, engine: str = "
 
 
 def _engine(engine: Any, device: Any, lines: int | None, attention: bool) -> str:
-    """The engine `translate text` uses: auto resolves to numpy or torch; numpy with an option it
+    """The engine `translate text` uses: auto resolves to onnx or torch; onnx with an option it
     cannot serve is a usage error."""
     engine = plain(engine)
-    if engine == "numpy" and (attention or plain(device) not in (None, "cpu")):
-        raise typer.BadParameter("--engine numpy runs on the CPU and without --show-attention / --attention-png; "
+    if engine == "onnx" and (attention or plain(device) not in (None, "cpu")):
+        raise typer.BadParameter("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
                                  "use --engine torch", param_hint="--engine")
-    if engine == "auto" and (attention or plain(device) not in (None, "cpu") or (lines or 0) > LITE_MAX_LINES):
+    if engine == "auto" and (attention or plain(device) not in (None, "cpu") or (lines or 0) > FAST_MAX_LINES):
         return "torch"
     return str(engine)
 
@@ -122,7 +122,7 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
 
     Each line goes to the released model of its direction, detected from its script (Chinese when
     at least 30 % of its letters are Han characters). A paragraph is translated sentence by sentence.
-    A few lines run on the NumPy engine (no PyTorch import, so a fast start); the
+    A few lines run on ONNX Runtime (no PyTorch import, so a fast start); the
     same translations as --engine torch.
 
     Examples:

@@ -16,7 +16,7 @@ from translate.errors import ConfigError
 Direction = Literal["en-zh", "zh-en"]
 Split = Literal["dev", "test"]
 Device = Literal["auto", "cpu", "cuda"]
-Engine = Literal["auto", "torch", "numpy"]  # what runs a translation (translate.inference.router)
+Engine = Literal["auto", "torch", "onnx"]  # what runs a translation (translate.inference.router)
 AttentionKind = Literal["hard", "multihead", "none", "soft"]
 ScorerName = Literal["additive", "bilinear", "dot", "scaled-dot"]
 MULTIHEAD_SCORERS: tuple[str, ...] = ("additive", "dot", "scaled-dot")  # bilinear has no per-head form

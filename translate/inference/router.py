@@ -1,7 +1,7 @@
 """Which model translates which text: one given checkpoint, or the released model of each text's
 direction (forced, or from the text's script), each loaded on first use, by the engine asked for:
-"torch" (`Translator`), "numpy" (`translate.inference.lite`: no PyTorch import), or "auto" (NumPy when it
-runs the model and the device is the CPU, else PyTorch)."""
+"torch" (`Translator`), "onnx" (`translate.inference.fast`: the graphs derived from the PyTorch model on
+ONNX Runtime, no PyTorch import), or "auto" (ONNX Runtime on the CPU, else PyTorch)."""
 
 from __future__ import annotations
 
@@ -42,13 +42,13 @@ class Router:
         return self._loaded[key]
 
     def _load(self, path: Path) -> TextTranslator:
-        if self.engine == "numpy" or (self.engine == "auto" and self.device == "cpu"):
-            from translate.inference.lite import LiteTranslator
+        if self.engine == "onnx" or (self.engine == "auto" and self.device == "cpu"):
+            from translate.inference.fast import FastTranslator
 
             try:
-                return LiteTranslator.from_checkpoint(path)
+                return FastTranslator.from_checkpoint(path)
             except CheckpointError as exc:
-                if self.engine == "numpy":
+                if self.engine == "onnx":
                     raise
                 logger.debug("PyTorch engine: %s", exc)  # auto: PyTorch runs it, or reports what is wrong
         from translate.inference.translator import Translator

@@ -1,6 +1,6 @@
 """Strings in, strings out around any search engine: normalisation, SentencePiece, length order,
 batches, paragraphs, digits, empty lines. Knows nothing about PyTorch; `Translator` (PyTorch) and
-`translate.inference.lite.LiteTranslator` (NumPy) supply `_search`."""
+`translate.inference.fast.FastTranslator` (ONNX Runtime) supply `_search`."""
 
 from __future__ import annotations
 

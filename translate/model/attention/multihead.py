@@ -43,11 +43,12 @@ class MultiHeadAttention(Attention):
 
     def _split(self, x: torch.Tensor) -> torch.Tensor:
         """(B, H*d) -> (B, H, d); (B, S, H*d) -> (B, H, S, d)."""
-        return x.view(*x.shape[:-1], self.heads, self.head_size).movedim(-2, 1)
+        split = x.view(*x.shape[:-1], self.heads, self.head_size)
+        return split.movedim(split.dim() - 2, 1)  # dims counted from the front: ONNX Transpose takes no negative axes
 
     def _merge(self, x: torch.Tensor) -> torch.Tensor:
         """The inverse of `_split`."""
-        x = x.movedim(1, -2)
+        x = x.movedim(1, x.dim() - 2)
         return x.reshape(*x.shape[:-2], -1)
 
     def prepare(self, states: torch.Tensor, mask: torch.Tensor) -> Memory:

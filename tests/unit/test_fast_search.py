@@ -1,4 +1,4 @@
-"""The NumPy search (`translate.inference.lite.search`) makes the decisions of the PyTorch search: the same
+"""The NumPy search (`translate.inference.fast.search`) makes the decisions of the PyTorch search: the same
 hypotheses and scores on scripted and on random probabilities, for greedy and every beam setting."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import torch
 
 from tests.unit.test_search import BOS, EOS, TABLES, TINY, A, B, C, V
 from translate.inference import search
-from translate.inference.lite import search as lite
+from translate.inference.fast import search as lite
 
 RANDOM_V, STEPS = 12, 9
 

@@ -1,5 +1,5 @@
-"""LiteTranslator: a checkpoint translated without PyTorch (NumPy), for commands that translate a
-few sentences and would otherwise spend most of their time importing PyTorch."""
+"""FastTranslator: a checkpoint translated on ONNX Runtime, for commands that translate a few
+sentences and would otherwise spend most of their time importing PyTorch."""
 
 from __future__ import annotations
 
@@ -9,36 +9,33 @@ from translate.checkpoint.files import SRC_SPM, TGT_SPM, WEIGHTS, read_artifact,
 from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.tokenizer import Tokenizer
-from translate.errors import CheckpointError
+from translate.inference.fast.graphs import graph_folder
+from translate.inference.fast.model import FastSeq2Seq
+from translate.inference.fast.search import beam_search, greedy, max_length
 from translate.inference.hypothesis import Hypothesis
-from translate.inference.lite.model import LiteSeq2Seq, unsupported
-from translate.inference.lite.search import beam_search, greedy, max_length
-from translate.inference.lite.weights import load_arrays
 from translate.inference.text_translator import TextTranslator
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
 
-class LiteTranslator(TextTranslator):
-    """Translates like `Translator` (same text handling and search rules) with the NumPy model;
-    one sentence at a time, so it suits a handful of sentences, not files."""
+class FastTranslator(TextTranslator):
+    """Translates like `Translator` (same text handling, model and search rules) on the graphs derived
+    from the PyTorch model; one sentence at a time, so it suits a handful of sentences, not files."""
 
-    def __init__(self, model: LiteSeq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
+    def __init__(self, model: FastSeq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
                  src_lang: str = "", tgt_lang: str = "") -> None:
         super().__init__(src_tokenizer, tgt_tokenizer, decode, src_lang, tgt_lang)
         self.model = model
 
     @classmethod
-    def from_checkpoint(cls, path: Path | str) -> LiteTranslator:
-        """A checkpoint or run folder, or a released model by name (`en-zh`). Raises CheckpointError
-        when the checkpoint is unreadable or its model is one the NumPy engine does not run."""
+    def from_checkpoint(cls, path: Path | str, threads: int = 1) -> FastTranslator:
+        """A checkpoint or run folder, or a released model by name (`en-zh`). The graphs of its
+        architecture are derived on first use (this imports PyTorch once); raises CheckpointError when
+        the checkpoint is unreadable."""
         path = resolve(find_model(path))
         artifact = read_artifact(path, read_meta(path))
-        reason = unsupported(artifact.model)
-        if reason is not None:
-            raise CheckpointError(f"{path}: the NumPy engine does not run this model ({reason}); use --engine torch")
         src_tok, tgt_tok = Tokenizer.load(path / SRC_SPM), Tokenizer.load(path / TGT_SPM)
-        arrays = load_arrays(path / WEIGHTS, artifact.model, len(src_tok), len(tgt_tok))
-        return cls(LiteSeq2Seq(artifact.model, arrays), src_tok, tgt_tok, artifact.decode,
+        graphs = graph_folder(path, artifact.model, len(src_tok), len(tgt_tok))
+        return cls(FastSeq2Seq(graphs, path / WEIGHTS, threads), src_tok, tgt_tok, artifact.decode,
                    artifact.src_lang, artifact.tgt_lang)
 
     def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
@@ -51,4 +48,3 @@ class LiteTranslator(TextTranslator):
                 results.append(beam_search(self.model.step, ctx, limit, BOS_ID, EOS_ID, decode.beam_size,
                                            decode.length_penalty, decode.n_best, PAD_ID))
         return results
-

@@ -1,0 +1,136 @@
+"""The fast path's graphs, derived from the PyTorch model: `Seq2Seq.encode` and `Seq2Seq.step`
+exported to ONNX, so that ONNX Runtime runs exactly the model's own maths without PyTorch.
+
+The graphs hold the structure only: every parameter is a named graph input (its `state_dict` name),
+and `translate.inference.fast` feeds the checkpoint's own tensors to it. A graph therefore depends
+on the model configuration and the vocabulary sizes, never on weights, and two checkpoints of one
+architecture share it. Search stays outside the graphs (`translate.inference.fast.search`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from translate.config.schema import ModelConfig
+from translate.inference.fast.layout import ENCODER, GRAPHS_JSON, MEMORY, STATE, STEP
+from translate.model import Seq2Seq, build_model
+from translate.model.attention import Memory
+from translate.model.decoder import DecoderState
+from translate.model.seq2seq import DecodingContext
+from translate.tokens import BOS_ID, EOS_ID
+
+OPSET = 17
+PREFIX = "model."  # the wrappers hold the model under this name; graph inputs drop it
+
+
+class EncoderGraph(nn.Module):
+    """src (1, S), src_lens (1,) -> the decoding context as flat tensors (STATE, then MEMORY)."""
+
+    def __init__(self, model: Seq2Seq) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, src: torch.Tensor, src_lens: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        ctx = self.model.encode(src, src_lens)
+        return (*_state(ctx.state), ctx.memory.keys, ctx.memory.values, ctx.memory.mask)
+
+
+class StepGraph(nn.Module):
+    """prev (N,), STATE, MEMORY (N rows) -> log-probabilities (N, V), next STATE: `Seq2Seq.step`."""
+
+    def __init__(self, model: Seq2Seq) -> None:
+        super().__init__()
+        self.model, self.lstm = model, model.decoder.is_lstm
+
+    def forward(self, prev: torch.Tensor, hidden: torch.Tensor, cell: torch.Tensor, feed: torch.Tensor,
+                keys: torch.Tensor, values: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        state = DecoderState(hidden=hidden, cell=cell if self.lstm else None, feed=feed)
+        log_probs, ctx = self.model.step(prev, DecodingContext(state, Memory(keys=keys, values=values, mask=mask)))
+        return (log_probs, *_state(ctx.state))
+
+
+def _state(state: DecoderState) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(hidden, cell, feed); a GRU's cell is zeros, so every graph has the same inputs and outputs."""
+    return state.hidden, torch.zeros_like(state.hidden) if state.cell is None else state.cell, state.feed
+
+
+def _strip_weights(path: Path, parameters: set[str]) -> list[str]:
+    """Remove the parameters' values from the graph (they stay graph inputs); rename them to their
+    `state_dict` names in the model (without the wrapper's prefix). Returns the names."""
+    import onnx
+
+    graph = onnx.load(str(path))
+    renamed = {name: name[len(PREFIX):] for name in parameters if name.startswith(PREFIX)}
+    kept = [init for init in graph.graph.initializer if init.name not in renamed]
+    del graph.graph.initializer[:]
+    graph.graph.initializer.extend(kept)
+    for value in graph.graph.input:
+        value.name = renamed.get(value.name, value.name)
+    for node in graph.graph.node:
+        node.input[:] = [renamed.get(name, name) for name in node.input]
+    onnx.save(graph, str(path))
+    return sorted(renamed[name] for name in renamed if any(v.name == renamed[name] for v in graph.graph.input))
+
+
+@contextmanager
+def _quiet_native_warnings() -> Iterator[None]:
+    """The exporter's C++ notes (shape inference of packed sequences) go straight to file descriptor 2."""
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _export(module: nn.Module, args: tuple[torch.Tensor, ...], path: Path, inputs: list[str], outputs: list[str],
+            axes: dict[str, dict[int, str]]) -> list[str]:
+    with torch.no_grad(), warnings.catch_warnings(), _quiet_native_warnings():
+        warnings.simplefilter("ignore")  # tracer notes on shapes that are fixed by the architecture anyway
+        torch.onnx.export(module, args, str(path), dynamo=False, opset_version=OPSET, input_names=inputs,
+                          output_names=outputs, dynamic_axes=axes, keep_initializers_as_inputs=True,
+                          do_constant_folding=False)
+    return _strip_weights(path, {name for name, _ in module.named_parameters()}
+                          | {name for name, _ in module.named_buffers()})
+
+
+def _memory_axes(memory: Memory) -> dict[str, dict[int, str]]:
+    """keys/values (N, S, D) or (N, heads, S, d): the source axis is the second from the end."""
+    return {"keys": {0: "N", memory.keys.dim() - 2: "S"}, "values": {0: "N", memory.values.dim() - 2: "S"},
+            "mask": {0: "N", 1: "S"}}
+
+
+def export_graphs(model: Seq2Seq, folder: Path, fingerprint: str) -> None:
+    """Write encoder.onnx, step.onnx and graphs.json (the fingerprint and the weight names) to `folder`."""
+    model = model.float().eval()
+    encoder, step = EncoderGraph(model).eval(), StepGraph(model).eval()
+    src = torch.tensor([[BOS_ID + 2, BOS_ID + 3, BOS_ID + 4, EOS_ID]])
+    with torch.no_grad():
+        flat = encoder(src, torch.tensor([src.size(1)]))
+    state_axes = {"hidden": {1: "N"}, "cell": {1: "N"}, "feed": {0: "N"}}
+    memory = Memory(keys=flat[3], values=flat[4], mask=flat[5])
+    encoder_weights = _export(encoder, (src, torch.tensor([src.size(1)])), folder / ENCODER, ["src", "src_lens"],
+                              [*STATE, *MEMORY], {"src": {1: "S"}, **{k: v for k, v in _memory_axes(memory).items()}})
+    rows = 2  # any N: beams are rows
+    args = (torch.full((rows,), BOS_ID), *(t.repeat_interleave(rows, dim=1 if i < 2 else 0) for i, t in enumerate(flat)))
+    step_weights = _export(step, args, folder / STEP, ["prev", *STATE, *MEMORY],
+                           ["log_probs", *(f"next_{name}" for name in STATE)],
+                           {"prev": {0: "N"}, **state_axes, **_memory_axes(memory)})
+    (folder / GRAPHS_JSON).write_text(json.dumps({"fingerprint": fingerprint, "opset": OPSET,
+                                                  "weights": sorted(set(encoder_weights) | set(step_weights))},
+                                                 indent=1), encoding="utf-8")
+
+
+def derive(folder: Path, model_config: ModelConfig, src_vocab: int, tgt_vocab: int, fingerprint: str) -> None:
+    """Build the model of a checkpoint's configuration (its weights are not needed) and export its graphs."""
+    export_graphs(build_model(model_config, src_vocab, tgt_vocab), folder, fingerprint)
