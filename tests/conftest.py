@@ -38,7 +38,7 @@ def tiny_overrides(tmp: Path, **extra: Any) -> dict[str, Any]:
         "data.batch_tokens": 120, "data.max_tokens": 40, "data.bucket_batches": 2,
         "tokenizer.en_vocab_size": 70, "tokenizer.zh_vocab_size": 70, "tokenizer.byte_fallback": False,
         "model.embedding_size": 16, "model.hidden_size": 16, "model.dropout": 0.0,
-        "model.embedding_dropout": 0.0, "model.attention.heads": 2, "model.self_attention_heads": 2,
+        "model.embedding_dropout": 0.0, "model.attention.multihead.heads": 2, "model.self_attention_heads": 2,
         "train.learning_rate": 0.01, "train.warmup_steps": 10, "train.log_every": 10,
         "train.validate_every": 20, "train.max_steps": 40, "train.average_last": 2, "train.patience": 0,
         "train.label_smoothing": 0.0, "decode.beam_size": 3, **extra,

@@ -14,12 +14,12 @@ from tests.conftest import TINY_DIR
 from translate.checkpoint.store import load_checkpoint, save_checkpoint, upgrade_checkpoint
 from translate.cli.app import app
 from translate.config.loading import apply_overrides, load_config
-from translate.config.schema import RunConfig
+from translate.config.schema import ARTIFACT_FORMAT, RunConfig
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
 from translate.inference.translator import Translator
-from translate.model import Seq2Seq
+from translate.model import Seq2Seq, build_model
 from translate.training.train import train
 
 REPO = Path(__file__).resolve().parents[2]
@@ -73,12 +73,41 @@ def test_format_1_loads_with_a_notice_and_upgrades_byte_for_byte(tmp_path: Path,
     for name in ("model.safetensors", "src.spm.model", "tgt.spm.model"):
         assert new[name] == before[name]
     meta = json.loads((tmp_path / "new" / "meta.json").read_text())
-    assert meta["format_version"] == 2 and meta["step"] == 5 and meta["upgraded_from_format"] == 1
+    assert meta["format_version"] == ARTIFACT_FORMAT and meta["step"] == 5 and meta["upgraded_from_format"] == 1
     caplog.clear()
     assert Translator.from_checkpoint(tmp_path / "new").translate(["I like tea."]) == expected
     assert "format 1" not in caplog.text
     for folder in ("trainer-data", "trainer-cache", "trainer-runs"):
         assert not (tmp_path / folder).exists()
+
+
+def test_format_2_attention_settings_are_read_nested_by_kind_and_upgraded(
+        tmp_path: Path, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer],
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Format 2 kept every attention setting flat under model.attention, whatever the kind."""
+    cfg = apply_overrides(tiny_config, {"model.attention.kind": "hard", "model.attention.hard.training": "marginal",
+                                        "model.attention.hard.soft_mix": 0.25})
+    model = build_model(cfg.model, len(tiny_tokenizers[0]), len(tiny_tokenizers[1])).eval()
+    old = tmp_path / "old"
+    save_checkpoint(old, cfg.artifact(), model, *tiny_tokenizers, {"step": 5})
+    stored = json.loads((old / "config.json").read_text())
+    assert "hard" in stored["model"]["attention"] and "multihead" not in stored["model"]["attention"]
+    current = json.loads(json.dumps(stored["model"]))
+    attention = stored["model"]["attention"]
+    hard, attention["heads"], attention["layer_norm"] = attention.pop("hard"), 4, False
+    attention.update({"hard_training" if key == "training" else "hard_sample" if key == "sample" else key: value
+                      for key, value in hard.items()})
+    (old / "config.json").write_text(json.dumps({**stored, "format_version": 2}), encoding="utf-8")
+    meta = json.loads((old / "meta.json").read_text())
+    (old / "meta.json").write_text(json.dumps({**meta, "format_version": 2}), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        loaded = load_checkpoint(old)
+    assert "checkpoint format 2" in caplog.text and "translate upgrade-checkpoint" in caplog.text
+    assert loaded.artifact.model == cfg.artifact().model
+    upgrade_checkpoint(old, tmp_path / "new")
+    assert json.loads((tmp_path / "new" / "config.json").read_text())["model"] == current
+    assert load_checkpoint(tmp_path / "new").artifact.model == cfg.artifact().model
+    assert tree_digest(tmp_path / "new")["model.safetensors"] == tree_digest(old)["model.safetensors"]
 
 
 def test_upgrade_in_place(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
@@ -87,14 +116,14 @@ def test_upgrade_in_place(tmp_path: Path, tiny_config: RunConfig, tiny_model: Se
     save_checkpoint(path, tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 5})
     _format_1(path, tiny_config)
     upgrade_checkpoint(path)
-    assert json.loads((path / "config.json").read_text())["format_version"] == 2
+    assert json.loads((path / "config.json").read_text())["format_version"] == ARTIFACT_FORMAT
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt"]  # no .tmp/.old left behind
 
 
 def test_the_released_checkpoint_is_current_and_evaluate_leaves_it_byte_identical(tmp_path: Path) -> None:
     released = REPO / "checkpoints" / "en-zh"
     before = tree_digest(released)
-    assert json.loads((released / "config.json").read_text())["format_version"] == 2
+    assert json.loads((released / "config.json").read_text())["format_version"] == ARTIFACT_FORMAT
     result, written = evaluate_checkpoint(released, "dev", data_dir=str(TINY_DIR), beam=1)
     assert written == [] and result.report.sentences == 8
     result = runner.invoke(app, ["evaluate", "--checkpoint", str(released), "--data-dir", str(TINY_DIR), "--beam", "1"])

@@ -64,7 +64,7 @@ def test_two_processes_make_the_single_process_update_on_the_combined_batch(tmp_
     _run(2, overrides)
     cfg = load_config(None, overrides)
     # the reference: one process, the same initial weights, each step on both processes' batches at once
-    data = prepare_data(cfg)
+    data = prepare_data(cfg.data, cfg.tokenizer)
     torch.manual_seed(cfg.train.seed)
     model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)).train()
     sgd = torch.optim.SGD(model.parameters(), lr=cfg.train.learning_rate)

@@ -140,8 +140,8 @@ CONFIG_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("wrong type", {"model.hidden_size": "big"}, r"model.hidden_size='big' is invalid: expected a number"),
     ("negative learning rate", {"train.learning_rate": -0.1}, r"train.learning_rate=-0.1 is invalid: must be > 0"),
     ("zero vocabulary", {"tokenizer.en_vocab_size": 0}, r"tokenizer.en_vocab_size=0 is invalid"),
-    ("heads not dividing hidden", {"model.attention.kind": "multihead", "model.attention.heads": 7},
-     r"model.attention.heads=7 is invalid: must divide model.hidden_size \(256\)"),
+    ("heads not dividing hidden", {"model.attention.kind": "multihead", "model.attention.multihead.heads": 7},
+     r"model.attention.multihead.heads=7 is invalid: must divide model.hidden_size \(256\)"),
     ("beam 0", {"decode.beam_size": 0}, r"decode.beam_size=0 is invalid: must be >= 1"),
     ("unknown attention name", {"model.attention.kind": "luong"}, r"choose one of hard, multihead, none, soft"),
 ]

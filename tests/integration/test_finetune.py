@@ -68,8 +68,8 @@ def test_warm_start_of_another_attention_keeps_the_weights_that_fit(tmp_path: Pa
     assert runner.invoke(app, ["train", *_sets(base), "--max-steps", "10"]).exit_code == 0
     source = tmp_path / "runs" / "tiny"
     hard = {**base, "train.init_from": str(source), "train.init_attention": "config",
-            "model.attention.kind": "hard", "model.attention.hard_training": "reinforce",
-            "model.attention.reinforce_baseline": "soft"}
+            "model.attention.kind": "hard", "model.attention.hard.training": "reinforce",
+            "model.attention.hard.reinforce_baseline": "soft"}
     cfg, init = init_source(load_config(None, hard))
     assert init is not None and cfg.model.attention.kind == "hard" and cfg.model.hidden_size == 16
     soft = load_file(source / "best" / "model.safetensors")
@@ -79,7 +79,7 @@ def test_warm_start_of_another_attention_keeps_the_weights_that_fit(tmp_path: Pa
     plain = init_source(load_config(None, {**hard, "train.init_attention": "checkpoint"}))[0]
     assert plain.model.attention.kind == "soft"  # the default: the checkpoint's model settings, attention too
     with pytest.raises(ConfigError, match="have no place of the same shape with model.attention.kind=multihead"):
-        init_source(load_config(None, {**hard, "model.attention.kind": "multihead", "model.attention.heads": 2}))
+        init_source(load_config(None, {**hard, "model.attention.kind": "multihead", "model.attention.multihead.heads": 2}))
 
 
 def test_a_study_preset_can_start_from_another_presets_run(tmp_path: Path, tiny_config: RunConfig) -> None:

@@ -229,8 +229,8 @@ def test_soft_prediction_baseline_reaches_the_reinforce_loss(
     from translate.training.loss import _baselines, compute_loss
 
     cfg = apply_overrides(tiny_config, {"model.input_feeding": input_feeding, "model.attention.kind": "hard",
-                                        "model.attention.reinforce_baseline": "soft",
-                                        "model.attention.soft_mix": 0.0, "model.dropout": 0.0})
+                                        "model.attention.hard.reinforce_baseline": "soft",
+                                        "model.attention.hard.soft_mix": 0.0, "model.dropout": 0.0})
     src_tok, tgt_tok = tiny_tokenizers
     torch.manual_seed(0)
     model = build_model(cfg.model, len(src_tok), len(tgt_tok)).train()
@@ -268,7 +268,7 @@ def test_marginal_hard_attention_trains_the_scorer_without_sampling(
     from translate.training.loss import compute_loss
 
     cfg = apply_overrides(tiny_config, {"model.input_feeding": input_feeding, "model.attention.kind": "hard",
-                                        "model.attention.hard_training": "marginal", "model.dropout": 0.0,
+                                        "model.attention.hard.training": "marginal", "model.dropout": 0.0,
                                         "model.embedding_dropout": 0.0})
     src_tok, tgt_tok = tiny_tokenizers
     torch.manual_seed(0)
@@ -298,12 +298,12 @@ def test_marginal_hard_attention_trains_the_scorer_without_sampling(
 
 def test_a_marginal_model_can_decode_with_the_mixture_it_was_trained_as(
         tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    """`model.attention.marginal_decoding=mixture`: in eval mode each search step predicts
+    """`model.attention.hard.marginal_decoding=mixture`: in eval mode each search step predicts
     Σᵢ αᵢ p(y | xᵢ), the training distribution (without dropout), instead of reading the argmax
     position; the default (argmax) model with the same weights reads one position."""
-    base = {"model.attention.kind": "hard", "model.attention.hard_training": "marginal", "model.dropout": 0.0,
+    base = {"model.attention.kind": "hard", "model.attention.hard.training": "marginal", "model.dropout": 0.0,
             "model.embedding_dropout": 0.0}
-    cfg = apply_overrides(tiny_config, {**base, "model.attention.marginal_decoding": "mixture"})
+    cfg = apply_overrides(tiny_config, {**base, "model.attention.hard.marginal_decoding": "mixture"})
     src_tok, tgt_tok = tiny_tokenizers
     torch.manual_seed(0)
     model = build_model(cfg.model, len(src_tok), len(tgt_tok)).train()
@@ -326,5 +326,5 @@ def test_a_marginal_model_can_decode_with_the_mixture_it_was_trained_as(
     assert torch.equal(weights.max(-1).values, torch.ones(2))  # one position
     hyps = Translator(model, src_tok, tgt_tok, cfg.decode).translate(["I like tea.", "Where is the station?"])
     assert len(hyps) == 2 and all(isinstance(h, str) for h in hyps)
-    with pytest.raises(ConfigError, match="model.attention.marginal_decoding"):
-        apply_overrides(tiny_config, {"model.attention.kind": "hard", "model.attention.marginal_decoding": "mixture"})
+    with pytest.raises(ConfigError, match="model.attention.hard.marginal_decoding"):
+        apply_overrides(tiny_config, {"model.attention.kind": "hard", "model.attention.hard.marginal_decoding": "mixture"})

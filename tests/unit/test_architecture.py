@@ -28,8 +28,8 @@ LAYERS = [
     ["inference"],
     ["evaluation"],
     ["training"],
-    ["study", "serve"],
-    ["cli", "__main__"],
+    ["study", "serve", "release"],
+    ["cli", "bench", "__main__"],
 ]
 
 

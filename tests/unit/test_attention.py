@@ -8,7 +8,14 @@ import typing
 import pytest
 import torch
 
-from translate.config.schema import MULTIHEAD_SCORERS, AttentionConfig, AttentionKind, ScorerName
+from translate.config.schema import (
+    MULTIHEAD_SCORERS,
+    AttentionConfig,
+    AttentionKind,
+    HardAttentionConfig,
+    MultiheadConfig,
+    ScorerName,
+)
 from translate.errors import ConfigError
 from translate.model.attention import ATTENTION, SCORERS, SelfAttentionLayer, build_attention
 from translate.model.attention.scoring import AdditiveScorer, ScaledDotScorer
@@ -23,15 +30,17 @@ def variants() -> list[AttentionConfig]:
         scorers = MULTIHEAD_SCORERS if kind == "multihead" else sorted(SCORERS) if kind != "none" else ["additive"]
         modes = ["plain", "key-value"] if kind in ("soft", "hard") else ["plain"]
         trainings = ["reinforce", "straight-through", "marginal"] if kind == "hard" else ["reinforce"]
-        out += [AttentionConfig(kind=kind, scorer=s, mode=m, heads=2, hard_training=t)  # type: ignore[arg-type]
+        out += [AttentionConfig(kind=kind, scorer=s, mode=m, multihead=MultiheadConfig(heads=2),  # type: ignore[arg-type]
+                                hard=HardAttentionConfig(training=t))  # type: ignore[arg-type]
                 for s in scorers for m in modes for t in trainings]
-    out.append(AttentionConfig(kind="hard", scorer="additive", reinforce_baseline="soft", soft_anneal_steps=10))
-    out.append(AttentionConfig(kind="multihead", scorer="additive", heads=2, layer_norm=True))
+    out.append(AttentionConfig(kind="hard", scorer="additive",
+                               hard=HardAttentionConfig(reinforce_baseline="soft", soft_anneal_steps=10)))
+    out.append(AttentionConfig(kind="multihead", scorer="additive", multihead=MultiheadConfig(heads=2, layer_norm=True)))
     return out
 
 
 VARIANTS = variants()
-IDS = [f"{c.kind}-{c.scorer}-{c.mode}" + (f"-{c.hard_training}" if c.kind == "hard" else "") for c in VARIANTS]
+IDS = [f"{c.kind}-{c.scorer}-{c.mode}" + (f"-{c.hard.training}" if c.kind == "hard" else "") for c in VARIANTS]
 
 
 def inputs(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -87,7 +96,8 @@ def test_gradients_reach_every_parameter_and_the_states(cfg: AttentionConfig) ->
 
 def test_hard_attention_training_weights_are_one_hot_without_soft_mixing() -> None:
     for training in ("reinforce", "straight-through"):
-        cfg = AttentionConfig(kind="hard", scorer="dot", hard_training=training, soft_mix=0.0)  # type: ignore[arg-type]
+        cfg = AttentionConfig(kind="hard", scorer="dot",
+                              hard=HardAttentionConfig(training=training, soft_mix=0.0))  # type: ignore[arg-type]
         attention = build_attention(cfg, D, D).train()
         states, mask, query = inputs()
         out = attention(query, attention.prepare(states, mask))
@@ -97,7 +107,7 @@ def test_hard_attention_training_weights_are_one_hot_without_soft_mixing() -> No
 
 
 def test_reinforce_gradient_flows_only_through_log_prob_to_the_scorer() -> None:
-    cfg = AttentionConfig(kind="hard", scorer="bilinear", soft_mix=0.0, entropy_weight=0.0)
+    cfg = AttentionConfig(kind="hard", scorer="bilinear", hard=HardAttentionConfig(soft_mix=0.0, entropy_weight=0.0))
     attention = build_attention(cfg, D, D).train()
     states, mask, query = inputs()
     states.requires_grad_(True)
@@ -113,7 +123,8 @@ def test_reinforce_gradient_flows_only_through_log_prob_to_the_scorer() -> None:
 
 def test_soft_baseline_is_the_expected_context_and_makes_the_advantage_per_token() -> None:
     torch.manual_seed(0)
-    cfg = AttentionConfig(kind="hard", scorer="dot", soft_mix=0.0, entropy_weight=0.0, reinforce_baseline="soft")
+    cfg = AttentionConfig(kind="hard", scorer="dot",
+                          hard=HardAttentionConfig(soft_mix=0.0, entropy_weight=0.0, reinforce_baseline="soft"))
     attention = build_attention(cfg, D, D).train()
     states, mask, query = inputs()
     memory = attention.prepare(states, mask)
@@ -133,7 +144,7 @@ def test_soft_baseline_is_the_expected_context_and_makes_the_advantage_per_token
 
 
 def test_soft_to_hard_curriculum_lowers_the_soft_mix_and_survives_a_checkpoint() -> None:
-    cfg = AttentionConfig(kind="hard", scorer="dot", soft_mix=0.2, soft_anneal_steps=4)
+    cfg = AttentionConfig(kind="hard", scorer="dot", hard=HardAttentionConfig(soft_mix=0.2, soft_anneal_steps=4))
     attention = build_attention(cfg, D, D).train()
     states, mask, query = inputs()
     mixes = []
@@ -163,7 +174,7 @@ def test_dot_and_scaled_dot_differ_by_sqrt_d() -> None:
 @pytest.mark.parametrize("scorer", ["scaled-dot", "additive"])
 def test_multihead_with_one_head_is_single_head_key_value_attention(scorer: str) -> None:
     torch.manual_seed(0)
-    multi = build_attention(AttentionConfig(kind="multihead", scorer=scorer, heads=1), D, D)
+    multi = build_attention(AttentionConfig(kind="multihead", scorer=scorer, multihead=MultiheadConfig(heads=1)), D, D)
     single_scorer = ScaledDotScorer(D, D) if scorer == "scaled-dot" else AdditiveScorer(D, D)
     single = SoftAttention(single_scorer, D, key_value=True)
     with torch.no_grad():
@@ -219,13 +230,13 @@ def test_unknown_names_list_the_valid_ones() -> None:
 def test_multihead_layer_norm_normalises_the_context_and_ignores_the_query_scale() -> None:
     torch.manual_seed(0)
     states, mask, query = inputs()
-    normed = build_attention(AttentionConfig(kind="multihead", scorer="scaled-dot", heads=2, layer_norm=True), D, D)
+    normed = build_attention(AttentionConfig(kind="multihead", scorer="scaled-dot", multihead=MultiheadConfig(heads=2, layer_norm=True)), D, D)
     memory = normed.prepare(states, mask)
     out = normed(query, memory)
     assert torch.allclose(out.context.mean(-1), torch.zeros(3), atol=1e-5)
     assert torch.allclose(out.context.var(-1, unbiased=False), torch.ones(3), atol=1e-3)
     louder = normed(query * 7.0 + 0.0, memory)  # a layer-normalised query: its scale cannot matter
     assert torch.allclose(louder.weights, out.weights, atol=1e-5)
-    plain = build_attention(AttentionConfig(kind="multihead", scorer="scaled-dot", heads=2), D, D)
+    plain = build_attention(AttentionConfig(kind="multihead", scorer="scaled-dot", multihead=MultiheadConfig(heads=2)), D, D)
     plain_memory = plain.prepare(states, mask)
     assert not torch.allclose(plain(query * 7.0, plain_memory).weights, plain(query, plain_memory).weights, atol=1e-3)

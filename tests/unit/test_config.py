@@ -35,7 +35,7 @@ def test_artifact_config_holds_no_paths_or_machine_settings() -> None:
         ({"tokenizer.zh_vocab_size": 0}, "tokenizer.zh_vocab_size=0"),
         ({"decode.beam_size": 0}, "decode.beam_size=0"),
         ({"decode.n_best": 6}, "decode.n_best=6"),
-        ({"model.attention.kind": "multihead", "model.attention.heads": 3}, "must divide model.hidden_size (256)"),
+        ({"model.attention.kind": "multihead", "model.attention.multihead.heads": 3}, "must divide model.hidden_size (256)"),
         ({"model.attention.kind": "fancy"}, "choose one of hard, multihead, none, soft"),
         ({"model.attention.scorer": "cosine"}, "choose one of additive, bilinear, dot, scaled-dot"),
         ({"model.hidden_size": 10**9}, "model.hidden_size=1000000000 is invalid: must be in [1, 16384]"),
@@ -81,3 +81,26 @@ def test_replace_returns_new_frozen_config() -> None:
     cfg = RunConfig()
     new = apply_overrides(cfg, {"decode.beam_size": 2})
     assert new.decode.beam_size == 2 and cfg.decode.beam_size == 5
+
+
+def test_attention_settings_are_grouped_by_the_kind_that_reads_them(tmp_path: Path,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    cfg = load_config(None, {"model.attention.kind": "hard", "model.attention.hard.training": "marginal",
+                             "model.attention.hard.marginal_decoding": "mixture"})
+    stored = cfg.artifact().to_dict()["model"]["attention"]
+    assert stored["hard"]["training"] == "marginal" and "multihead" not in stored  # only its own kind's section
+    assert from_dict(ArtifactConfig, cfg.artifact().to_dict()) == cfg.artifact()  # the rest loads as defaults
+    soft = load_config().artifact().to_dict()["model"]["attention"]
+    assert set(soft) == {"kind", "scorer", "mode"}
+    with pytest.raises(ConfigError, match="mixture needs model.attention.hard.training=marginal"):
+        load_config(None, {"model.attention.kind": "hard", "model.attention.hard.marginal_decoding": "mixture"})
+    with pytest.raises(ConfigError, match="'model.attention.soft_mix' is now 'model.attention.hard.soft_mix'"):
+        load_config(None, {"model.attention.soft_mix": 0.2})
+    # a run folder's config.yaml from before: flat keys, read in the new layout with a notice
+    old = tmp_path / "config.yaml"
+    old.write_text("model:\n  attention:\n    kind: multihead\n    heads: 8\n    layer_norm: true\n"
+                   "    soft_mix: 0.3\n", encoding="utf-8")
+    with caplog.at_level("INFO"):
+        read = load_config(old)
+    assert read.model.attention.multihead.heads == 8 and read.model.attention.multihead.layer_norm
+    assert read.model.attention.hard.soft_mix == 0.3 and "model.attention.heads" in caplog.text

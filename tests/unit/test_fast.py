@@ -34,10 +34,10 @@ CONFIGS: dict[str, dict[str, Any]] = {
                                  "model.input_feeding": False},
     "bilinear-unidirectional-untied": {"model.attention.scorer": "bilinear", "model.bidirectional": False,
                                        "model.tie_embeddings": False, "model.embedding_size": 12},
-    "marginal-mixture-lstm": {"model.attention.kind": "hard", "model.attention.hard_training": "marginal",
-                              "model.attention.marginal_decoding": "mixture", "model.rnn_type": "lstm"},
+    "marginal-mixture-lstm": {"model.attention.kind": "hard", "model.attention.hard.training": "marginal",
+                              "model.attention.hard.marginal_decoding": "mixture", "model.rnn_type": "lstm"},
     "self-attention-multihead-lstm": {"model.encoder_self_attention": True, "model.attention.kind": "multihead",
-                                      "model.rnn_type": "lstm", "model.attention.layer_norm": True},
+                                      "model.rnn_type": "lstm", "model.attention.multihead.layer_norm": True},
 }
 SENTENCES = ["a cat sleeps on the sofa", "the dog", "I like tea and coffee very much", "where"]
 

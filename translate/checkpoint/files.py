@@ -6,6 +6,7 @@ path (`translate.inference.fast`) reads the same files the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -13,7 +14,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from translate.config.loading import from_dict
+from translate.config.loading import from_dict, nest_attention
 from translate.config.schema import ARTIFACT_FORMAT, ArtifactConfig
 from translate.errors import CheckpointError, ConfigError
 from translate.version import __version__
@@ -22,7 +23,7 @@ logger = logging.getLogger(__name__)
 
 WEIGHTS, CONFIG, META, TRAINER = "model.safetensors", "config.json", "meta.json", "trainer.pt"
 SRC_SPM, TGT_SPM = "src.spm.model", "tgt.spm.model"
-READABLE_FORMATS = (1, ARTIFACT_FORMAT)
+READABLE_FORMATS = (1, 2, ARTIFACT_FORMAT)
 MAX_PARAMETERS = 500_000_000  # 2 GB in fp32: far above any RNN this project trains
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 # floats for weights; integers for counters kept as buffers (the soft-to-hard curriculum's update count)
@@ -110,16 +111,24 @@ def read_meta(path: Path) -> dict[str, Any]:
 
 
 def read_artifact(path: Path, meta: dict[str, Any], notice: bool = True) -> ArtifactConfig:
-    """The artifact config; from a format-1 checkpoint, only its model/tokenizer/decode/direction parts."""
+    """The artifact config; from a format-1 checkpoint, only its model/tokenizer/decode/direction parts;
+    from formats 1-2, the attention settings nested by kind."""
     raw = _read_json(path / CONFIG, "config")
-    if meta["format_version"] == 1 and notice:
-        logger.warning("%s: checkpoint format 1; it loads, but re-save it as format %d with "
-                       "`translate upgrade-checkpoint %s`", path, ARTIFACT_FORMAT, path)
+    if meta["format_version"] < ARTIFACT_FORMAT and notice:
+        logger.warning("%s: checkpoint format %d; it loads, but re-save it as format %d with "
+                       "`translate upgrade-checkpoint %s`", path, meta["format_version"], ARTIFACT_FORMAT, path)
     if meta["format_version"] == 1:
         data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
         raw = {"direction": data.get("direction", "en-zh"), "format_version": ARTIFACT_FORMAT,
                **{key: raw[key] for key in ("model", "tokenizer", "decode") if key in raw}}
+    model = raw.get("model")
+    if meta["format_version"] < 3 and isinstance(model, dict):
+        nest_attention(model.get("attention"))
+        raw["format_version"] = ARTIFACT_FORMAT
     try:
-        return from_dict(ArtifactConfig, raw)
+        artifact = from_dict(ArtifactConfig, raw)
     except ConfigError as exc:
         raise CheckpointError(f"{path / CONFIG}: unreadable config ({exc})") from None
+    # sections of other attention kinds are never read: at their defaults, as a checkpoint stores them
+    return dataclasses.replace(artifact, model=dataclasses.replace(artifact.model,
+                                                                   attention=artifact.model.attention.for_kind()))

@@ -19,6 +19,7 @@ Format 1 (the first release: config.json held the whole run config) still loads,
 from __future__ import annotations
 
 import copy
+import dataclasses
 import errno
 import json
 import logging
@@ -46,6 +47,7 @@ from translate.checkpoint.files import (
     resolve,
 )
 from translate.checkpoint.safety import check_weights_fit
+from translate.config.loading import apply_overrides
 from translate.config.schema import ARTIFACT_FORMAT, ArtifactConfig
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
@@ -126,6 +128,23 @@ def load_checkpoint(path: Path | str, device: torch.device | None = None) -> Loa
     if device is not None:
         model.to(device)
     return Loaded(artifact, model, src_tok, tgt_tok, meta, path)
+
+
+def decoded_as(loaded: Loaded, attention: dict[str, Any]) -> Loaded:
+    """The same weights under other attention settings for decoding (`model.attention.*` keys without
+    the prefix, e.g. {"kind": "hard"}: a soft model read with its argmax position, or
+    {"hard.marginal_decoding": "mixture"}). Every tensor of the checkpoint must find its place; only
+    buffers the new attention keeps for training (a REINFORCE baseline) may start empty."""
+    model_cfg = apply_overrides(loaded.artifact.model, {f"attention.{key}": value for key, value in attention.items()})
+    model = build_model(model_cfg, len(loaded.src_tokenizer), len(loaded.tgt_tokenizer)).to(loaded.model.device)
+    missing, unexpected = model.load_state_dict(loaded.model.state_dict(), strict=False)
+    parameters = {name for name, _ in model.named_parameters()}
+    if unexpected or parameters & set(missing):
+        raise CheckpointError(f"{loaded.path}: its weights do not fit model.attention "
+                              f"{', '.join(f'{k}={v}' for k, v in attention.items())} (unused "
+                              f"{sorted(unexpected)[:3]}, missing {sorted(parameters & set(missing))[:3]})")
+    artifact = dataclasses.replace(loaded.artifact, model=model_cfg)
+    return dataclasses.replace(loaded, artifact=artifact, model=model.eval())
 
 
 def load_weights(model: Seq2Seq, weights: Path) -> None:

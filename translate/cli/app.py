@@ -100,7 +100,7 @@ def prepare(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt 
 
     _quiet_datasets()
     cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction)
-    data = prepare_data(cfg)
+    data = prepare_data(cfg.data, cfg.tokenizer)
     for line in data.report:
         typer.echo(line)
 
@@ -149,23 +149,46 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
                f"checkpoints in {result.run_dir}/best and {result.run_dir}/last")
 
 
+def _penalty_table(rows: list[Any]) -> str:
+    best = max(rows, key=lambda r: r.report.bleu)
+    lines = [f"{'alpha':>6}  {'BLEU':>6}  {'chrF':>6}  length ratio   ({rows[0].report.bleu_signature})"]
+    lines += [f"{r.alpha:6g}  {r.report.bleu:6.2f}  {r.report.chrf:6.2f}  {r.report.length_ratio:12.3f}"
+              + ("  <- best BLEU" if r is best else "") for r in rows]
+    return "\n".join(lines)
+
+
 @app.command()
 @handle_errors
 def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
              split: Annotated[SplitChoice, typer.Option(help="dev, or test once you are done tuning.")] = "dev",
              data_dir: DataDirOpt = None, beam: BeamOpt = None, direction: DirectionOpt = None, device: DeviceOpt = None,
              output: Annotated[Path | None, typer.Option("--output", "-o", help=(
-                 "Write hypotheses here (and <output>.report.json)."))] = None) -> None:
+                 "Write hypotheses here (and <output>.report.json)."))] = None,
+             set_: Annotated[list[str] | None, typer.Option("--set", help=(
+                 "Decode the same weights with other settings: model.attention.* (e.g. "
+                 "model.attention.kind=hard: a soft model read with its argmax position; "
+                 "model.attention.hard.marginal_decoding=mixture) or decode.* (e.g. decode.length_penalty=1.4)."))] = None,
+             length_penalty: Annotated[list[float] | None, typer.Option("--length-penalty", help=(
+                 "Tune the beam search's length penalty (GNMT alpha): give several, e.g. --length-penalty 0.6 "
+                 "--length-penalty 1.0 --length-penalty 1.4; prints BLEU, chrF and length ratio for each and "
+                 "the best (tune on dev, never on test)."))] = None) -> None:
     """Translate dev or test, print BLEU and chrF with the sacrebleu signatures.
 
     A run's checkpoint writes hypotheses and report.<split>.json into the run folder; a released
-    model or a lone checkpoint only prints, unless --output is given. Nothing is written into a checkpoint.
+    model, a lone checkpoint or one decoded with --set only prints, unless --output is given.
+    Nothing is written into a checkpoint.
     """
-    from translate.evaluation.evaluate import evaluate_checkpoint
+    from translate.evaluation.evaluate import evaluate_checkpoint, tune_length_penalty
 
     _quiet_datasets()
+    overrides = parse_set(set_ or [])
+    if length_penalty:
+        rows = tune_length_penalty(checkpoint, list(length_penalty), plain(split), data_dir, plain(device) or "cpu",
+                                   overrides)
+        typer.echo(_penalty_table(rows))
+        return
     result, written = evaluate_checkpoint(checkpoint, plain(split), data_dir, beam, output, plain(direction),
-                                          plain(device) or "cpu")
+                                          plain(device) or "cpu", overrides)
     typer.echo(result.report.summary())
     for path in written:
         typer.echo(f"wrote {path}")
@@ -202,6 +225,34 @@ def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint f
     from translate.checkpoint.store import upgrade_checkpoint as upgrade
 
     typer.echo(f"upgraded: {upgrade(source, output)}")
+
+
+@app.command()
+@handle_errors
+def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is released) or checkpoint folder.")],
+            target: Annotated[Path, typer.Argument(help="Folder to write the released model to, e.g. checkpoints/en-zh.")],
+            recipe: Annotated[str, typer.Option(help=(
+                "The command that trains it, for the model card (default: translate train -c recipes/<direction>.yaml)."))] = "",
+            extra_data: Annotated[str, typer.Option(help="Training data besides Tatoeba, with its license (model card).")] = "",
+            stages: Annotated[str, typer.Option(help="How the model was trained in stages (model card).")] = "",
+            length_penalty: Annotated[float | None, typer.Option(help=(
+                "Store this length penalty in the released decoding settings (tune it on dev first: "
+                "translate evaluate --length-penalty ...)."))] = None,
+            threads: Annotated[int, typer.Option(help="CPU threads for the test decoding (its speed goes in the card).")] = 2,
+            data_dir: DataDirOpt = None) -> None:
+    """Release a model: an fp16 copy with its fast-path graphs, test scores measured on that copy
+    (beam 5 and greedy), BLEU by source length, digits kept, and MODEL_CARD.md. No training state or
+    paths are copied; releasing a released model again gives the same weights and scores."""
+    import torch
+
+    from translate.release.release import timed_release
+
+    _quiet_datasets()
+    torch.set_num_threads(threads)
+    card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
+                                        length_penalty=length_penalty, data_dir=data_dir)
+    typer.echo(card)
+    typer.echo(f"released {target} ({size:.1f} MB) in {seconds:.0f} s")
 
 
 @app.command()

@@ -24,11 +24,10 @@ ModelOpt = Annotated[str | None, typer.Option("--checkpoint", "-m", help=(
     "default: the released model of each line's direction."))]
 ForceDirectionOpt = Annotated[DirectionChoice | None, typer.Option(
     help="Translate every line in this direction instead of detecting it from the line's script.")]
-FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
 EngineOpt = Annotated[EngineChoice, typer.Option(help=(
     "What runs the model: onnx (ONNX Runtime on graphs derived from the PyTorch model) starts fast (no "
     "PyTorch import) and translates one sentence at a time; torch is slower to start and translates in "
-    f"batches; auto = onnx on the CPU for up to {FAST_MAX_LINES} lines, else torch."))]
+    "batches; auto = onnx on the CPU for up to 100 lines, else torch."))]
 
 
 def _router(checkpoint: str | None, direction: Any, device: Any, engine: str = "torch") -> Router:
@@ -38,15 +37,14 @@ def _router(checkpoint: str | None, direction: Any, device: Any, engine: str = "
 
 
 def _engine(engine: Any, device: Any, lines: int | None, attention: bool) -> str:
-    """The engine `translate text` uses: auto resolves to onnx or torch; onnx with an option it
-    cannot serve is a usage error."""
-    engine = plain(engine)
-    if engine == "onnx" and (attention or plain(device) not in (None, "cpu")):
-        raise typer.BadParameter("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
-                                 "use --engine torch", param_hint="--engine")
-    if engine == "auto" and (attention or plain(device) not in (None, "cpu") or (lines or 0) > FAST_MAX_LINES):
-        return "torch"
-    return str(engine)
+    """`translate.inference.router.resolve_engine`, its refusal as a usage error (exit 2)."""
+    from translate.errors import ConfigError
+    from translate.inference.router import resolve_engine
+
+    try:
+        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--engine") from None
 
 
 def _align(translator: TextTranslator, lines: list[str], results: list[list[Translation]]) -> list[Alignment]:

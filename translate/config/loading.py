@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import logging
 import tomllib
 import typing
 from pathlib import Path
@@ -19,6 +20,35 @@ from translate.config.schema import RunConfig
 from translate.errors import ConfigError
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
+# Attention settings that only one kind reads used to sit flat under model.attention (checkpoint format 2)
+MOVED_ATTENTION_KEYS = {
+    "heads": "multihead.heads", "layer_norm": "multihead.layer_norm", "hard_training": "hard.training",
+    "marginal_decoding": "hard.marginal_decoding", "hard_sample": "hard.sample",
+    **{key: f"hard.{key}" for key in ("reinforce_weight", "entropy_weight", "baseline_decay", "soft_mix",
+                                      "reinforce_baseline", "soft_anneal_steps", "gumbel_temperature")},
+}
+
+
+def moved_key_error(key: str) -> ConfigError:
+    """The error for a flat kind-specific attention key, e.g. model.attention.heads, naming where it is now."""
+    prefix, _, name = key.rpartition(".")
+    return ConfigError(f"config key '{key}' is now '{prefix}.{MOVED_ATTENTION_KEYS[name]}' "
+                       f"(settings only one attention kind reads are grouped under it)")
+
+
+def nest_attention(attention: Any) -> list[str]:
+    """Move flat kind-specific attention settings (the earlier layout) into their sections, in place;
+    returns the keys moved."""
+    if not isinstance(attention, dict):
+        return []
+    moved = [key for key in MOVED_ATTENTION_KEYS if key in attention]
+    for key in moved:
+        section, name = MOVED_ATTENTION_KEYS[key].split(".")
+        target = attention.setdefault(section, {})
+        if isinstance(target, dict):
+            target.setdefault(name, attention.pop(key))
+    return moved
 
 
 def _type_name(tp: Any) -> str:
@@ -96,6 +126,8 @@ def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
         node = child
     if parts[-1] not in node:
         prefix = ".".join(parts[:-1]) + "." if len(parts) > 1 else ""
+        if parts[-2:-1] == ["attention"] and parts[-1] in MOVED_ATTENTION_KEYS:
+            raise moved_key_error(key)
         raise _unknown_key(parts[-1], list(node), prefix)
     node[parts[-1]] = value
 
@@ -137,8 +169,15 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
 
 def load_config(path: Path | None = None, overrides: dict[str, Any] | None = None) -> RunConfig:
-    """Read a YAML or TOML file (or the defaults), then apply dotted overrides."""
-    cfg = from_dict(RunConfig, read_config_file(path) if path is not None else {})
+    """Read a YAML or TOML file (or the defaults), then apply dotted overrides. A file in the earlier
+    attention layout (flat kind-specific keys, e.g. a run folder's config.yaml) is read in the new one."""
+    data = read_config_file(path) if path is not None else {}
+    model = data.get("model") if isinstance(data, dict) else None
+    moved = nest_attention(model.get("attention")) if isinstance(model, dict) else []
+    if moved:
+        logger.info("%s: read model.attention.%s as model.attention.%s", path, ", ".join(moved),
+                    ", ".join(MOVED_ATTENTION_KEYS[k] for k in moved))
+    cfg = from_dict(RunConfig, data)
     return apply_overrides(cfg, overrides or {})
 
 

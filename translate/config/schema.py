@@ -22,7 +22,7 @@ ScorerName = Literal["additive", "bilinear", "dot", "scaled-dot"]
 MULTIHEAD_SCORERS: tuple[str, ...] = ("additive", "dot", "scaled-dot")  # bilinear has no per-head form
 LANGS = ("en", "zh")
 MAX_WIDTH, MAX_LAYERS = 16_384, 16  # sanity limits: a checkpoint's config is untrusted data
-ARTIFACT_FORMAT = 2  # version of the checkpoint layout written by translate.checkpoint.store
+ARTIFACT_FORMAT = 3  # version of the checkpoint layout written by translate.checkpoint (3: attention settings by kind).store
 
 
 def _check(condition: bool, name: str, value: Any, rule: str) -> None:
@@ -100,20 +100,26 @@ class TokenizerConfig:
 
 
 @dataclass(frozen=True)
-class AttentionConfig:
-    """Which attention the decoder uses; see translate.model.attention for the registry."""
+class MultiheadConfig:
+    """What only multi-head attention reads (`model.attention.kind=multihead`)."""
 
-    kind: AttentionKind = "soft"
-    scorer: ScorerName = "additive"
-    mode: Literal["plain", "key-value"] = "plain"
-    heads: int = 4  # multihead only
-    layer_norm: bool = False  # multihead only: layer normalisation of the query and of the context (RNMT+)
+    heads: int = 4
+    layer_norm: bool = False  # layer normalisation of the query and of the context (RNMT+)
+
+    def __post_init__(self) -> None:
+        _check(1 <= self.heads <= MAX_WIDTH, "model.attention.multihead.heads", self.heads, f"must be in [1, {MAX_WIDTH}]")
+
+
+@dataclass(frozen=True)
+class HardAttentionConfig:
+    """What only hard attention reads (`model.attention.kind=hard`): how the one position is trained and decoded."""
+
     # marginal: exact marginal likelihood over the position (Deng et al. 2018), argmax at inference
-    hard_training: Literal["reinforce", "straight-through", "marginal"] = "reinforce"
+    training: Literal["reinforce", "straight-through", "marginal"] = "reinforce"
     # marginal only: decode with the argmax position (one state per step), or with the mixture it was
     # trained as (p(y) = Σᵢ αᵢ p(y | xᵢ): the output layer once per source position)
     marginal_decoding: Literal["argmax", "mixture"] = "argmax"
-    hard_sample: Literal["sample", "argmax"] = "sample"  # how hard attention picks while training
+    sample: Literal["sample", "argmax"] = "sample"  # how the position is picked while training
     reinforce_weight: float = 1.0
     entropy_weight: float = 0.01
     baseline_decay: float = 0.95
@@ -125,22 +131,48 @@ class AttentionConfig:
     gumbel_temperature: float = 1.0
 
     def __post_init__(self) -> None:
-        _check(1 <= self.heads <= MAX_WIDTH, "model.attention.heads", self.heads, f"must be in [1, {MAX_WIDTH}]")
-        _check(0 <= self.soft_mix <= 1, "model.attention.soft_mix", self.soft_mix, "must be in [0, 1]")
-        _check(self.marginal_decoding == "argmax" or (self.kind == "hard" and self.hard_training == "marginal"),
-               "model.attention.marginal_decoding", self.marginal_decoding,
-               "mixture needs model.attention.kind=hard and model.attention.hard_training=marginal")
-        _check(self.soft_anneal_steps >= 0, "model.attention.soft_anneal_steps", self.soft_anneal_steps, "must be >= 0")
-        _check(0 <= self.baseline_decay < 1, "model.attention.baseline_decay", self.baseline_decay,
-               "must be in [0, 1)")
-        _check(self.gumbel_temperature > 0, "model.attention.gumbel_temperature",
-               self.gumbel_temperature, "must be > 0")
+        name = "model.attention.hard."
+        _check(0 <= self.soft_mix <= 1, name + "soft_mix", self.soft_mix, "must be in [0, 1]")
+        _check(self.marginal_decoding == "argmax" or self.training == "marginal", name + "marginal_decoding",
+               self.marginal_decoding, f"mixture needs {name}training=marginal")
+        _check(self.soft_anneal_steps >= 0, name + "soft_anneal_steps", self.soft_anneal_steps, "must be >= 0")
+        _check(0 <= self.baseline_decay < 1, name + "baseline_decay", self.baseline_decay, "must be in [0, 1)")
+        _check(self.gumbel_temperature > 0, name + "gumbel_temperature", self.gumbel_temperature, "must be > 0")
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """Which attention the decoder uses; see translate.model.attention for the registry. Settings that
+    only one kind reads live in its own section (`multihead`, `hard`)."""
+
+    kind: AttentionKind = "soft"
+    scorer: ScorerName = "additive"
+    mode: Literal["plain", "key-value"] = "plain"
+    multihead: MultiheadConfig = field(default_factory=MultiheadConfig)
+    hard: HardAttentionConfig = field(default_factory=HardAttentionConfig)
+
+    def __post_init__(self) -> None:
         _check(self.kind != "multihead" or self.scorer in MULTIHEAD_SCORERS, "model.attention.scorer", self.scorer,
                f"not available with kind=multihead; valid: {', '.join(MULTIHEAD_SCORERS)}")
         for name, choices in (("kind", AttentionKind), ("scorer", ScorerName)):
             value = getattr(self, name)
             _check(value in get_args(choices), f"model.attention.{name}", value,
                    f"unknown; valid {name}s: {', '.join(get_args(choices))}")
+        _check(self.hard.marginal_decoding == "argmax" or self.kind == "hard", "model.attention.hard.marginal_decoding",
+               self.hard.marginal_decoding, "mixture needs model.attention.kind=hard")
+
+    def for_kind(self) -> AttentionConfig:
+        """The same settings with the other kinds' sections at their defaults (they are never read)."""
+        return dataclasses.replace(self, **{section: type(getattr(self, section))()
+                                            for section in ("multihead", "hard") if self.kind != section})
+
+    def relevant(self) -> dict[str, Any]:
+        """The settings this kind reads: the other kinds' sections left out (what a checkpoint stores)."""
+        data = dataclasses.asdict(self)
+        for section in ("multihead", "hard"):
+            if self.kind != section:
+                del data[section]
+        return data
 
 
 @dataclass(frozen=True)
@@ -173,8 +205,8 @@ class ModelConfig:
                "model.tie_embeddings", self.tie_embeddings,
                f"needs model.embedding_size == model.hidden_size ({self.embedding_size} != {self.hidden_size})")
         if self.attention.kind == "multihead":
-            _check(self.hidden_size % self.attention.heads == 0, "model.attention.heads",
-                   self.attention.heads, f"must divide model.hidden_size ({self.hidden_size})")
+            _check(self.hidden_size % self.attention.multihead.heads == 0, "model.attention.multihead.heads",
+                   self.attention.multihead.heads, f"must divide model.hidden_size ({self.hidden_size})")
         if self.encoder_self_attention:
             _check(self.hidden_size % self.self_attention_heads == 0, "model.self_attention_heads",
                    self.self_attention_heads, f"must divide model.hidden_size ({self.hidden_size})")
@@ -183,8 +215,8 @@ class ModelConfig:
     def mechanism(self) -> str:
         """A short human name of the attention, e.g. "soft additive", "multihead additive x4"."""
         att = self.attention
-        name = {"none": "none", "soft": f"soft {att.scorer}", "hard": f"hard {att.scorer} ({att.hard_training})",
-                "multihead": f"multihead {att.scorer} x{att.heads}"}[att.kind]
+        name = {"none": "none", "soft": f"soft {att.scorer}", "hard": f"hard {att.scorer} ({att.hard.training})",
+                "multihead": f"multihead {att.scorer} x{att.multihead.heads}"}[att.kind]
         if att.kind == "soft" and att.mode == "key-value":
             name += " key-value"
         return name + (" + encoder self-attention" if self.encoder_self_attention else "")
@@ -266,7 +298,10 @@ class ArtifactConfig(_Languages):
     decode: DecodeConfig = field(default_factory=DecodeConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """As stored in config.json: the attention sections of other kinds left out (they load as defaults)."""
+        data = dataclasses.asdict(self)
+        data["model"]["attention"] = self.model.attention.relevant()
+        return data
 
 
 @dataclass(frozen=True)
@@ -290,5 +325,6 @@ class RunConfig:
         return dataclasses.asdict(self)
 
     def artifact(self) -> ArtifactConfig:
-        return ArtifactConfig(direction=self.data.direction, model=self.model, tokenizer=self.tokenizer,
-                              decode=self.decode)
+        """What a checkpoint of this run stores (attention sections of other kinds at their defaults)."""
+        model = dataclasses.replace(self.model, attention=self.model.attention.for_kind())
+        return ArtifactConfig(direction=self.data.direction, model=model, tokenizer=self.tokenizer, decode=self.decode)

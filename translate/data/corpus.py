@@ -17,7 +17,7 @@ import datasets
 import pyarrow as pa
 
 from translate.config.paths import cache_path, data_dir
-from translate.config.schema import DataConfig, RunConfig
+from translate.config.schema import DataConfig, TokenizerConfig
 from translate.data.batching import fingerprint, numericalize
 from translate.data.cleaning import check_columns, clean, clean_to_file
 from translate.data.readers import read_split
@@ -128,24 +128,24 @@ def sample_sentences(ds: datasets.Dataset, lang: str, limit: int = TOKENIZER_SAM
         yield from chunk[lang]
 
 
-def _tokenizer(cfg: RunConfig, lang: str, train_text: datasets.Dataset, key: str, cache: Path) -> Tokenizer:
-    tok_cfg = json.dumps(dataclasses.asdict(cfg.tokenizer), sort_keys=True)
+def _tokenizer(settings: TokenizerConfig, lang: str, train_text: datasets.Dataset, key: str, cache: Path) -> Tokenizer:
+    tok_cfg = json.dumps(dataclasses.asdict(settings), sort_keys=True)
     path = cache / f"spm-{lang}-{fingerprint(key, tok_cfg, lang, TRAINING_RECIPE)}.model"
     if path.is_file():
         return Tokenizer.load(path)
-    logger.info("training SentencePiece (%s, %d pieces) on %d of %d sentences", lang, cfg.tokenizer.vocab_size(lang),
+    logger.info("training SentencePiece (%s, %d pieces) on %d of %d sentences", lang, settings.vocab_size(lang),
                 min(len(train_text), TOKENIZER_SAMPLE), len(train_text))
-    tokenizer = Tokenizer(train_tokenizer(sample_sentences(train_text, lang), lang, cfg.tokenizer))
+    tokenizer = Tokenizer(train_tokenizer(sample_sentences(train_text, lang), lang, settings))
     tokenizer.save(path)
     return tokenizer
 
 
-def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None = None) -> PreparedData:
+def prepare_data(data: DataConfig, tokenizer: TokenizerConfig,
+                 tokenizers: tuple[Tokenizer, Tokenizer] | None = None) -> PreparedData:
     """Read and clean train/dev, train (or reuse) tokenizers, numericalise with an on-disk cache.
 
     Pass `tokenizers` (src, tgt) to reuse a run's own models when resuming.
     """
-    data = cfg.data
     cache = cache_path(data.cache_dir)
     cache.mkdir(parents=True, exist_ok=True)
     report: list[str] = []
@@ -155,8 +155,8 @@ def prepare_data(cfg: RunConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None 
     clock.done("read and clean")
     clean_key = fingerprint(_source_key(data, "train"), str(data.max_chars), str(data.max_ratio))
     if tokenizers is None:
-        tokenizers = (_tokenizer(cfg, data.src_lang, train_text, clean_key, cache),
-                      _tokenizer(cfg, data.tgt_lang, train_text, clean_key, cache))
+        tokenizers = (_tokenizer(tokenizer, data.src_lang, train_text, clean_key, cache),
+                      _tokenizer(tokenizer, data.tgt_lang, train_text, clean_key, cache))
     clock.done("tokenizers")
     src_tok, tgt_tok = tokenizers
     tok_key = fingerprint(src_tok.proto, tgt_tok.proto, data.direction)

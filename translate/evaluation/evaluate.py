@@ -1,9 +1,9 @@
 """Evaluation: the one translate -> time -> score -> write routine, and `translate evaluate`.
 
-`translate_and_score` is what the CLI, `translate compare` and `scripts/benchmark.py` call.
-Evaluating a checkpoint of a run writes hypotheses and a report under the run folder; a
-checkpoint outside a run (a released model) only prints, unless `output` is given. Nothing is
-ever written into a checkpoint.
+`translate_and_score` is what the CLI, `translate compare`, `translate release` and the benchmarks
+call. Evaluating a checkpoint of a run writes hypotheses and a report under the run folder; a
+checkpoint outside a run (a released model), or one decoded with other settings (`overrides`), only
+prints, unless `output` is given. Nothing is ever written into a checkpoint.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from translate.checkpoint.store import load_checkpoint, resolve
+from translate.checkpoint.store import Loaded, decoded_as, load_checkpoint, resolve
 from translate.config.device import resolve_device
-from translate.config.loading import apply_overrides, load_config
+from translate.config.loading import MOVED_ATTENTION_KEYS, apply_overrides, load_config, moved_key_error
 from translate.config.paths import find_model
 from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
@@ -64,24 +64,51 @@ def _data_config(run: Path | None, direction: str, data_dir: str | None) -> Data
     return apply_overrides(data, overrides)
 
 
+def split_overrides(overrides: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`--set` keys that may change at decoding time: (model.attention.* without the prefix, decode.*
+    without the prefix); anything else defines the trained model or its data and is refused."""
+    attention, decode = {}, {}
+    for key, value in overrides.items():
+        if key.startswith("model.attention."):
+            if key.removeprefix("model.attention.") in MOVED_ATTENTION_KEYS:
+                raise moved_key_error(key)
+            attention[key.removeprefix("model.attention.")] = value
+        elif key.startswith("decode."):
+            decode[key.removeprefix("decode.")] = value
+        else:
+            raise ConfigError(f"--set {key}: only model.attention.* (decode the same weights with other attention "
+                              f"settings) and decode.* can change when evaluating a trained model")
+    return attention, decode
+
+
+def _translator(ckpt: Path, device: str, overrides: dict[str, Any], beam: int | None) -> tuple[Translator, Loaded]:
+    loaded = load_checkpoint(ckpt, resolve_device(device))
+    attention, decode_overrides = split_overrides(overrides)
+    if attention:
+        loaded = decoded_as(loaded, attention)
+    decode = apply_overrides(loaded.artifact.decode, {**decode_overrides, **(
+        {"beam_size": beam, "n_best": 1} if beam is not None else {})})
+    return Translator.from_loaded(loaded, decode=decode), loaded
+
+
 def evaluate_checkpoint(checkpoint: Path | str, split: str, data_dir: str | None = None, beam: int | None = None,
                         output: Path | None = None, direction: str | None = None,
-                        device: str = "cpu") -> tuple[Evaluation, list[Path]]:
-    """Translate dev or test with a checkpoint and score it; returns the evaluation and the files written."""
+                        device: str = "cpu", overrides: dict[str, Any] | None = None) -> tuple[Evaluation, list[Path]]:
+    """Translate dev or test with a checkpoint and score it; returns the evaluation and the files written.
+    `overrides`: `--set` keys of model.attention.* and decode.* (see `split_overrides`)."""
     ckpt = resolve(find_model(checkpoint))
-    loaded = load_checkpoint(ckpt, resolve_device(device))
-    translator = Translator.from_loaded(loaded)
+    translator, loaded = _translator(ckpt, device, overrides or {}, beam)
     artifact_direction = loaded.artifact.direction
     if direction is not None and direction != artifact_direction:
         raise ConfigError(f"the checkpoint translates {artifact_direction}, but {direction} was asked for; "
                           f"use a {direction} checkpoint (see `translate info --checkpoint {checkpoint}`)")
-    decode = translator.decode if beam is None else apply_overrides(translator.decode, {"beam_size": beam, "n_best": 1})
+    decode = translator.decode
     run = _run_folder(ckpt)
     data = _data_config(run, artifact_direction, data_dir)
     sources, refs = load_eval_split(data, split)
     if output is not None:
         hyp_path, report_path = output, output.with_name(output.name + ".report.json")
-    elif run is not None:
+    elif run is not None and not overrides:
         hyp_path = run / f"{split}.{ckpt.name}.beam{decode.beam_size}.hyp.txt"
         report_path = run / f"report.{split}.json"
     else:
@@ -90,8 +117,30 @@ def evaluate_checkpoint(checkpoint: Path | str, split: str, data_dir: str | None
     if report_path is None or hyp_path is None:
         return result, []
     record = {"checkpoint": str(ckpt), "split": split, **result.report.to_dict(), "decode": dataclasses.asdict(decode),
+              **({"overrides": overrides} if overrides else {}),
               "decode_seconds": round(result.seconds, 2),
               "sentences_per_second": round(result.sentences_per_second, 1), "hypotheses": str(hyp_path)}
     report_path.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
     return result, [hyp_path, report_path]
 
+
+
+@dataclass
+class PenaltyRow:
+    alpha: float
+    report: EvalReport  # with the length ratio (hypothesis / reference length)
+
+
+def tune_length_penalty(checkpoint: Path | str, alphas: list[float], split: str = "dev", data_dir: str | None = None,
+                        device: str = "cpu", overrides: dict[str, Any] | None = None) -> list[PenaltyRow]:
+    """Dev scores of the checkpoint's beam search under each length penalty (GNMT alpha), in order."""
+    ckpt = resolve(find_model(checkpoint))
+    translator, loaded = _translator(ckpt, device, overrides or {}, None)
+    data = _data_config(_run_folder(ckpt), loaded.artifact.direction, data_dir)
+    sources, refs = load_eval_split(data, split)
+    rows = []
+    for alpha in alphas:
+        decode = apply_overrides(translator.decode, {"length_penalty": alpha})
+        report = translate_and_score(translator, sources, refs, data.tgt_lang, decode).report
+        rows.append(PenaltyRow(alpha, report))
+    return rows

@@ -1,7 +1,7 @@
-"""Which model translates which text: one given checkpoint, or the released model of each text's
-direction (forced, or from the text's script), each loaded on first use, by the engine asked for:
-"torch" (`Translator`), "onnx" (`translate.inference.fast`: the graphs derived from the PyTorch model on
-ONNX Runtime, no PyTorch import), or "auto" (ONNX Runtime on the CPU, else PyTorch)."""
+"""Which model and engine translate which text: one given checkpoint, or the released model of each
+text's direction (forced, or from the text's script), each loaded on first use by the engine that
+`resolve_engine` chose: "torch" (`Translator`) or "onnx" (`translate.inference.fast`: the graphs derived
+from the PyTorch model on ONNX Runtime, no PyTorch import)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,24 @@ from pathlib import Path
 from translate.config.paths import find_model, released_models
 from translate.config.schema import Engine
 from translate.data.cleaning import detect_language
-from translate.errors import CheckpointError
+from translate.errors import CheckpointError, ConfigError
 from translate.inference.text_translator import TextTranslator
 
 logger = logging.getLogger(__name__)
 OTHER = {"en": "zh", "zh": "en"}
+FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
+
+
+def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool) -> str:
+    """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU for up to FAST_MAX_LINES
+    lines without attention views (`lines` None: an interactive prompt), else PyTorch; "onnx" with
+    a device or an attention view it cannot serve is an error."""
+    if engine == "onnx" and (attention or device != "cpu"):
+        raise ConfigError("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
+                          "use --engine torch")
+    if engine == "auto":
+        return "onnx" if device == "cpu" and not attention and (lines or 0) <= FAST_MAX_LINES else "torch"
+    return engine
 
 
 def direction_of(text: str, source: str | None = None) -> str:
@@ -26,7 +39,8 @@ def direction_of(text: str, source: str | None = None) -> str:
 
 class Router:
     def __init__(self, checkpoint: str | None = None, device: str = "cpu", direction: str | None = None,
-                 engine: Engine = "torch") -> None:
+                 engine: str = "torch") -> None:
+        """`engine`: "torch" or "onnx", as `resolve_engine` chose."""
         self.checkpoint, self.device, self.direction, self.engine = checkpoint, device, direction, engine
         self._loaded: dict[str, TextTranslator] = {}
 
@@ -42,15 +56,10 @@ class Router:
         return self._loaded[key]
 
     def _load(self, path: Path) -> TextTranslator:
-        if self.engine == "onnx" or (self.engine == "auto" and self.device == "cpu"):
+        if self.engine == "onnx":
             from translate.inference.fast import FastTranslator
 
-            try:
-                return FastTranslator.from_checkpoint(path)
-            except CheckpointError as exc:
-                if self.engine == "onnx":
-                    raise
-                logger.debug("PyTorch engine: %s", exc)  # auto: PyTorch runs it, or reports what is wrong
+            return FastTranslator.from_checkpoint(path)
         from translate.inference.translator import Translator
 
         return Translator.from_checkpoint(path, self.device)

@@ -30,6 +30,9 @@ class Selectable(Protocol):
 
 
 C = TypeVar("C", bound=Selectable)
+# Named regions of a search step: a profile (`python scripts/profile.py search`) splits time by them.
+REGIONS = ("model.step", "search.candidates", "search.finished", "search.advance", "search.reorder")
+_region = torch.profiler.record_function
 CHUNK = 100  # tokens per vocabulary chunk in the beam's candidate search
 StepFn = Callable[[torch.Tensor, C], tuple[torch.Tensor, C]]
 
@@ -58,7 +61,8 @@ def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: in
     total = torch.zeros(batch, device=device)
     active = torch.arange(batch, device=device)
     for t in range(int(max_lens.max()) + 1):
-        log_probs, ctx = step_fn(tokens, ctx)
+        with _region("model.step"):
+            log_probs, ctx = step_fn(tokens, ctx)
         log_probs = _only_eos(log_probs, max_lens[active] <= t, eos, (pad, bos))
         best, tokens = log_probs.max(-1)
         total[active] += best
@@ -165,19 +169,25 @@ def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eo
     tokens = torch.full((batch,), bos, dtype=torch.long, device=device)
     finished: list[list[Hypothesis]] = [[] for _ in range(batch)]
     for t in range(int(max_lens.max()) + 1):
-        log_probs, ctx = step_fn(tokens, ctx)
+        with _region("model.step"):
+            log_probs, ctx = step_fn(tokens, ctx)
         width = beams.scores.size(1)
-        log_probs = _only_eos(log_probs.view(-1, width, log_probs.size(-1)), max_lens[beams.ids] <= t, eos, (pad, bos))
-        top = _top_candidates(beams, log_probs, k)
-        _collect_finished(beams, top, k, eos, alpha, finished)
-        beams, rows, tokens = _advance(beams, top, k, eos)
-        open_rows = _still_open(beams, finished, k, alpha, t) & (max_lens[beams.ids] > t)
+        with _region("search.candidates"):
+            log_probs = _only_eos(log_probs.view(-1, width, log_probs.size(-1)), max_lens[beams.ids] <= t, eos,
+                                  (pad, bos))
+            top = _top_candidates(beams, log_probs, k)
+        with _region("search.finished"):
+            _collect_finished(beams, top, k, eos, alpha, finished)
+        with _region("search.advance"):
+            beams, rows, tokens = _advance(beams, top, k, eos)
+            open_rows = _still_open(beams, finished, k, alpha, t) & (max_lens[beams.ids] > t)
         if not open_rows.any():
             break
-        ctx = (ctx.select(rows) if width == 1 else ctx.reorder(rows))  # type: ignore[assignment]
-        if not open_rows.all():
-            keep = open_rows.nonzero().squeeze(1)
-            beam_rows = (keep.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
-            beams = _Beams(beams.scores[keep], beams.history[keep], beams.ids[keep])
-            ctx, tokens = ctx.select(beam_rows), tokens[beam_rows]  # type: ignore[assignment]
+        with _region("search.reorder"):
+            ctx = (ctx.select(rows) if width == 1 else ctx.reorder(rows))  # type: ignore[assignment]
+            if not open_rows.all():
+                keep = open_rows.nonzero().squeeze(1)
+                beam_rows = (keep.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
+                beams = _Beams(beams.scores[keep], beams.history[keep], beams.ids[keep])
+                ctx, tokens = ctx.select(beam_rows), tokens[beam_rows]  # type: ignore[assignment]
     return [sorted(hyps, key=lambda h: -h.score)[:n_best] for hyps in finished]

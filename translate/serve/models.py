@@ -35,7 +35,7 @@ class ServedModel:
     def info(self) -> dict[str, Any]:
         a = self.artifact
         return {"name": self.name, "direction": a.direction, "source": a.src_lang, "target": a.tgt_lang,
-                "mechanism": a.model.mechanism, "heads": a.model.attention.heads if a.model.attention.kind == "multihead" else None,
+                "mechanism": a.model.mechanism, "heads": a.model.attention.multihead.heads if a.model.attention.kind == "multihead" else None,
                 "parameters": self.translator.model.num_parameters(), "step": self.meta.get("step"),
                 "scores": self.meta.get("scores", {})}
 

@@ -30,11 +30,11 @@ from translate.training.train import train
 logger = logging.getLogger(__name__)
 
 _SOFT = {"model.attention.kind": "soft", "model.attention.mode": "plain"}
-_MULTIHEAD_LN = {"model.attention.kind": "multihead", "model.attention.scorer": "additive", "model.attention.heads": 4,
-                 "model.attention.layer_norm": True}
+_MULTIHEAD_LN = {"model.attention.kind": "multihead", "model.attention.scorer": "additive", "model.attention.multihead.heads": 4,
+                 "model.attention.multihead.layer_norm": True}
 # REINFORCE hard attention (soft-prediction baseline) fine-tuned from a soft run of the same seed
-_WARM_HARD: dict[str, Any] = {"model.attention.kind": "hard", "model.attention.hard_training": "reinforce",
-                              "model.attention.reinforce_baseline": "soft", "train.init_attention": "config",
+_WARM_HARD: dict[str, Any] = {"model.attention.kind": "hard", "model.attention.hard.training": "reinforce",
+                              "model.attention.hard.reinforce_baseline": "soft", "train.init_attention": "config",
                               "train.max_steps": 3000, "train.learning_rate": 5e-4, "train.warmup_steps": 200}
 MECHANISMS: dict[str, dict[str, Any]] = {
     "none": {"model.attention.kind": "none"},
@@ -45,17 +45,17 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "additive-kv": {**_SOFT, "model.attention.scorer": "additive", "model.attention.mode": "key-value"},
     "scaled-dot-kv": {**_SOFT, "model.attention.scorer": "scaled-dot", "model.attention.mode": "key-value"},
     "hard-reinforce": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                       "model.attention.hard_training": "reinforce"},
+                       "model.attention.hard.training": "reinforce"},
     "hard-reinforce-soft-baseline": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                                     "model.attention.hard_training": "reinforce",
-                                     "model.attention.reinforce_baseline": "soft"},
+                                     "model.attention.hard.training": "reinforce",
+                                     "model.attention.hard.reinforce_baseline": "soft"},
     "hard-reinforce-curriculum": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                                  "model.attention.hard_training": "reinforce", "model.attention.reinforce_baseline": "soft",
-                                  "model.attention.soft_mix": 0.0, "model.attention.soft_anneal_steps": 3000},
+                                  "model.attention.hard.training": "reinforce", "model.attention.hard.reinforce_baseline": "soft",
+                                  "model.attention.hard.soft_mix": 0.0, "model.attention.hard.soft_anneal_steps": 3000},
     "hard-marginal": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                      "model.attention.hard_training": "marginal"},
+                      "model.attention.hard.training": "marginal"},
     "hard-gumbel-st": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                       "model.attention.hard_training": "straight-through"},
+                       "model.attention.hard.training": "straight-through"},
     # warm start: the same seed's converged additive run, fine-tuned with hard attention
     "hard-reinforce-warm": {**_WARM_HARD, "model.attention.scorer": "additive", "train.init_from": "@additive"},
     # the same from the dot model, whose attention is already sharp (its argmax twin loses 1.2 BLEU, additive's 4.1)
@@ -65,14 +65,14 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "hard-reinforce-warm-lowlr": {**_WARM_HARD, "model.attention.scorer": "additive", "train.init_from": "@additive",
                                   "train.learning_rate": 2e-4, "train.min_learning_rate": 5e-5},
     "multihead": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
-                  "model.attention.heads": 4},
+                  "model.attention.multihead.heads": 4},
     "multihead-ln": _MULTIHEAD_LN,
     # with layer norm (better than without for additive, p = 0.025): the other scorers, then the head size
     "multihead-ln-dot": {**_MULTIHEAD_LN, "model.attention.scorer": "dot"},
     "multihead-ln-scaled-dot": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot"},
     # head size, with the best multi-head scorer of the first pass: 1 head of 256 (the encoder states), 8 of 32
-    "multihead-ln-scaled-dot-1head": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.heads": 1},
-    "multihead-ln-scaled-dot-8heads": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.heads": 8},
+    "multihead-ln-scaled-dot-1head": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.multihead.heads": 1},
+    "multihead-ln-scaled-dot-8heads": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.multihead.heads": 8},
     "self-attention+additive": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True},
     # the sqrt(d) check: the same two scorers at twice the width (d = 512 instead of 256)
     "dot-h512": {**_SOFT, "model.attention.scorer": "dot", "model.hidden_size": 512, "model.embedding_size": 512},

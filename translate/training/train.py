@@ -119,9 +119,9 @@ def _threads(cfg: RunConfig, dist: Dist) -> None:
 
 def _prepared(cfg: RunConfig, dist: Dist, tokenizers: tuple[Tokenizer, Tokenizer] | None) -> PreparedData:
     """The main process prepares (and caches) the data first; the others then read the cache."""
-    data = prepare_data(cfg, tokenizers) if dist.main else None
+    data = prepare_data(cfg.data, cfg.tokenizer, tokenizers) if dist.main else None
     dist.barrier()
-    return data if data is not None else prepare_data(cfg, tokenizers)
+    return data if data is not None else prepare_data(cfg.data, cfg.tokenizer, tokenizers)
 
 
 def _new_trainer(cfg: RunConfig, files: RunFiles, init: Loaded | None, dist: Dist) -> Trainer:
@@ -153,7 +153,8 @@ def _resume_trainer(cfg: RunConfig, files: RunFiles, dist: Dist) -> Trainer:
         raise CheckpointError(f"cannot resume {files.root}: no last/ checkpoint with training state")
     changes = check_resume(load_config(files.root / "config.yaml"), cfg)
     loaded = load_checkpoint(last)
-    if loaded.artifact.model != cfg.model or loaded.artifact.direction != cfg.data.direction:
+    stored = loaded.artifact.to_dict()["model"]  # what a checkpoint keeps of the model settings (its kind's only)
+    if stored != cfg.artifact().to_dict()["model"] or loaded.artifact.direction != cfg.data.direction:
         raise CheckpointError(f"{loaded.path}: its model or direction differs from {files.root / 'config.yaml'}; "
                               f"the run folder was edited by hand")
     saved = load_trainer_state(loaded.path)

@@ -28,11 +28,11 @@ def _soft(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
 
 def _hard(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
     scorer = SCORERS[cfg.scorer](query_size, memory_size)
-    return HardAttention(scorer, memory_size, cfg.mode == "key-value", cfg)
+    return HardAttention(scorer, memory_size, cfg.mode == "key-value", cfg.hard)
 
 
 def _multihead(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
-    return MultiHeadAttention(query_size, memory_size, cfg.heads, cfg.scorer, layer_norm=cfg.layer_norm)
+    return MultiHeadAttention(query_size, memory_size, cfg.multihead.heads, cfg.scorer, layer_norm=cfg.multihead.layer_norm)
 
 
 def _none(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:

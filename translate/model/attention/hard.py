@@ -4,7 +4,7 @@ At inference the position is the argmax of α (`marginal` can decode with its mi
 Training, which cannot differentiate through a choice, uses one of:
 - `reinforce`: sample i ~ α; the decoder loss gets -(r - b) log αᵢ - λ_H H(α), with reward r the
   log-probability of the reference token and b either a moving-average baseline or, with
-  `reinforce_baseline=soft`, the log-probability the expected context Σ αᵢ vᵢ would have given the
+  `hard.reinforce_baseline=soft`, the log-probability the expected context Σ αᵢ vᵢ would have given the
   same token at the same step (a per-token baseline: a choice is rewarded only for beating soft
   attention); with probability `soft_mix` a row uses the expectation α instead (Xu et al.'s
   variance reduction), and `soft_anneal_steps` starts that probability at 1 and lowers it
@@ -15,7 +15,7 @@ Training, which cannot differentiate through a choice, uses one of:
   output and output distribution per source position, mixed by α (exact marginal likelihood,
   Deng et al. 2018); with input feeding the next step is fed the expected attentional output
   Σᵢ αᵢ oᵢ. The output layer runs once per source position: about S times its usual cost.
-  It decodes with the argmax position, or with `marginal_decoding=mixture` with the mixture
+  It decodes with the argmax position, or with `hard.marginal_decoding=mixture` with the mixture
   it was trained as (same S-fold cost at inference).
 """
 
@@ -24,22 +24,22 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from translate.config.schema import AttentionConfig
+from translate.config.schema import HardAttentionConfig
 from translate.model.attention.base import AttentionOutput, Memory
 from translate.model.attention.scoring import Scorer, masked_softmax
 from translate.model.attention.soft import Choice, SoftAttention
 
 
 class HardAttention(SoftAttention):
-    def __init__(self, scorer: Scorer, memory_size: int, key_value: bool, cfg: AttentionConfig) -> None:
+    def __init__(self, scorer: Scorer, memory_size: int, key_value: bool, cfg: HardAttentionConfig) -> None:
         super().__init__(scorer, memory_size, key_value)
         # the estimator and its constants are fixed here, never re-read from strings per step
-        self.uses_reinforce = cfg.hard_training == "reinforce"
-        self.marginal = cfg.hard_training == "marginal"
+        self.uses_reinforce = cfg.training == "reinforce"
+        self.marginal = cfg.training == "marginal"
         self.mixture_decoding = self.marginal and cfg.marginal_decoding == "mixture"
         self._train_choice = {"reinforce": self._reinforce_choice, "straight-through": self._straight_through,
-                              "marginal": self._marginal_choice}[cfg.hard_training]
-        self._pick = _sample if cfg.hard_sample == "sample" else _argmax
+                              "marginal": self._marginal_choice}[cfg.training]
+        self._pick = _sample if cfg.sample == "sample" else _argmax
         self.soft_mix, self.temperature = cfg.soft_mix, cfg.gumbel_temperature
         self.reinforce_weight, self.entropy_weight = cfg.reinforce_weight, cfg.entropy_weight
         self.baseline_decay = cfg.baseline_decay

@@ -1,6 +1,6 @@
 """Scale benchmark of data preparation: a synthetic corpus of N pairs through `translate prepare`.
 
-    python scripts/bench_prepare.py --pairs 1000000            # makes runs/synth-1000000/ if missing
+    python scripts/benchmark.py prepare --pairs 1000000            # makes runs/synth-1000000/ if missing
     python scripts/bench_prepare.py --pairs 5000000 --skip-first-step
 
 Prints a table and writes JSON (default benchmarks/<date>-prepare-<N>.json): wall time, pairs/s and
@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from translate.bench import REPO
+from translate.bench.synthetic import main as synthetic_main
 
 
 def run_measured(command: list[str], env: dict[str, str]) -> dict[str, Any]:
@@ -60,7 +61,7 @@ def first_step(data_dir: str, cache: str) -> None:
 
     imported = time.perf_counter()
     cfg = apply_overrides(RunConfig(), {"data.data_dir": data_dir, "data.cache_dir": cache})
-    data = prepare_data(cfg)
+    data = prepare_data(cfg.data, cfg.tokenizer)
     prepared = time.perf_counter()
     stream = BatchStream(data.train.ids, cfg.data.batch_tokens, cfg.data.bucket_batches, cfg.train.seed)
     batches = stream.epoch_batches(0)
@@ -74,6 +75,10 @@ def first_step(data_dir: str, cache: str) -> None:
     print(json.dumps({"imports_s": round(imported - began, 2), "prepare_cached_s": round(prepared - imported, 2),
                       "batcher_s": round(batched - prepared, 2), "model_and_first_update_s": round(done - batched, 2),
                       "total_s": round(done - began, 2), "batches_per_epoch": len(batches)}))
+
+
+def write_synthetic(pairs: int, out: Path) -> None:
+    synthetic_main(["--pairs", str(pairs), "--out", str(out)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,8 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     data_dir = args.data_dir or REPO / "runs" / f"synth-{args.pairs}"
     if not (data_dir / "train.tsv").is_file():
-        subprocess.run([sys.executable, str(REPO / "scripts" / "make_synthetic_corpus.py"), "--pairs", str(args.pairs),
-                        "--out", str(data_dir)], check=True)
+        write_synthetic(args.pairs, data_dir)
     cache = args.work / "cache"
     shutil.rmtree(cache, ignore_errors=True)
     cache.mkdir(parents=True)

@@ -2,8 +2,8 @@
 and its test split — identical translations, BLEU/chrF, sentences/s — and `translate text` for one
 sentence from start to printed translation (wall time, peak RSS) with each.
 
-    python scripts/bench_engines.py                      # released en-zh and zh-en models
-    python scripts/bench_engines.py --models runs/x --limit 500 --repeats 7
+    python scripts/benchmark.py engines                      # released en-zh and zh-en models
+    python scripts/benchmark.py engines --models runs/x --limit 500 --repeats 7
 
 Run it when the machine is otherwise idle. Writes JSON (default runs/bench-engines.json).
 """
@@ -21,6 +21,7 @@ from typing import Any
 
 import torch
 
+from translate.bench import REPO
 from translate.checkpoint.files import read_artifact, read_meta, resolve
 from translate.config.loading import apply_overrides
 from translate.config.paths import find_model
@@ -30,7 +31,6 @@ from translate.evaluation.evaluate import translate_and_score
 from translate.inference.fast import FastTranslator
 from translate.inference.translator import Translator
 
-REPO = Path(__file__).resolve().parents[1]
 ONE = {"en": "Where is the nearest train station?", "zh": "最近的火车站在哪里？"}
 
 

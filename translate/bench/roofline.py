@@ -1,6 +1,6 @@
 """How close training and decoding run to this CPU's arithmetic limit (a roofline).
 
-    python scripts/roofline.py --checkpoint checkpoints/en-zh --json benchmarks/roofline.json
+    python scripts/profile.py roofline --checkpoint checkpoints/en-zh --json benchmarks/roofline.json
 
 Counts the floating-point operations of one training update of the default recipe per sentence
 pair (forward + backward, `torch.utils.flop_counter`, matrix products only: they are nearly all of
@@ -49,7 +49,7 @@ def training_figures(steps: int) -> dict[str, Any]:
     """FLOPs per sentence pair of forward + backward, and pairs/s of a short training probe."""
     cfg = load_config(None)
     torch.manual_seed(1)
-    data = prepare_data(cfg)
+    data = prepare_data(cfg.data, cfg.tokenizer)
     model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
     stream = BatchStream(data.train.ids, cfg.data.batch_tokens, cfg.data.bucket_batches, 1)

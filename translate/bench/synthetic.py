@@ -1,6 +1,6 @@
 """Make a large synthetic en-zh corpus from the bundled Tatoeba training split, for the scale benchmark.
 
-    python scripts/make_synthetic_corpus.py --pairs 1000000 --out runs/synth-1m
+    (made by `python scripts/benchmark.py prepare` when its corpus is missing)
 
 Writes <out>/train.tsv (and copies dev.tsv/test.tsv). Every row is a training pair changed so that
 it survives deduplication: half are two random pairs joined (English with a space, Chinese without),
@@ -18,8 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = ROOT / "data" / "tatoeba-cmn-eng"
+from translate.config.paths import default_data_dir
 
 
 def variations(pairs: list[tuple[str, str]], total: int, seed: int):
@@ -40,9 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=1_000_000, help="rows of train.tsv to write")
     parser.add_argument("--out", type=Path, required=True, help="output folder (created)")
-    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="folder with train/dev/test.tsv")
+    parser.add_argument("--source", type=Path, default=None, help="folder with train/dev/test.tsv (default: the bundled corpus)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    args.source = args.source or default_data_dir()
     pairs = []
     for line in (args.source / "train.tsv").read_text(encoding="utf-8").splitlines():
         fields = line.split("\t")

@@ -1,6 +1,6 @@
 """Cost of one training update per attention preset, for planning a study in updates.
 
-    python scripts/step_cost.py --mechanisms additive,hard-marginal --steps 30
+    python scripts/profile.py steps --mechanisms additive,hard-marginal --steps 30
 
 Trains each preset of `translate compare` for `--steps` updates of the default recipe (the same
 first batches of the bundled en-zh split for every preset) after 3 warm-up updates, and prints the
@@ -31,7 +31,7 @@ def step_cost(mechanism: str, steps: int, threads: int) -> dict[str, float]:
     cfg = load_config(None, MECHANISMS[mechanism])
     torch.set_num_threads(threads)
     torch.manual_seed(1)
-    data = prepare_data(cfg)
+    data = prepare_data(cfg.data, cfg.tokenizer)
     model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     stream = BatchStream(data.train.ids, cfg.data.batch_tokens, cfg.data.bucket_batches, 1)

@@ -1,10 +1,10 @@
 """Where decoding's time goes: torch.profiler over greedy or beam search, split by region.
 
-    python scripts/profile_search.py --beam 5                       # released en-zh model, 800 test sentences
-    python scripts/profile_search.py --checkpoint runs/x --beam 1 --json runs/profile-greedy.json
+    python scripts/profile.py search --beam 5                       # released en-zh model, 800 test sentences
+    python scripts/profile.py search --checkpoint runs/x --beam 1 --json runs/profile-greedy.json
 
-Regions are the search's own phases (candidate search, finished hypotheses, beam bookkeeping,
-reordering the decoding context) and the model's parts (encoder, RNN cell, attention, combine
+Regions are the search's own named phases (`translate.inference.search.REGIONS`: the model step, the
+candidate search, finished hypotheses, beam bookkeeping, reordering the decoding context) and the model's parts (encoder, RNN cell, attention, combine
 layer, output layer, log-softmax). The op table adds the share of matrix products in self time:
 the time decoding would take if everything else were free, the bound on what fusing the
 element-wise work could buy. Sentences are every second one of the split, so that short and long
@@ -14,58 +14,37 @@ ones are both present (the split files are roughly sorted by length). Run it on 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import torch
-from bench import PhaseHooks
 
+from translate.bench.regions import PhaseHooks
 from translate.config.loading import apply_overrides
 from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
-from translate.inference import search
+from translate.inference.search import REGIONS
 from translate.inference.translator import Translator
-from translate.model import seq2seq
 
-SEARCH_PHASES = ("_top_candidates", "_collect_finished", "_advance", "_still_open", "_only_eos")
 MATRIX_PRODUCTS = ("aten::addmm", "aten::mm", "aten::bmm", "aten::_int_mm", "aten::baddbmm")
 
 
-def labelled(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with torch.profiler.record_function(label):
-            return fn(*args, **kwargs)
-    return run
-
-
 @contextmanager
-def labelled_regions(translator: Translator) -> Iterator[list[str]]:
-    """Wrap the search phases and the model's parts in profiler ranges (undone on exit); yields the range names."""
+def model_regions(translator: Translator) -> Iterator[list[str]]:
+    """Profiler ranges around the model's parts (forward hooks, removed on exit); yields their names."""
     model, decoder = translator.model, translator.model.decoder
-    patched: list[tuple[Any, str, Any]] = [(search, f"search.{n}", n) for n in SEARCH_PHASES]
-    patched += [(seq2seq.DecodingContext, f"context.{n}", n) for n in ("select", "reorder")]
-    originals = [(owner, name, owner.__dict__[name]) for owner, _, name in patched]
-    for owner, label, name in patched:
-        setattr(owner, name, labelled(label, getattr(owner, name)))
-    model.step = labelled("model.step (decoder + log-softmax)", model.step)  # type: ignore[method-assign]
     parts = {"encoder": model.encoder, "decoder.attention": decoder.attention, "decoder.combine": decoder.combine,
              "decoder.generator (output layer)": decoder.generator,
              **{f"decoder.rnn{i}": cell for i, cell in enumerate(decoder.cells)}}
     hooks = PhaseHooks(parts)
     try:
-        yield [label for _, label, _ in patched] + ["model.step (decoder + log-softmax)", *parts]
+        yield list(parts)
     finally:
-        for handle in hooks.handles:
-            handle.remove()
-        del model.step
-        for owner, name, original in originals:
-            setattr(owner, name, original)
+        hooks.remove()
 
 
 def profile_search(translator: Translator, sources: list[str], decode: DecodeConfig) -> dict[str, Any]:
@@ -74,12 +53,13 @@ def profile_search(translator: Translator, sources: list[str], decode: DecodeCon
     began = time.perf_counter()
     translator.translate(sources, decode)
     plain = time.perf_counter() - began
-    with labelled_regions(translator) as regions, torch.profiler.profile(
+    with model_regions(translator) as parts, torch.profiler.profile(
             activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         began = time.perf_counter()
         translator.translate(sources, decode)
         profiled = time.perf_counter() - began
     events = prof.key_averages()
+    regions = {*REGIONS, *parts}  # the search's own named regions (translate.inference.search) and the model's parts
     region_ms = {e.key: round(e.cpu_time_total / 1000, 1) for e in events if e.key in regions}
     ops = sorted(((e.key, e.self_cpu_time_total / 1000, e.count) for e in events if e.key.startswith("aten::")),
                  key=lambda op: -op[1])

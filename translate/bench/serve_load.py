@@ -1,7 +1,7 @@
 """Bounded load test of `translate serve` on loopback (not part of the test suite).
 
-    python scripts/load_test.py                        # 30 s each at 1, 8 and 32 clients, then a flood
-    python scripts/load_test.py --seconds 5 --models en-zh --threads 1
+    python scripts/benchmark.py serve-load                 # 30 s each at 1, 8 and 32 clients, then a flood
+    python scripts/benchmark.py serve-load --seconds 5 --models en-zh --threads 1
 
 Phase 1 starts the server with the rate limit raised (so only the model limits throughput) and
 measures requests/s, p50/p95 latency and errors at each concurrency, and the server's RSS before
@@ -27,7 +27,8 @@ from typing import Any
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[1]
+from translate.bench import REPO
+from translate.config.paths import default_data_dir
 
 
 def free_port() -> int:
@@ -66,7 +67,7 @@ def start_server(args: argparse.Namespace, limits: list[str]) -> tuple[subproces
 def sentences(url: str) -> list[str]:
     """test.tsv sources for every direction the server has a model for (it picks by script)."""
     sources = {m["source"] for m in httpx.get(url + "/models").json()}
-    lines = (REPO / "data" / "tatoeba-cmn-eng" / "test.tsv").read_text(encoding="utf-8").splitlines()
+    lines = (default_data_dir() / "test.tsv").read_text(encoding="utf-8").splitlines()
     rows = [line.split("\t") for line in lines if "\t" in line]
     return [r[0] for r in rows if "en" in sources] + [r[1] for r in rows if "zh" in sources]
 

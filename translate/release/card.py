@@ -1,0 +1,67 @@
+"""The model card (MODEL_CARD.md) of a released model, from the figures `translate.release.release` measured."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Everyday sentences written for the model card (not from Tatoeba, no reference): outputs shown as they are.
+EVERYDAY = {
+    "zh": ["我明天要去北京开会。", "这个问题很难解决。", "请问附近有没有便宜的酒店？", "他每天早上六点起床跑步。",
+           "我们应该保护环境。", "这本书是我朋友送给我的生日礼物。"],
+    "en": ["I will go to Beijing for a meeting tomorrow.", "This problem is hard to solve.",
+           "Is there a cheap hotel nearby?", "He gets up at six every morning to run.",
+           "We should protect the environment.", "This book was a birthday present from my friend."],
+}
+
+
+def _example(i: int, sources: list[str], refs: list[str], hyps: list[str]) -> list[str]:
+    return [f"  - source: {sources[i]}", f"    reference: {refs[i]}", f"    output: {hyps[i]}"]
+
+
+def _header(name: str, facts: dict[str, Any]) -> list[str]:
+    t, art = facts["training"], facts["artifact"]
+    return [f"# {name}: {art['direction']} attentional RNN", "",
+            f"- architecture: {art['architecture']}, {facts['parameters']:,} parameters, fp16 weights",
+            (f"- data: Tatoeba English–Mandarin shared split (train 26,206 pairs; CC-BY 2.0 FR, attribution: "
+             f"the Tatoeba project and its contributors, https://tatoeba.org), SentencePiece unigram "
+             f"{facts['vocab'][0]}/{facts['vocab'][1]} pieces"),
+            *([f"- extra training data: {facts['extra_data']}"] if facts.get("extra_data") else []),
+            f"- recipe: `{facts['recipe']}` ({t.get('stop_reason')})",
+            *([f"- stages: {facts['stages']}"] if facts.get("stages") else []),
+            (f"- training (last stage): {t.get('updates')} updates, {t.get('epochs')} epochs, {t.get('minutes')} min, "
+             f"best dev BLEU {t.get('best_dev_bleu') or 0:.2f} (greedy)"),
+            (f"- decoding: beam 5, length penalty {facts['length_penalty']:g} (GNMT alpha, chosen on dev), "
+             f"digits copied from the source")]
+
+
+def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[str], list[str]],
+               everyday: list[tuple[str, str]]) -> str:
+    """`facts`: meta.json's figures plus artifact/architecture, parameters, vocab, recipe, length_penalty;
+    `split`: test sources, references and beam-5 hypotheses; `everyday`: (source, output) pairs."""
+    sources, refs, hyps = split
+    lines = _header(name, facts)
+    for label, fig in facts["scores"]["test"].items():
+        lines.append(f"- test {label}: BLEU {fig['bleu']:.2f}, chrF {fig['chrf']:.2f} ({fig['bleu_signature']}; "
+                     f"{fig['chrf_signature']}), {fig['sentences_per_second']} sentences/s on {fig['threads']} CPU threads")
+    by_length = facts["bleu_by_length"]
+    lines += ["", f"BLEU by source length (beam 5, test; {by_length['unit']}, groups of about equal size):", "",
+              "| source length | sentences | BLEU |", "|---|---|---|"]
+    lines += [f"| {g['label']} | {g['sentences']} | {b:.2f} |" for g, b in zip(by_length["groups"], by_length["bleu"])]
+    d = facts["digits_kept"]
+    lines += ["", (f"Digits: of {d['sentences_with_digits']} test sources with digits, {d['kept']} "
+                  f"({d['share']:.0%}) keep every digit string unchanged in the output."), "",
+              "## Known weaknesses (real outputs on test.tsv, beam 5)", "",
+              "- numbers the output changed or lost (a number written as a word, as some references do, counts as lost):"]
+    for i in d["lost"][:3]:
+        lines += _example(i, sources, refs, hyps)
+    lines += ["- the longest sentences (trained on short Tatoeba sentences):"]
+    for i in sorted(range(len(sources)), key=lambda i: -len(sources[i]))[:3]:
+        lines += _example(i, sources, refs, hyps)
+    lines += [("- names and idioms: Tatoeba's names are mostly Tom and Mary; other names and idioms are often "
+              "transliterated wrongly or translated word by word."),
+              "", "Everyday sentences from outside Tatoeba (written for this card, beam 5, shown as they come out):", ""]
+    lines += [f"- {src} → {out}" for src, out in everyday]
+    direction = facts["artifact"]["direction"]
+    lines += ["", (f"Use: `translate text ...` picks this model for {direction} input; "
+                   f"`translate text --checkpoint {name} ...` forces it."), ""]
+    return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""`translate release RUN OUT`: a run's checkpoint as a released model, measured as users load it.
+
+Writes an fp16 copy (no training state, no paths), the fast path's graphs (`onnx/`), test scores of
+the released copy (beam 5 and greedy, sacrebleu signatures, sentences/s), BLEU by source length (the
+study's groups, `translate.evaluation.by_length`), how often digits come through, and MODEL_CARD.md.
+Releasing a released model again gives the same weights and scores.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from translate.checkpoint.files import META
+from translate.checkpoint.store import load_checkpoint, save_checkpoint
+from translate.config.loading import apply_overrides
+from translate.config.schema import DataConfig
+from translate.data.corpus import load_eval_split
+from translate.evaluation.by_length import bleu_by_length, length_buckets
+from translate.evaluation.evaluate import translate_and_score
+from translate.inference.fast.graphs import ship_graphs
+from translate.inference.translator import Translator
+from translate.release.card import EVERYDAY, model_card
+
+DIGITS = re.compile(r"\d+")
+CARRIED = ("training", "extra_data", "stages", "recipe")  # facts a re-release keeps from the released meta.json
+
+
+def digits_kept(sources: list[str], hyps: list[str]) -> dict[str, Any]:
+    """Of the sources with digits, how many keep every digit string unchanged in the output (and which not)."""
+    with_digits = [i for i, s in enumerate(sources) if DIGITS.search(s)]
+    kept = [i for i in with_digits if all(d in hyps[i] for d in DIGITS.findall(sources[i]))]
+    return {"sentences_with_digits": len(with_digits), "kept": len(kept),
+            "share": round(len(kept) / max(len(with_digits), 1), 3), "lost": [i for i in with_digits if i not in kept]}
+
+
+def training_facts(run: Path) -> dict[str, Any] | None:
+    """Updates, epochs, minutes, best dev BLEU and why it stopped, from a run's train_summary.json."""
+    path = run / "train_summary.json"
+    if not path.is_file():
+        return None
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    state = summary.get("state", {})
+    return {"updates": state.get("step"), "epochs": state.get("epoch"), "minutes": round(state.get("seconds", 0) / 60, 1),
+            "sentence_pairs_seen": state.get("sentence_pairs"), "best_dev_bleu": state.get("best_bleu"),
+            "stop_reason": summary.get("stop_reason")}
+
+
+def _scores(translator: Translator, sources: list[str], refs: list[str], tgt_lang: str) -> tuple[dict[str, Any], list[str]]:
+    out, hyps = {}, []
+    for label, beam in (("beam5", 5), ("greedy", 1)):
+        decode = apply_overrides(translator.decode, {"beam_size": beam, "n_best": 1})
+        result = translate_and_score(translator, sources, refs, tgt_lang, decode)
+        out[label] = {**result.report.to_dict(), "sentences_per_second": round(result.sentences_per_second, 1),
+                      "threads": torch.get_num_threads()}
+        hyps = hyps or result.hypotheses
+    return out, hyps
+
+
+def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", stages: str = "",
+            length_penalty: float | None = None, data_dir: str | None = None) -> str:
+    """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
+    split of `data_dir` (default: the bundled Tatoeba split); returns the model card."""
+    loaded = load_checkpoint(run)
+    artifact = loaded.artifact
+    if length_penalty is not None:
+        artifact = apply_overrides(artifact, {"decode.length_penalty": length_penalty})
+    previous = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores")}
+    facts = {**{k: previous[k] for k in CARRIED if k in previous},
+             **{k: v for k, v in (("extra_data", extra_data), ("stages", stages), ("recipe", recipe)) if v}}
+    facts["training"] = training_facts(run) or previous.get("training", {})
+    facts.setdefault("recipe", f"translate train -c recipes/{artifact.direction}.yaml")
+    save_checkpoint(target, artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
+                    {**previous, **facts}, half=True)
+    ship_graphs(target)
+    translator = Translator.from_checkpoint(target)  # the fp16 copy, as users load it
+    data = apply_overrides(DataConfig(), {"direction": artifact.direction, **({"data_dir": data_dir} if data_dir else {})})
+    sources, refs = load_eval_split(data, "test")
+    test, hyps = _scores(translator, sources, refs, artifact.tgt_lang)
+    buckets = length_buckets(sources, artifact.src_lang)
+    digits = digits_kept(sources, hyps)
+    facts.update(scores={"test": test}, digits_kept={k: v for k, v in digits.items() if k != "lost"},
+                 bleu_by_length={"unit": "characters" if artifact.src_lang == "zh" else "words",
+                                 "groups": [{"label": b.label, "sentences": len(b.indices)} for b in buckets],
+                                 "bleu": [round(b, 2) for b in bleu_by_length([hyps], refs, buckets, artifact.tgt_lang)]})
+    meta = json.loads((target / META).read_text(encoding="utf-8"))
+    (target / META).write_text(json.dumps({**meta, **facts}, indent=1, ensure_ascii=False, sort_keys=True),
+                               encoding="utf-8")
+    model = artifact.model
+    card_facts = {**facts, "digits_kept": digits, "parameters": translator.model.num_parameters(),
+                  "vocab": (len(translator.src_tokenizer), len(translator.tgt_tokenizer)),
+                  "length_penalty": translator.decode.length_penalty, "artifact": {
+                      "direction": artifact.direction, "architecture": (
+                          f"{model.rnn_type.upper()} hidden {model.hidden_size}, {model.encoder_layers}+"
+                          f"{model.decoder_layers} layers (bidirectional encoder), attention {model.mechanism}")}}
+    everyday = EVERYDAY[artifact.src_lang]
+    card = model_card(target.name, card_facts, (sources, refs, hyps), list(zip(everyday, translator.translate(everyday))))
+    (target / "MODEL_CARD.md").write_text(card, encoding="utf-8")
+    return card
+
+
+def timed_release(run: Path, target: Path, **options: Any) -> tuple[str, float, float]:
+    """`release`, with its wall time (s) and the released folder's size (MB)."""
+    began = time.perf_counter()
+    card = release(run, target, **options)
+    size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file()) / 1e6
+    return card, time.perf_counter() - began, size
