@@ -137,3 +137,12 @@ def test_the_engine_benchmark_compares_both_engines_on_the_test_split(tmp_path: 
         row = figures[label]
         assert row["identical_translations"] == 6
         assert row["onnx"]["bleu"] == row["torch"]["bleu"] and row["onnx"]["sentences_per_s"] > 0
+
+
+def test_no_script_shadows_a_standard_library_module() -> None:
+    """`python scripts/x.py` puts scripts/ first on sys.path: a scripts/profile.py would replace the standard
+    library's `profile`, which PyTorch imports (through cProfile) while training."""
+    import sys
+
+    shadowing = [p.name for p in SCRIPTS.glob("*.py") if p.stem in sys.stdlib_module_names]
+    assert shadowing == [], f"rename: {shadowing}"

@@ -1,4 +1,4 @@
-"""Benchmarks and profiles of the project itself (`scripts/benchmark.py`, `scripts/profile.py`): each
+"""Benchmarks and profiles of the project itself (`scripts/benchmark.py`, `scripts/profiler.py`): each
 prints its figures and writes JSON; run them from a source checkout on an otherwise idle machine."""
 
 from pathlib import Path

@@ -4,7 +4,7 @@ phase, and (with --peer-dir) OpenNMT-py 3.5.1 run right after on the same machin
     python scripts/benchmark.py peer --minutes 5 --threads 2                  # ours: table + JSON
     python scripts/benchmark.py peer --minutes 5 --peer-dir ../shared/anchors/opennmt   # and the peer
     python scripts/benchmark.py peer --decode-only runs/bench-speed           # decoding and latency of a run
-    python scripts/profile.py train [--mechanisms all]                        # torch.profiler split by phase
+    python scripts/profiler.py train [--mechanisms all]                        # torch.profiler split by phase
 
 Training is measured in steady state from the progress records (the first interval, start-up,
 data preparation and validation excluded; start-up is reported separately). Decoding is measured

@@ -1,7 +1,7 @@
 """Where decoding's time goes: torch.profiler over greedy or beam search, split by region.
 
-    python scripts/profile.py search --beam 5                       # released en-zh model, 800 test sentences
-    python scripts/profile.py search --checkpoint runs/x --beam 1 --json runs/profile-greedy.json
+    python scripts/profiler.py search --beam 5                       # released en-zh model, 800 test sentences
+    python scripts/profiler.py search --checkpoint runs/x --beam 1 --json runs/profile-greedy.json
 
 Regions are the search's own named phases (`translate.inference.search.REGIONS`: the model step, the
 candidate search, finished hypotheses, beam bookkeeping, reordering the decoding context) and the model's parts (encoder, RNN cell, attention, combine

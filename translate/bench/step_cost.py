@@ -1,6 +1,6 @@
 """Cost of one training update per attention preset, for planning a study in updates.
 
-    python scripts/profile.py steps --mechanisms additive,hard-marginal --steps 30
+    python scripts/profiler.py steps --mechanisms additive,hard-marginal --steps 30
 
 Trains each preset of `translate compare` for `--steps` updates of the default recipe (the same
 first batches of the bundled en-zh split for every preset) after 3 warm-up updates, and prints the

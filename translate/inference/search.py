@@ -30,7 +30,7 @@ class Selectable(Protocol):
 
 
 C = TypeVar("C", bound=Selectable)
-# Named regions of a search step: a profile (`python scripts/profile.py search`) splits time by them.
+# Named regions of a search step: a profile (`python scripts/profiler.py search`) splits time by them.
 REGIONS = ("model.step", "search.candidates", "search.finished", "search.advance", "search.reorder")
 _region = torch.profiler.record_function
 CHUNK = 100  # tokens per vocabulary chunk in the beam's candidate search
