@@ -12,14 +12,10 @@ Run one at a time, on an otherwise idle machine.
 
 import sys
 
-from translate.bench import engines, peer, prepare, serve_load, training
+from translate.bench import engines, peer, prepare, run_entry, serve_load, training
 
 BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main, "prepare": prepare.main,
               "serve-load": serve_load.main}
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in BENCHMARKS:
-        sys.exit(__doc__)
-    name = sys.argv.pop(1)
-    sys.argv[0] = f"benchmark.py {name}"
-    sys.exit(BENCHMARKS[name]())
+    sys.exit(run_entry(BENCHMARKS, __doc__))

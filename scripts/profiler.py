@@ -12,14 +12,10 @@ Run one at a time, on an otherwise idle machine.
 
 import sys
 
-from translate.bench import op_costs, peer, roofline, search_profile, step_cost
+from translate.bench import op_costs, peer, roofline, run_entry, search_profile, step_cost
 
 PROFILES = {"search": search_profile.main, "train": lambda: peer.main(profile_only=True), "roofline": roofline.main,
             "ops": op_costs.main, "steps": step_cost.main}
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in PROFILES:
-        sys.exit(__doc__)
-    name = sys.argv.pop(1)
-    sys.argv[0] = f"profiler.py {name}"
-    sys.exit(PROFILES[name]())
+    sys.exit(run_entry(PROFILES, __doc__))

@@ -146,3 +146,16 @@ def test_no_script_shadows_a_standard_library_module() -> None:
 
     shadowing = [p.name for p in SCRIPTS.glob("*.py") if p.stem in sys.stdlib_module_names]
     assert shadowing == [], f"rename: {shadowing}"
+
+
+def test_the_benchmark_and_profiler_entries_list_their_names_and_pass_options_on() -> None:
+    import sys
+
+    for entry, names in (("benchmark.py", ("train", "peer", "engines", "prepare", "serve-load")),
+                         ("profiler.py", ("search", "train", "roofline", "ops", "steps"))):
+        bare = subprocess.run([sys.executable, str(SCRIPTS / entry)], check=False, capture_output=True, text=True,
+                              timeout=120)
+        assert bare.returncode == 2 and all(f"{entry} {name}" in bare.stderr for name in names), bare.stderr
+    helped = subprocess.run([sys.executable, str(SCRIPTS / "profiler.py"), "steps", "--help"], check=False,
+                            capture_output=True, text=True, timeout=120)
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: profiler.py steps")
