@@ -27,7 +27,7 @@ from translate.bench.regions import PhaseHooks
 from translate.config.loading import apply_overrides
 from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
-from translate.inference.search import REGIONS
+from translate.inference.search import REGIONS, named_regions
 from translate.inference.translator import Translator
 
 MATRIX_PRODUCTS = ("aten::addmm", "aten::mm", "aten::bmm", "aten::_int_mm", "aten::baddbmm")
@@ -53,7 +53,7 @@ def profile_search(translator: Translator, sources: list[str], decode: DecodeCon
     began = time.perf_counter()
     translator.translate(sources, decode)
     plain = time.perf_counter() - began
-    with model_regions(translator) as parts, torch.profiler.profile(
+    with named_regions(), model_regions(translator) as parts, torch.profiler.profile(
             activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         began = time.perf_counter()
         translator.translate(sources, decode)

@@ -7,9 +7,11 @@ dropped from the batch, so each sentence's result is independent of what it is b
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import torch
 
@@ -32,7 +34,22 @@ class Selectable(Protocol):
 C = TypeVar("C", bound=Selectable)
 # Named regions of a search step: a profile (`python scripts/profiler.py search`) splits time by them.
 REGIONS = ("model.step", "search.candidates", "search.finished", "search.advance", "search.reorder")
-_region = torch.profiler.record_function
+_NAMING = ContextVar("search_named_regions", default=False)
+
+
+@contextmanager
+def named_regions() -> Iterator[None]:
+    """Within this block, search steps are labelled for torch.profiler (REGIONS); outside it the labels
+    cost nothing (a profiler range costs microseconds, a step of a short sentence well under a millisecond)."""
+    token = _NAMING.set(True)
+    try:
+        yield
+    finally:
+        _NAMING.reset(token)
+
+
+def _region(name: str) -> AbstractContextManager[Any]:
+    return torch.profiler.record_function(name) if _NAMING.get() else nullcontext()
 CHUNK = 100  # tokens per vocabulary chunk in the beam's candidate search
 StepFn = Callable[[torch.Tensor, C], tuple[torch.Tensor, C]]
 

@@ -3,7 +3,7 @@ fed with a checkpoint's own weights, one sentence at a time, without importing P
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,17 @@ class FastContext:
 
     state: tuple[np.ndarray, ...]  # hidden (layers, N, H), cell (layers, N, H), feed (N, H)
     memory: tuple[np.ndarray, ...]  # keys, values, mask: one row
+    rows: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict)  # the memory repeated to N rows, by N
 
     def select(self, indices: np.ndarray) -> FastContext:
         hidden, cell, feed = self.state
-        return FastContext((hidden[:, indices], cell[:, indices], feed[indices]), self.memory)
+        return FastContext((hidden[:, indices], cell[:, indices], feed[indices]), self.memory, self.rows)
+
+    def memory_rows(self, rows: int) -> tuple[np.ndarray, ...]:
+        """The memory for `rows` hypotheses of this sentence (repeated once per row count, then reused)."""
+        if rows not in self.rows:
+            self.rows[rows] = tuple(np.repeat(value, rows, axis=0) for value in self.memory) if rows > 1 else self.memory
+        return self.rows[rows]
 
 
 class _Graph:
@@ -64,7 +71,6 @@ class FastSeq2Seq:
 
     def step(self, tokens: np.ndarray, ctx: FastContext) -> tuple[np.ndarray, FastContext]:
         """tokens (N,) -> log-probabilities (N, V) float32 and the next context."""
-        rows = len(tokens)
-        memory = {name: np.repeat(value, rows, axis=0) if rows > 1 else value for name, value in zip(MEMORY, ctx.memory)}
+        memory = dict(zip(MEMORY, ctx.memory_rows(len(tokens))))
         out = self.decoder.run({"prev": tokens.astype(np.int64), **dict(zip(STATE, ctx.state)), **memory})
-        return out[0], FastContext(tuple(out[1:]), ctx.memory)
+        return out[0], FastContext(tuple(out[1:]), ctx.memory, ctx.rows)
