@@ -200,6 +200,19 @@ def test_cuda_translation_equals_cpu(tiny_config: RunConfig, tiny_tokenizers: tu
     assert gpu == cpu
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize("extra", [{}, {"model.encoder_self_attention": True, "model.attention.kind": "multihead"}])
+def test_cuda_bf16_training_learns_and_its_checkpoint_translates_the_same_on_cpu(
+        tiny_config: RunConfig, extra: dict[str, object]) -> None:
+    cfg = apply_overrides(tiny_config, {"device": "cuda", "train.amp": "bf16", "train.max_steps": 60, **extra})
+    result = train(cfg)
+    losses = [record["dev_loss"] for record in result.history if "tag" not in record]
+    assert all(torch.isfinite(torch.tensor(losses))) and losses[-1] < losses[0]
+    on_gpu = Translator.from_checkpoint(result.run_dir, device="cuda").translate(SENTENCES)
+    assert Translator.from_checkpoint(result.run_dir, device="cpu").translate(SENTENCES) == on_gpu
+
+
 @pytest.mark.parametrize("rnn_type", ["gru", "lstm"])
 @pytest.mark.parametrize("kind", ["soft", "multihead", "hard", "none"])
 def test_without_input_feeding_the_parallel_decoder_equals_the_step_loop(

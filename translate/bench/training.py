@@ -6,6 +6,7 @@ greedy) and decoding sentences/s; prints the figures and writes them as JSON.
     python scripts/benchmark.py train --minutes 20 --threads 2 --name bench-en-zh
     python scripts/benchmark.py --minutes 20 --direction zh-en --name bench-zh-en
     python scripts/benchmark.py train --decode-only runs/bench-en-zh      # re-measure decoding only
+    python scripts/benchmark.py train --minutes 3 --device cuda --name gpu-bench   # on a GPU (bf16)
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from translate.inference.translator import Translator
 from translate.training.train import train
 
 
-def decode_figures(run: Path, split: str) -> dict[str, Any]:
+def decode_figures(run: Path, split: str, device: str = "cpu") -> dict[str, Any]:
     cfg = load_config(run / "config.yaml")
-    translator = Translator.from_checkpoint(run)
+    translator = Translator.from_checkpoint(run, device=device)
     sources, refs = load_eval_split(cfg.data, split)
     figures: dict[str, Any] = {"sentences": len(sources)}
     for label, beam in (("beam5", 5), ("greedy", 1)):
@@ -52,6 +53,8 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--split", default="test", choices=["dev", "test"])
     parser.add_argument("--set", action="append", default=[], help="config overrides, as in the CLI")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                        help="where to train (bf16 autocast on CUDA) and decode")
     parser.add_argument("--decode-only", type=Path, default=None, help="skip training; measure this run")
     parser.add_argument("--output", type=Path, default=None, help="JSON path (default runs/<name>/benchmark.json)")
     args = parser.parse_args()
@@ -59,10 +62,12 @@ def main() -> None:
     datasets.disable_progress_bars()
     torch.set_num_threads(args.threads)
 
-    figures: dict[str, Any] = {"threads": args.threads, "torch": torch.__version__}
+    figures: dict[str, Any] = {"threads": args.threads, "torch": torch.__version__, "device": args.device}
+    if args.device == "cuda":
+        figures["gpu"] = torch.cuda.get_device_name(0)
     if args.decode_only is None:
         overrides = {"name": args.name, "data.direction": args.direction, "train.max_minutes": args.minutes,
-                     "train.threads": args.threads, **parse_set(args.set)}
+                     "train.threads": args.threads, "device": args.device, **parse_set(args.set)}
         if args.data_dir:
             overrides["data.data_dir"] = args.data_dir
         cfg = load_config(None, overrides)
@@ -82,7 +87,9 @@ def main() -> None:
     else:
         run = args.decode_only
     figures["peak_rss_mb_training"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    figures[args.split] = decode_figures(run, args.split)
+    figures[args.split] = decode_figures(run, args.split, args.device)
+    if args.device == "cuda":
+        figures["peak_gpu_memory_mb"] = round(torch.cuda.max_memory_allocated() / 2**20)
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     out = args.output or run / "benchmark.json"
     out.write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
