@@ -98,13 +98,21 @@ def write_atomically(path: Path, fill: Callable[[Path], None]) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def savable(model: Seq2Seq, half: bool = False) -> Seq2Seq:
+    """The model as safetensors can save it: on the CPU (on CUDA, cuDNN packs an RNN's weights into one
+    buffer that safetensors refuses), in fp16 when `half`; a copy unless it already is that."""
+    if not half and all(p.device.type == "cpu" for p in model.parameters()):
+        return model
+    copied = copy.deepcopy(model).cpu()
+    return copied.half() if half else copied
+
+
 def save_checkpoint(path: Path, artifact: ArtifactConfig, model: Seq2Seq, src_tok: Tokenizer, tgt_tok: Tokenizer,
                     meta: dict[str, Any], trainer_state: dict[str, Any] | None = None, half: bool = False) -> None:
     """Write a checkpoint directory atomically (previous one intact until the final rename)."""
 
     def fill(tmp: Path) -> None:
-        to_save = copy.deepcopy(model).half() if half else model
-        save_model(to_save, str(tmp / WEIGHTS), metadata={"format_version": str(ARTIFACT_FORMAT)})
+        save_model(savable(model, half), str(tmp / WEIGHTS), metadata={"format_version": str(ARTIFACT_FORMAT)})
         _write(tmp / CONFIG, _json_bytes(artifact.to_dict()))
         _write(tmp / META, _json_bytes({**meta, "format_version": ARTIFACT_FORMAT, "version": __version__}))
         _write(tmp / SRC_SPM, src_tok.proto)

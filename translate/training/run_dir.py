@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from safetensors.torch import load_file, save_model
 
+from translate.checkpoint.store import savable
 from translate.errors import ConfigError, TrainingError
 from translate.model import Seq2Seq
 from translate.training.progress import progress_line
@@ -112,7 +113,7 @@ class RunFiles:
         path = self.snapshot_path(step)
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        save_model(model, str(tmp))
+        save_model(savable(model), str(tmp))
         tmp.replace(path)
         steps = [s for s in snapshot_steps if s != step] + [step]
         for old in steps[:-keep]:
