@@ -17,6 +17,7 @@ from translate.cli.common import (
     DEFAULT_CHECKPOINT,
     BeamOpt,
     CheckpointOpt,
+    CheckpointsOpt,
     ConfigOpt,
     DataDirOpt,
     DeviceOpt,
@@ -159,7 +160,7 @@ def _penalty_table(rows: list[Any]) -> str:
 
 @app.command()
 @handle_errors
-def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
+def evaluate(checkpoint: CheckpointsOpt = None,
              split: Annotated[SplitChoice, typer.Option(help="dev, or test once you are done tuning.")] = "dev",
              data_dir: DataDirOpt = None, beam: BeamOpt = None, direction: DirectionOpt = None, device: DeviceOpt = None,
              output: Annotated[Path | None, typer.Option("--output", "-o", help=(
@@ -175,19 +176,20 @@ def evaluate(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT,
     """Translate dev or test, print BLEU and chrF with the sacrebleu signatures.
 
     A run's checkpoint writes hypotheses and report.<split>.json into the run folder; a released
-    model, a lone checkpoint or one decoded with --set only prints, unless --output is given.
-    Nothing is written into a checkpoint.
+    model, a lone checkpoint, an ensemble (--checkpoint given several times) or one decoded with --set
+    only prints, unless --output is given. Nothing is written into a checkpoint.
     """
     from translate.evaluation.evaluate import evaluate_checkpoint, tune_length_penalty
 
     _quiet_datasets()
     overrides = parse_set(set_ or [])
+    checkpoints = checkpoint or [DEFAULT_CHECKPOINT]
     if length_penalty:
-        rows = tune_length_penalty(checkpoint, list(length_penalty), plain(split), data_dir, plain(device) or "cpu",
+        rows = tune_length_penalty(checkpoints, list(length_penalty), plain(split), data_dir, plain(device) or "cpu",
                                    overrides)
         typer.echo(_penalty_table(rows))
         return
-    result, written = evaluate_checkpoint(checkpoint, plain(split), data_dir, beam, output, plain(direction),
+    result, written = evaluate_checkpoint(checkpoints, plain(split), data_dir, beam, output, plain(direction),
                                           plain(device) or "cpu", overrides)
     typer.echo(result.report.summary())
     for path in written:

@@ -39,6 +39,10 @@ NameOpt = Annotated[str | None, typer.Option(help="Run name: outputs go to <runs
 CheckpointOpt = Annotated[str, typer.Option("--checkpoint", "-m", help=(
     "A run folder (uses its best/), a checkpoint folder, or the name of a released model "
     "(see `translate info`)."))]
+CheckpointsOpt = Annotated[list[str] | None, typer.Option("--checkpoint", "-m", help=(
+    "A run folder (uses its best/), a checkpoint folder, or the name of a released model (see `translate "
+    "info`); default: the released en-zh model. Give it several times to decode an ensemble (same "
+    "direction and vocabularies; mean log-probabilities)."))]
 BeamOpt = Annotated[int | None, typer.Option("--beam", "-b", help="Beam size; 1 = greedy (config key decode.beam_size).")]
 DEFAULT_CHECKPOINT = DEFAULT_MODEL
 

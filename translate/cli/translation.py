@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from translate.inference.text_translator import TextTranslator, Translation
     from translate.inference.translator import Alignment
 
-ModelOpt = Annotated[str | None, typer.Option("--checkpoint", "-m", help=(
+ModelOpt = Annotated[list[str] | None, typer.Option("--checkpoint", "-m", help=(
     "A run folder (uses its best/), a checkpoint folder, or a released model name (see `translate models`); "
-    "default: the released model of each line's direction."))]
+    "default: the released model of each line's direction. Give it several times to decode an ensemble "
+    "(same direction and vocabularies; mean log-probabilities; PyTorch engine)."))]
 ForceDirectionOpt = Annotated[DirectionChoice | None, typer.Option(
     help="Translate every line in this direction instead of detecting it from the line's script.")]
 EngineOpt = Annotated[EngineChoice, typer.Option(help=(
@@ -30,19 +31,19 @@ EngineOpt = Annotated[EngineChoice, typer.Option(help=(
     "batches; auto = onnx on the CPU for up to 100 lines, else torch."))]
 
 
-def _router(checkpoint: str | None, direction: Any, device: Any, engine: str = "torch") -> Router:
+def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: str = "torch") -> Router:
     from translate.inference.router import Router
 
     return Router(checkpoint, plain(device) or "cpu", plain(direction), engine)  # type: ignore[arg-type]
 
 
-def _engine(engine: Any, device: Any, lines: int | None, attention: bool) -> str:
+def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None) -> str:
     """`translate.inference.router.resolve_engine`, its refusal as a usage error (exit 2)."""
     from translate.errors import ConfigError
     from translate.inference.router import resolve_engine
 
     try:
-        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention)
+        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--engine") from None
 
@@ -126,13 +127,14 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
     Examples:
       translate text "Where is the station?" "火车站在哪里？"
       translate text --show-attention --attention-png att.png "Tea, please."
+      translate text -m runs/en-zh-a -m runs/en-zh-b "Tea, please."     (an ensemble)
     """
     attention = show_attention or attention_png is not None
     if not sentences and sys.stdin.isatty():
-        return _interactive(_router(checkpoint, direction, device, _engine(engine, device, None, attention)),
+        return _interactive(_router(checkpoint, direction, device, _engine(engine, device, None, attention, checkpoint)),
                             beam, n_best, show_attention)
     inputs = sentences or [line.rstrip("\n") for line in sys.stdin]
-    router = _router(checkpoint, direction, device, _engine(engine, device, len(inputs), attention))
+    router = _router(checkpoint, direction, device, _engine(engine, device, len(inputs), attention, checkpoint))
     for line in _translate_lines(router, inputs, beam, n_best, show_attention, attention_png):
         typer.echo(line)
 
@@ -148,7 +150,7 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
 
     lines = read_text_lines(input_path)
     hyps = [""] * len(lines)
-    for translator, rows in _router(checkpoint, direction, device, _engine(engine, device, len(lines), False)).groups(lines):
+    for translator, rows in _router(checkpoint, direction, device, _engine(engine, device, len(lines), False, checkpoint)).groups(lines):
         decode = _decode_cfg(translator, beam, batch_size=batch_size)
         for i, hyp in zip(rows, translator.translate_paragraphs([lines[i] for i in rows], decode)):
             hyps[i] = hyp

@@ -22,7 +22,7 @@ ScorerName = Literal["additive", "bilinear", "dot", "scaled-dot"]
 MULTIHEAD_SCORERS: tuple[str, ...] = ("additive", "dot", "scaled-dot")  # bilinear has no per-head form
 LANGS = ("en", "zh")
 MAX_WIDTH, MAX_LAYERS = 16_384, 16  # sanity limits: a checkpoint's config is untrusted data
-ARTIFACT_FORMAT = 3  # version of the checkpoint layout written by translate.checkpoint (3: attention settings by kind).store
+ARTIFACT_FORMAT = 3  # version of the checkpoint layout written by translate.checkpoint.store (3: attention settings by kind)
 
 
 def _check(condition: bool, name: str, value: Any, rule: str) -> None:

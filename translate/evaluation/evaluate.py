@@ -81,29 +81,39 @@ def split_overrides(overrides: dict[str, Any]) -> tuple[dict[str, Any], dict[str
     return attention, decode
 
 
-def _translator(ckpt: Path, device: str, overrides: dict[str, Any], beam: int | None) -> tuple[Translator, Loaded]:
-    loaded = load_checkpoint(ckpt, resolve_device(device))
+def _translator(ckpts: list[Path], device: str, overrides: dict[str, Any], beam: int | None) -> tuple[Translator, Loaded]:
+    """The translator of one checkpoint, or of several as an ensemble; the first one's loaded checkpoint."""
     attention, decode_overrides = split_overrides(overrides)
+    members = [load_checkpoint(ckpt, resolve_device(device)) for ckpt in ckpts]
     if attention:
-        loaded = decoded_as(loaded, attention)
+        members = [decoded_as(loaded, attention) for loaded in members]
+    loaded = members[0]
     decode = apply_overrides(loaded.artifact.decode, {**decode_overrides, **(
         {"beam_size": beam, "n_best": 1} if beam is not None else {})})
+    if len(members) > 1:
+        return Translator.from_ensemble(members, decode), loaded
     return Translator.from_loaded(loaded, decode=decode), loaded
 
 
-def evaluate_checkpoint(checkpoint: Path | str, split: str, data_dir: str | None = None, beam: int | None = None,
-                        output: Path | None = None, direction: str | None = None,
+def _checkpoints(checkpoint: Path | str | list[Path | str]) -> list[Path]:
+    return [resolve(find_model(c)) for c in (checkpoint if isinstance(checkpoint, list) else [checkpoint])]
+
+
+def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, data_dir: str | None = None,
+                        beam: int | None = None, output: Path | None = None, direction: str | None = None,
                         device: str = "cpu", overrides: dict[str, Any] | None = None) -> tuple[Evaluation, list[Path]]:
-    """Translate dev or test with a checkpoint and score it; returns the evaluation and the files written.
-    `overrides`: `--set` keys of model.attention.* and decode.* (see `split_overrides`)."""
-    ckpt = resolve(find_model(checkpoint))
-    translator, loaded = _translator(ckpt, device, overrides or {}, beam)
+    """Translate dev or test with a checkpoint (or an ensemble: a list of several) and score it; returns
+    the evaluation and the files written. `overrides`: `--set` keys of model.attention.* and decode.*
+    (see `split_overrides`)."""
+    ckpts = _checkpoints(checkpoint)
+    ckpt = ckpts[0]
+    translator, loaded = _translator(ckpts, device, overrides or {}, beam)
     artifact_direction = loaded.artifact.direction
     if direction is not None and direction != artifact_direction:
         raise ConfigError(f"the checkpoint translates {artifact_direction}, but {direction} was asked for; "
                           f"use a {direction} checkpoint (see `translate info --checkpoint {checkpoint}`)")
     decode = translator.decode
-    run = _run_folder(ckpt)
+    run = _run_folder(ckpt) if len(ckpts) == 1 else None
     data = _data_config(run, artifact_direction, data_dir)
     sources, refs = load_eval_split(data, split)
     if output is not None:
@@ -116,7 +126,7 @@ def evaluate_checkpoint(checkpoint: Path | str, split: str, data_dir: str | None
     result = translate_and_score(translator, sources, refs, data.tgt_lang, decode, hyp_path)
     if report_path is None or hyp_path is None:
         return result, []
-    record = {"checkpoint": str(ckpt), "split": split, **result.report.to_dict(), "decode": dataclasses.asdict(decode),
+    record = {"checkpoint": str(ckpt) if len(ckpts) == 1 else [str(c) for c in ckpts], "split": split, **result.report.to_dict(), "decode": dataclasses.asdict(decode),
               **({"overrides": overrides} if overrides else {}),
               "decode_seconds": round(result.seconds, 2),
               "sentences_per_second": round(result.sentences_per_second, 1), "hypotheses": str(hyp_path)}
@@ -131,12 +141,13 @@ class PenaltyRow:
     report: EvalReport  # with the length ratio (hypothesis / reference length)
 
 
-def tune_length_penalty(checkpoint: Path | str, alphas: list[float], split: str = "dev", data_dir: str | None = None,
-                        device: str = "cpu", overrides: dict[str, Any] | None = None) -> list[PenaltyRow]:
-    """Dev scores of the checkpoint's beam search under each length penalty (GNMT alpha), in order."""
-    ckpt = resolve(find_model(checkpoint))
-    translator, loaded = _translator(ckpt, device, overrides or {}, None)
-    data = _data_config(_run_folder(ckpt), loaded.artifact.direction, data_dir)
+def tune_length_penalty(checkpoint: Path | str | list[Path | str], alphas: list[float], split: str = "dev",
+                        data_dir: str | None = None, device: str = "cpu",
+                        overrides: dict[str, Any] | None = None) -> list[PenaltyRow]:
+    """Dev scores of the checkpoint's (or ensemble's) beam search under each length penalty (GNMT alpha), in order."""
+    ckpts = _checkpoints(checkpoint)
+    translator, loaded = _translator(ckpts, device, overrides or {}, None)
+    data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, loaded.artifact.direction, data_dir)
     sources, refs = load_eval_split(data, split)
     rows = []
     for alpha in alphas:

@@ -6,6 +6,7 @@ from the PyTorch model on ONNX Runtime, no PyTorch import)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from translate.config.paths import find_model, released_models
@@ -19,15 +20,18 @@ OTHER = {"en": "zh", "zh": "en"}
 FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
 
 
-def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool) -> str:
+def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1) -> str:
     """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU for up to FAST_MAX_LINES
-    lines without attention views (`lines` None: an interactive prompt), else PyTorch; "onnx" with
-    a device or an attention view it cannot serve is an error."""
+    lines of one model without attention views (`lines` None: an interactive prompt), else PyTorch;
+    "onnx" with a device, an attention view or an ensemble (`models` > 1) it cannot serve is an error."""
     if engine == "onnx" and (attention or device != "cpu"):
         raise ConfigError("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
                           "use --engine torch")
+    if engine == "onnx" and models > 1:
+        raise ConfigError(f"--engine onnx decodes one model; an ensemble of {models} checkpoints runs on --engine torch")
     if engine == "auto":
-        return "onnx" if device == "cpu" and not attention and (lines or 0) <= FAST_MAX_LINES else "torch"
+        fast = device == "cpu" and not attention and models == 1 and (lines or 0) <= FAST_MAX_LINES
+        return "onnx" if fast else "torch"
     return engine
 
 
@@ -38,31 +42,34 @@ def direction_of(text: str, source: str | None = None) -> str:
 
 
 class Router:
-    def __init__(self, checkpoint: str | None = None, device: str = "cpu", direction: str | None = None,
+    def __init__(self, checkpoint: str | Sequence[str] | None = None, device: str = "cpu", direction: str | None = None,
                  engine: str = "torch") -> None:
-        """`engine`: "torch" or "onnx", as `resolve_engine` chose."""
-        self.checkpoint, self.device, self.direction, self.engine = checkpoint, device, direction, engine
+        """`checkpoint`: one, several (an ensemble, on the torch engine) or none (the released models);
+        `engine`: "torch" or "onnx", as `resolve_engine` chose."""
+        self.checkpoints = [checkpoint] if isinstance(checkpoint, str) else list(checkpoint or [])
+        self.checkpoint = "+".join(self.checkpoints) or None
+        self.device, self.direction, self.engine = device, direction, engine
         self._loaded: dict[str, TextTranslator] = {}
 
     def translator(self, direction: str | None) -> TextTranslator:
-        """The given checkpoint (whatever `direction`), else the released model named `direction`."""
+        """The given checkpoint(s) (whatever `direction`), else the released model named `direction`."""
         key = self.checkpoint or direction or ""
         if key not in self._loaded:
             if self.checkpoint is None and direction not in released_models():
                 installed = ", ".join(released_models()) or "none"
                 raise CheckpointError(f"no released model for {direction} (installed: {installed}); "
                                       f"train one (translate train --direction {direction}) and pass --checkpoint")
-            self._loaded[key] = self._load(find_model(key))
+            self._loaded[key] = self._load([find_model(path) for path in self.checkpoints or [key]])
         return self._loaded[key]
 
-    def _load(self, path: Path) -> TextTranslator:
-        if self.engine == "onnx":
+    def _load(self, paths: list[Path]) -> TextTranslator:
+        if self.engine == "onnx" and len(paths) == 1:
             from translate.inference.fast import FastTranslator
 
-            return FastTranslator.from_checkpoint(path)
+            return FastTranslator.from_checkpoint(paths[0])
         from translate.inference.translator import Translator
 
-        return Translator.from_checkpoint(path, self.device)
+        return Translator.from_checkpoints(paths, self.device)
 
     def groups(self, texts: list[str]) -> list[tuple[TextTranslator, list[int]]]:
         """(translator, indices of its texts), in order of first appearance; with a given checkpoint

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.tokenizer import Tokenizer, target_ids
+from translate.inference.ensemble import Ensemble, check_members
 from translate.inference.search import Hypothesis, beam_search, greedy, max_lengths
 from translate.inference.text_translator import MAX_SOURCE_TOKENS, TextTranslator, Translation
 from translate.model import Seq2Seq
@@ -34,9 +36,10 @@ class Alignment:
 
 
 class Translator(TextTranslator):
-    """A PyTorch model with its tokenizers and default decoding settings; runs on the model's device."""
+    """A PyTorch model (or an ensemble of them) with its tokenizers and default decoding settings; runs on
+    the model's device."""
 
-    def __init__(self, model: Seq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
+    def __init__(self, model: Seq2Seq | Ensemble, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
                  src_lang: str = "", tgt_lang: str = "") -> None:
         super().__init__(src_tokenizer, tgt_tokenizer, decode, src_lang, tgt_lang)
         self.model = model
@@ -47,7 +50,22 @@ class Translator(TextTranslator):
         return cls.from_loaded(load_checkpoint(find_model(path), resolve_device(device)))
 
     @classmethod
-    def from_loaded(cls, loaded: Loaded, model: Seq2Seq | None = None, decode: DecodeConfig | None = None) -> Translator:
+    def from_checkpoints(cls, paths: Sequence[Path | str], device: str = "cpu") -> Translator:
+        """One checkpoint's translator, or several decoded together as an ensemble (same direction and
+        vocabularies; the first one's decoding settings)."""
+        if len(paths) == 1:
+            return cls.from_checkpoint(paths[0], device)
+        loaded = [load_checkpoint(find_model(path), resolve_device(device)) for path in paths]
+        return cls.from_ensemble(loaded)
+
+    @classmethod
+    def from_ensemble(cls, loaded: Sequence[Loaded], decode: DecodeConfig | None = None) -> Translator:
+        """Loaded checkpoints decoded together (mean log-probabilities per step); see `inference.ensemble`."""
+        check_members(loaded)
+        return cls.from_loaded(loaded[0], Ensemble([member.model for member in loaded]).eval(), decode)
+
+    @classmethod
+    def from_loaded(cls, loaded: Loaded, model: Seq2Seq | Ensemble | None = None, decode: DecodeConfig | None = None) -> Translator:
         """A loaded checkpoint's translator: its tokenizers, languages (hence the input normalisation) and
         decoding settings; `model` / `decode` replace its model (e.g. a variant of the same weights) or settings."""
         return cls(model if model is not None else loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
