@@ -1,0 +1,120 @@
+"""Lexically constrained beam search for one sentence: every constraint (a token sequence) appears in
+the output, in the model's own choice of place and context.
+
+Dynamic beam allocation (Post & Vilar 2018): each step's candidates are the k best continuations
+of every hypothesis plus, for each, the next token of every constraint it has not met (or of the one
+it is in the middle of); the beam is then shared out round-robin between banks of hypotheses that
+have produced the same number of constraint tokens, so hypotheses that have placed a term are not
+crowded out by ones that have not. A hypothesis may end only when it has met every constraint; at
+the length limit every hypothesis ends, and those that met every constraint rank first. Works with any step function (one
+model or an ensemble), like `search.beam_search`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from translate.inference.hypothesis import Hypothesis, length_penalty
+
+
+@dataclass(frozen=True)
+class _Live:
+    tokens: tuple[int, ...]
+    log_prob: float
+    met: tuple[bool, ...]  # per constraint
+    active: int = -1  # the constraint being produced (-1: none)
+    done: int = 0  # its tokens produced so far
+    just_met: bool = False  # the last token completed a constraint
+
+    def next_tokens(self, constraints: list[list[int]]) -> set[int]:
+        if self.active >= 0:
+            return {constraints[self.active][self.done]}
+        return {c[0] for c, met in zip(constraints, self.met) if not met}
+
+    def produced(self, constraints: list[list[int]]) -> int:
+        return sum(len(c) for c, met in zip(constraints, self.met) if met) + self.done
+
+    def then(self, token: int, log_prob: float, constraints: list[list[int]]) -> _Live:
+        """This hypothesis extended by `token`: a constraint advances, starts, completes or is abandoned."""
+        met, active, done, just_met = self.met, self.active, self.done, False
+        if active >= 0 and constraints[active][done] != token:
+            active, done = -1, 0  # left the constraint half-way: it starts over
+        if active < 0:
+            starts = [i for i, (c, m) in enumerate(zip(constraints, met)) if not m and c[0] == token]
+            if starts:
+                active, done = starts[0], 0
+        if active >= 0:
+            done += 1
+            if done == len(constraints[active]):
+                met = tuple(m or i == active for i, m in enumerate(met))
+                active, done, just_met = -1, 0, True
+        return _Live(self.tokens + (token,), log_prob, met, active, done, just_met)
+
+
+def _allocate(candidates: list[tuple[_Live, int]], k: int, constraints: list[list[int]]) -> list[tuple[_Live, int]]:
+    """k candidates, taken round-robin from the banks (most constraint tokens first), best first in each."""
+    banks: dict[int, list[tuple[_Live, int]]] = {}
+    for cand in sorted(candidates, key=lambda c: -c[0].log_prob):
+        banks.setdefault(cand[0].produced(constraints), []).append(cand)
+    order = [banks[n] for n in sorted(banks, reverse=True)]
+    chosen: list[tuple[_Live, int]] = []
+    depth = 0
+    while len(chosen) < k and any(depth < len(bank) for bank in order):
+        chosen += [bank[depth] for bank in order if depth < len(bank)][:k - len(chosen)]
+        depth += 1
+    return chosen
+
+
+@torch.no_grad()
+def constrained_beam_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.Tensor, Any]], ctx: Any, max_len: int,
+                            bos: int, eos: int, beam_size: int, constraints: list[list[int]], alpha: float = 1.0,
+                            n_best: int = 1, pad: int = 0, device: torch.device | str = "cpu",
+                            banned_after: list[int] | None = None) -> list[Hypothesis]:
+    """One sentence (ctx with one row, on `device`) -> its n-best hypotheses holding every constraint
+    (token lists, none empty), ordered by length-penalised score. `banned_after`: tokens that may not
+    directly follow a completed constraint (for English, pieces that would glue a word onto the term). It stops, like `search.beam_search`,
+    once `beam_size` hypotheses have ended and the best live one, normalised at the next length,
+    cannot beat the worst of them."""
+    live = [_Live((), 0.0, tuple(False for _ in constraints))]
+    tokens = torch.full((1,), bos, dtype=torch.long, device=device)
+    finished: list[Hypothesis] = []
+    incomplete: list[Hypothesis] = []  # ended at the length limit without every constraint
+    banned = set(banned_after or [])
+    for t in range(max_len + 1):
+        log_probs, ctx = step_fn(tokens, ctx)
+        log_probs = log_probs.float().cpu()
+        log_probs[:, [pad, bos]] = float("-inf")
+        if banned_after:
+            glued = [row for row, hyp in enumerate(live) if hyp.just_met]
+            if glued:
+                log_probs[torch.tensor(glued).unsqueeze(1), torch.tensor(banned_after).unsqueeze(0)] = float("-inf")
+        top = log_probs.topk(min(beam_size, log_probs.size(1)), dim=1).indices.tolist()
+        candidates: list[tuple[_Live, int]] = []
+        for row, hyp in enumerate(live):
+            options = {eos} if t == max_len else set(top[row]) | hyp.next_tokens(constraints)
+            for token in options:
+                score = hyp.log_prob + float(log_probs[row, token])
+                if token == eos:
+                    if all(hyp.met):
+                        finished.append(Hypothesis(list(hyp.tokens), score / length_penalty(len(hyp.tokens) + 1, alpha),
+                                                   score))
+                    elif t == max_len:
+                        incomplete.append(Hypothesis(list(hyp.tokens),
+                                                     score / length_penalty(len(hyp.tokens) + 1, alpha), score))
+                elif score > float("-inf") and not (hyp.just_met and token in banned):
+                    candidates.append((hyp.then(token, score, constraints), row))
+        if not candidates:
+            break
+        if len(finished) >= beam_size:
+            worst_kept = sorted(h.score for h in finished)[-beam_size]
+            if max(c.log_prob for c, _ in candidates) / length_penalty(t + 2, alpha) <= worst_kept:
+                break
+        chosen = _allocate(candidates, beam_size, constraints)
+        live = [c for c, _ in chosen]
+        ctx = ctx.select(torch.tensor([r for _, r in chosen], dtype=torch.long, device=device))
+        tokens = torch.tensor([c.tokens[-1] for c in live], dtype=torch.long, device=device)
+    return (sorted(finished, key=lambda h: -h.score) + sorted(incomplete, key=lambda h: -h.score))[:n_best]

@@ -1,0 +1,175 @@
+"""Glossaries: a user's term pairs in the translations of sentences that hold them.
+
+A glossary is a list of English–Chinese term pairs (a TSV file `en<TAB>zh`, or pairs given to the
+API) used in both directions. Sentences are first translated as usual, in batches; a sentence that
+holds a term whose counterpart its translation lacks is translated again by a lexically constrained
+beam search (`inference.constrained`) that must produce every counterpart, where the model finds
+it fits best. Runs on the PyTorch engine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from translate.config.schema import DecodeConfig
+from translate.data.batch import pad
+from translate.data.cleaning import detect_language
+from translate.data.normalize import copy_digits, normalize_source
+from translate.data.tokenizer import Tokenizer
+from translate.errors import ConfigError
+from translate.inference.constrained import constrained_beam_search
+from translate.inference.search import max_lengths
+from translate.inference.text_translator import TextTranslator, Translation
+from translate.inference.translator import Translator
+from translate.tokens import BOS_ID, EOS_ID, PAD_ID
+
+MAX_TERMS = 10_000
+
+
+@dataclass(frozen=True)
+class Term:
+    en: str
+    zh: str
+
+    def side(self, lang: str) -> str:
+        return self.en if lang == "en" else self.zh
+
+
+@dataclass(frozen=True)
+class Match:
+    term: Term
+    begin: int  # character offsets in the normalised source sentence
+    end: int
+
+
+class Glossary:
+    """Term pairs, longest first (a longer term wins over one it contains)."""
+
+    def __init__(self, terms: list[Term]) -> None:
+        self.terms = sorted(terms, key=lambda t: (-len(t.en), -len(t.zh)))
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    @classmethod
+    def from_pairs(cls, pairs: list[tuple[str, str]], where: str = "glossary") -> Glossary:
+        """Pairs (en, zh); `where` names them in errors ("terms.tsv", "the request's glossary")."""
+        if len(pairs) > MAX_TERMS:
+            raise ConfigError(f"{where}: {len(pairs)} terms; at most {MAX_TERMS}")
+        terms: dict[str, Term] = {}
+        for number, (en, zh) in enumerate(pairs, 1):
+            en, zh = " ".join(en.split()), zh.strip()
+            label = f"{where}:{number}" if where.endswith(".tsv") else f"{where}, term {number}"
+            if not en or not zh:
+                raise ConfigError(f"{label}: a term needs both sides, English then Chinese: {en!r} {zh!r}")
+            if detect_language(en) == "zh" and detect_language(zh) == "en":
+                raise ConfigError(f"{label}: {en!r} looks Chinese and {zh!r} English; the columns are en<TAB>zh")
+            key = en.lower()
+            if key in terms and terms[key].zh != zh:
+                raise ConfigError(f"{label}: {en!r} is given twice, as {terms[key].zh!r} and as {zh!r}")
+            terms[key] = Term(en, zh)
+        return cls(list(terms.values()))
+
+    @classmethod
+    def read(cls, path: Path) -> Glossary:
+        """A TSV file of `en<TAB>zh` lines (UTF-8); empty lines and lines starting with # are skipped."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"glossary not found: {path}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        pairs = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            columns = line.split("\t")
+            if len(columns) < 2:
+                raise ConfigError(f"{path}:{number}: expected en<TAB>zh, found no tab in {line[:60]!r}")
+            pairs.append((columns[0], columns[1]))
+        glossary = cls.from_pairs(pairs, str(path))
+        return glossary
+
+    def matches(self, sentence: str, lang: str) -> list[Match]:
+        """Non-overlapping occurrences of the terms' `lang` side in a normalised sentence; English
+        terms match whole words, ignoring case."""
+        taken: list[Match] = []
+        for term in self.terms:
+            needle = normalize_source(term.side(lang), lang)
+            pattern = (re.compile(rf"(?<!\w){re.escape(needle)}(?!\w)", re.IGNORECASE) if lang == "en"
+                       else re.compile(re.escape(needle)))
+            for found in pattern.finditer(sentence):
+                if all(found.end() <= m.begin or found.start() >= m.end for m in taken):
+                    taken.append(Match(term, found.start(), found.end()))
+        return sorted(taken, key=lambda m: m.begin)
+
+
+def contains(text: str, term: str, lang: str) -> bool:
+    """Whether a translation holds a term (English: a whole word sequence, ignoring case)."""
+    if lang == "en":
+        return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE) is not None
+    return term in text
+
+
+def term_ids(tokenizer: Tokenizer, term: str, lang: str) -> list[int]:
+    """The pieces of a term as it appears inside a sentence: English after a space (SentencePiece's
+    word-initial pieces), Chinese without one (what follows the pieces of "。" in the encoding of "。" + term)."""
+    if lang == "en":
+        return tokenizer.encode([term])[0]
+    lead, both = tokenizer.encode(["。", "。" + term])
+    if both[:len(lead)] == lead and len(both) > len(lead):
+        return both[len(lead):]
+    return [i for i in tokenizer.encode([term])[0] if tokenizer.pieces([i]) != ["▁"]]
+
+
+class GlossaryTranslator(TextTranslator):
+    """A PyTorch translator whose translations hold the glossary's terms (see the module docstring)."""
+
+    MIN_BEAM = 8  # a constrained search needs room for hypotheses that have and have not placed a term
+
+    def __init__(self, inner: Translator, glossary: Glossary) -> None:
+        super().__init__(inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
+        self.inner, self.glossary = inner, glossary
+        self._continuations: list[int] | None = None
+
+    def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        decode = decode or self.decode
+        results = self.inner.translate_n_best(texts, decode)
+        for i, (text, n_best) in enumerate(zip(texts, results)):
+            found = self.glossary.matches(normalize_source(text, self.src_lang), self.src_lang)
+            wanted = list(dict.fromkeys(m.term.side(self.tgt_lang) for m in found))
+            if wanted and not all(contains(n_best[0].text, term, self.tgt_lang) for term in wanted):
+                results[i] = self._constrained(text, wanted, decode)
+        return results
+
+    def _word_pieces(self) -> list[int]:
+        """Target pieces that continue a word (no leading ▁, starting with a letter or digit)."""
+        if self._continuations is None:
+            pieces = self.tgt_tokenizer.pieces(list(range(len(self.tgt_tokenizer))))
+            self._continuations = [i for i, p in enumerate(pieces) if p[:1].isalnum()]
+        return self._continuations
+
+    @torch.inference_mode()
+    def _constrained(self, text: str, terms: list[str], decode: DecodeConfig) -> list[Translation]:
+        model = self.inner.model
+        was_training = model.training
+        model.eval()
+        try:
+            source = self.encode_sources([text])[0]
+            src_lens = torch.tensor([len(source)])
+            ctx = model.encode(pad([source]).to(model.device), src_lens)
+            limit = int(max_lengths(src_lens, decode.max_len_a, decode.max_len_b)[0])
+            constraints = [ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in terms) if ids]
+            hyps = constrained_beam_search(model.step, ctx, limit, BOS_ID, EOS_ID, max(decode.beam_size, self.MIN_BEAM),
+                                           constraints, decode.length_penalty, decode.n_best, PAD_ID, model.device,
+                                           self._word_pieces() if self.tgt_lang == "en" else None)
+        finally:
+            model.train(was_training)
+        outputs = self.tgt_tokenizer.decode([h.tokens for h in hyps])
+        if decode.copy_digits:
+            outputs = [copy_digits(text, out) for out in outputs]
+        return [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
