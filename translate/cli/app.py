@@ -172,7 +172,10 @@ def evaluate(checkpoint: CheckpointsOpt = None,
              length_penalty: Annotated[list[float] | None, typer.Option("--length-penalty", help=(
                  "Tune the beam search's length penalty (GNMT alpha): give several, e.g. --length-penalty 0.6 "
                  "--length-penalty 1.0 --length-penalty 1.4; prints BLEU, chrF and length ratio for each and "
-                 "the best (tune on dev, never on test)."))] = None) -> None:
+                 "the best (tune on dev, never on test)."))] = None,
+             glossary: Annotated[Path | None, typer.Option(help=(
+                 "Term pairs the translations must hold (TSV en<TAB>zh); prints how many of the terms in the "
+                 "sources were used, e.g. --data-dir data/everyday --glossary data/everyday/glossary.tsv."))] = None) -> None:
     """Translate dev or test, print BLEU and chrF with the sacrebleu signatures.
 
     A run's checkpoint writes hypotheses and report.<split>.json into the run folder; a released
@@ -189,9 +192,17 @@ def evaluate(checkpoint: CheckpointsOpt = None,
                                    overrides)
         typer.echo(_penalty_table(rows))
         return
+    terms = None
+    if glossary is not None:
+        from translate.inference.glossary import Glossary
+
+        terms = Glossary.read(glossary)
     result, written = evaluate_checkpoint(checkpoints, plain(split), data_dir, beam, output, plain(direction),
-                                          plain(device) or "cpu", overrides)
+                                          plain(device) or "cpu", overrides, terms)
     typer.echo(result.report.summary())
+    if result.terms is not None:
+        used, total = result.terms
+        typer.echo(f"glossary terms used: {used} of {total} ({100 * used / max(total, 1):.1f} %)")
     for path in written:
         typer.echo(f"wrote {path}")
 

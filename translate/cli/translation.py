@@ -31,19 +31,32 @@ EngineOpt = Annotated[EngineChoice, typer.Option(help=(
     "batches; auto = onnx on the CPU for up to 100 lines, else torch."))]
 
 
-def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: str = "torch") -> Router:
+GlossaryOpt = Annotated[Path | None, typer.Option(help=(
+    "Term pairs every translation must hold: a TSV file of en<TAB>zh lines, used in both directions "
+    "(a sentence holding a term is decoded by a constrained beam search; PyTorch engine)."))]
+
+
+def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: str = "torch",
+            glossary: Path | None = None) -> Router:
     from translate.inference.router import Router
 
-    return Router(checkpoint, plain(device) or "cpu", plain(direction), engine)  # type: ignore[arg-type]
+    terms = None
+    if glossary is not None:  # imported only then: the glossary's search needs PyTorch, the fast start does not
+        from translate.inference.glossary import Glossary
+
+        terms = Glossary.read(glossary)
+    return Router(checkpoint, plain(device) or "cpu", plain(direction), engine, terms)  # type: ignore[arg-type]
 
 
-def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None) -> str:
+def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None,
+            glossary: Path | None = None) -> str:
     """`translate.inference.router.resolve_engine`, its refusal as a usage error (exit 2)."""
     from translate.errors import ConfigError
     from translate.inference.router import resolve_engine
 
     try:
-        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1)
+        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1,
+                              glossary is not None)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--engine") from None
 
@@ -51,6 +64,7 @@ def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkp
 def _align(translator: TextTranslator, lines: list[str], results: list[list[Translation]]) -> list[Alignment]:
     from translate.inference.translator import Translator
 
+    translator = getattr(translator, "inner", translator)  # a glossary's translator: its model's attention
     assert isinstance(translator, Translator), "attention views run on the PyTorch engine (see _engine)"
     return translator.align(lines, [hyps[0].tokens for hyps in results])
 
@@ -116,7 +130,7 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
          n_best: Annotated[int, typer.Option(help="Print this many translations per sentence, with scores.")] = 1,
          show_attention: Annotated[bool, typer.Option(help="Print which source pieces each output piece attended to.")] = False,
          attention_png: Annotated[Path | None, typer.Option(help="Write the attention heatmaps to this PNG.")] = None,
-         device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto) -> None:
+         device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto, glossary: GlossaryOpt = None) -> None:
     """Translate sentences given as arguments, or lines on stdin; on a terminal without arguments, a prompt.
 
     Each line goes to the released model of its direction, detected from its script (Chinese when
@@ -128,13 +142,16 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
       translate text "Where is the station?" "火车站在哪里？"
       translate text --show-attention --attention-png att.png "Tea, please."
       translate text -m runs/en-zh-a -m runs/en-zh-b "Tea, please."     (an ensemble)
+      translate text --glossary terms.tsv "我明天去北京。"      (terms.tsv: Beijing<TAB>北京)
     """
     attention = show_attention or attention_png is not None
     if not sentences and sys.stdin.isatty():
-        return _interactive(_router(checkpoint, direction, device, _engine(engine, device, None, attention, checkpoint)),
+        return _interactive(_router(checkpoint, direction, device,
+                                    _engine(engine, device, None, attention, checkpoint, glossary), glossary),
                             beam, n_best, show_attention)
     inputs = sentences or [line.rstrip("\n") for line in sys.stdin]
-    router = _router(checkpoint, direction, device, _engine(engine, device, len(inputs), attention, checkpoint))
+    router = _router(checkpoint, direction, device, _engine(engine, device, len(inputs), attention, checkpoint, glossary),
+                     glossary)
     for line in _translate_lines(router, inputs, beam, n_best, show_attention, attention_png):
         typer.echo(line)
 
@@ -144,13 +161,14 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
          output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")] = None,
          checkpoint: ModelOpt = None, direction: ForceDirectionOpt = None, beam: BeamOpt = None,
          batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None,
-         device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto) -> None:
+         device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto, glossary: GlossaryOpt = None) -> None:
     """Translate a file line by line, in batches; output keeps the line order (empty lines stay empty)."""
     from translate.data.text import read_text_lines
 
     lines = read_text_lines(input_path)
     hyps = [""] * len(lines)
-    for translator, rows in _router(checkpoint, direction, device, _engine(engine, device, len(lines), False, checkpoint)).groups(lines):
+    router = _router(checkpoint, direction, device, _engine(engine, device, len(lines), False, checkpoint, glossary), glossary)
+    for translator, rows in router.groups(lines):
         decode = _decode_cfg(translator, beam, batch_size=batch_size)
         for i, hyp in zip(rows, translator.translate_paragraphs([lines[i] for i in rows], decode)):
             hyps[i] = hyp

@@ -23,6 +23,7 @@ from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
 from translate.evaluation.metrics import EvalReport, score
+from translate.inference.glossary import Glossary, GlossaryTranslator, term_use
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import Translator
 
@@ -34,6 +35,7 @@ class Evaluation:
     report: EvalReport
     hypotheses: list[str]
     seconds: float  # generation time (tokenisation and search), without loading the model
+    terms: tuple[int, int] | None = None  # with a glossary: (terms used, terms in the sources)
 
     @property
     def sentences_per_second(self) -> float:
@@ -101,10 +103,11 @@ def _checkpoints(checkpoint: Path | str | list[Path | str]) -> list[Path]:
 
 def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, data_dir: str | None = None,
                         beam: int | None = None, output: Path | None = None, direction: str | None = None,
-                        device: str = "cpu", overrides: dict[str, Any] | None = None) -> tuple[Evaluation, list[Path]]:
+                        device: str = "cpu", overrides: dict[str, Any] | None = None,
+                        glossary: Glossary | None = None) -> tuple[Evaluation, list[Path]]:
     """Translate dev or test with a checkpoint (or an ensemble: a list of several) and score it; returns
     the evaluation and the files written. `overrides`: `--set` keys of model.attention.* and decode.*
-    (see `split_overrides`)."""
+    (see `split_overrides`); `glossary`: terms the translations must hold (their use is counted)."""
     ckpts = _checkpoints(checkpoint)
     ckpt = ckpts[0]
     translator, loaded = _translator(ckpts, device, overrides or {}, beam)
@@ -118,16 +121,22 @@ def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, d
     sources, refs = load_eval_split(data, split)
     if output is not None:
         hyp_path, report_path = output, output.with_name(output.name + ".report.json")
-    elif run is not None and not overrides:
+    elif run is not None and not overrides and glossary is None:
         hyp_path = run / f"{split}.{ckpt.name}.beam{decode.beam_size}.hyp.txt"
         report_path = run / f"report.{split}.json"
     else:
         hyp_path = report_path = None
-    result = translate_and_score(translator, sources, refs, data.tgt_lang, decode, hyp_path)
+    if glossary is not None:
+        result = translate_and_score(GlossaryTranslator(translator, glossary), sources, refs, data.tgt_lang, decode,
+                                     hyp_path)
+        result.terms = term_use(glossary, sources, result.hypotheses, data.src_lang, data.tgt_lang)
+    else:
+        result = translate_and_score(translator, sources, refs, data.tgt_lang, decode, hyp_path)
     if report_path is None or hyp_path is None:
         return result, []
     record = {"checkpoint": str(ckpt) if len(ckpts) == 1 else [str(c) for c in ckpts], "split": split, **result.report.to_dict(), "decode": dataclasses.asdict(decode),
               **({"overrides": overrides} if overrides else {}),
+              **({"glossary_terms_used": list(result.terms)} if result.terms else {}),
               "decode_seconds": round(result.seconds, 2),
               "sentences_per_second": round(result.sentences_per_second, 1), "hypotheses": str(hyp_path)}
     report_path.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")

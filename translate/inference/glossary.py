@@ -56,14 +56,14 @@ class Glossary:
         return len(self.terms)
 
     @classmethod
-    def from_pairs(cls, pairs: list[tuple[str, str]], where: str = "glossary") -> Glossary:
-        """Pairs (en, zh); `where` names them in errors ("terms.tsv", "the request's glossary")."""
+    def from_pairs(cls, pairs: list[tuple[str, str]], where: str = "glossary", lines: list[int] | None = None) -> Glossary:
+        """Pairs (en, zh); errors name `where` with the pair's line (`lines`, for a file) or number."""
         if len(pairs) > MAX_TERMS:
             raise ConfigError(f"{where}: {len(pairs)} terms; at most {MAX_TERMS}")
         terms: dict[str, Term] = {}
         for number, (en, zh) in enumerate(pairs, 1):
             en, zh = " ".join(en.split()), zh.strip()
-            label = f"{where}:{number}" if where.endswith(".tsv") else f"{where}, term {number}"
+            label = f"{where}:{lines[number - 1]}" if lines else f"{where}, term {number}"
             if not en or not zh:
                 raise ConfigError(f"{label}: a term needs both sides, English then Chinese: {en!r} {zh!r}")
             if detect_language(en) == "zh" and detect_language(zh) == "en":
@@ -83,7 +83,7 @@ class Glossary:
             raise ConfigError(f"glossary not found: {path}") from None
         except UnicodeDecodeError as exc:
             raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-        pairs = []
+        pairs, numbers = [], []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip() or line.startswith("#"):
                 continue
@@ -91,8 +91,8 @@ class Glossary:
             if len(columns) < 2:
                 raise ConfigError(f"{path}:{number}: expected en<TAB>zh, found no tab in {line[:60]!r}")
             pairs.append((columns[0], columns[1]))
-        glossary = cls.from_pairs(pairs, str(path))
-        return glossary
+            numbers.append(number)
+        return cls.from_pairs(pairs, str(path), numbers)
 
     def matches(self, sentence: str, lang: str) -> list[Match]:
         """Non-overlapping occurrences of the terms' `lang` side in a normalised sentence; English
@@ -113,6 +113,17 @@ def contains(text: str, term: str, lang: str) -> bool:
     if lang == "en":
         return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE) is not None
     return term in text
+
+
+def term_use(glossary: Glossary, sources: list[str], translations: list[str], src_lang: str,
+             tgt_lang: str) -> tuple[int, int]:
+    """(terms whose counterpart the translation holds, terms in the sources)."""
+    used = total = 0
+    for source, translation in zip(sources, translations):
+        for match in glossary.matches(normalize_source(source, src_lang), src_lang):
+            total += 1
+            used += contains(translation, match.term.side(tgt_lang), tgt_lang)
+    return used, total
 
 
 def term_ids(tokenizer: Tokenizer, term: str, lang: str) -> list[int]:

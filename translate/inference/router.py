@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from translate.config.paths import find_model, released_models
 from translate.config.schema import Engine
@@ -15,22 +16,30 @@ from translate.data.cleaning import detect_language
 from translate.errors import CheckpointError, ConfigError
 from translate.inference.text_translator import TextTranslator
 
+if TYPE_CHECKING:
+    from translate.inference.glossary import Glossary
+
 logger = logging.getLogger(__name__)
 OTHER = {"en": "zh", "zh": "en"}
 FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
 
 
-def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1) -> str:
+def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1,
+                   glossary: bool = False) -> str:
     """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU for up to FAST_MAX_LINES
-    lines of one model without attention views (`lines` None: an interactive prompt), else PyTorch;
-    "onnx" with a device, an attention view or an ensemble (`models` > 1) it cannot serve is an error."""
+    lines of one model without attention views or glossary (`lines` None: an interactive prompt), else
+    PyTorch; "onnx" with a device, an attention view, a glossary or an ensemble (`models` > 1) it
+    cannot serve is an error."""
     if engine == "onnx" and (attention or device != "cpu"):
         raise ConfigError("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
+                          "use --engine torch")
+    if engine == "onnx" and glossary:
+        raise ConfigError("--engine onnx runs without a glossary (its constrained search runs on PyTorch); "
                           "use --engine torch")
     if engine == "onnx" and models > 1:
         raise ConfigError(f"--engine onnx decodes one model; an ensemble of {models} checkpoints runs on --engine torch")
     if engine == "auto":
-        fast = device == "cpu" and not attention and models == 1 and (lines or 0) <= FAST_MAX_LINES
+        fast = device == "cpu" and not attention and not glossary and models == 1 and (lines or 0) <= FAST_MAX_LINES
         return "onnx" if fast else "torch"
     return engine
 
@@ -43,9 +52,11 @@ def direction_of(text: str, source: str | None = None) -> str:
 
 class Router:
     def __init__(self, checkpoint: str | Sequence[str] | None = None, device: str = "cpu", direction: str | None = None,
-                 engine: str = "torch") -> None:
+                 engine: str = "torch", glossary: Glossary | None = None) -> None:
         """`checkpoint`: one, several (an ensemble, on the torch engine) or none (the released models);
-        `engine`: "torch" or "onnx", as `resolve_engine` chose."""
+        `engine`: "torch" or "onnx", as `resolve_engine` chose; `glossary`: terms every translation holds
+        (torch engine)."""
+        self.glossary = glossary
         self.checkpoints = [checkpoint] if isinstance(checkpoint, str) else list(checkpoint or [])
         self.checkpoint = "+".join(self.checkpoints) or None
         self.device, self.direction, self.engine = device, direction, engine
@@ -69,7 +80,12 @@ class Router:
             return FastTranslator.from_checkpoint(paths[0])
         from translate.inference.translator import Translator
 
-        return Translator.from_checkpoints(paths, self.device)
+        translator = Translator.from_checkpoints(paths, self.device)
+        if self.glossary is None:
+            return translator
+        from translate.inference.glossary import GlossaryTranslator
+
+        return GlossaryTranslator(translator, self.glossary)
 
     def groups(self, texts: list[str]) -> list[tuple[TextTranslator, list[int]]]:
         """(translator, indices of its texts), in order of first appearance; with a given checkpoint

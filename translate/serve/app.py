@@ -16,6 +16,8 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from translate.errors import ConfigError
+from translate.inference.glossary import Glossary
 from translate.inference.router import OTHER, direction_of
 from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.limits import RateLimiter, key_matches, retry_after
@@ -109,6 +111,17 @@ def _check_sizes(texts: list[str], settings: ServeSettings) -> None:
             raise HTTPException(413, f"text {i} has {len(text)} characters; the limit is max_chars={settings.max_chars}")
 
 
+def _glossary(req: TranslateRequest) -> tuple[tuple[str, str], ...]:
+    """The request's term pairs, checked before any work (422 naming the term at fault)."""
+    if not req.glossary:
+        return ()
+    try:
+        Glossary.from_pairs(req.glossary, "glossary")
+    except ConfigError as exc:
+        raise HTTPException(422, str(exc)) from None
+    return tuple((en, zh) for en, zh in req.glossary)
+
+
 async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings) -> TranslateResponse:
     texts = req.texts
     _check_sizes(texts, settings)
@@ -116,7 +129,8 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     groups: dict[str, list[int]] = {}
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)
-    jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention), [texts[i] for i in rows])
+    glossary = _glossary(req)
+    jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention, glossary), [texts[i] for i in rows])
             for name, rows in groups.items()]
     try:
         outputs = await asyncio.wait_for(asyncio.gather(*jobs), settings.timeout_s)

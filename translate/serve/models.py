@@ -12,6 +12,7 @@ from translate.config.device import resolve_device
 from translate.config.paths import find_model, released_models
 from translate.config.schema import ArtifactConfig
 from translate.errors import ConfigError
+from translate.inference.glossary import Glossary, GlossaryTranslator
 from translate.inference.translator import Alignment, Translator
 from translate.tokens import EOS_ID
 
@@ -23,6 +24,7 @@ class BatchKey(NamedTuple):
     beam: int
     n_best: int
     attention: bool
+    glossary: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -75,7 +77,10 @@ class Models:
         attention of every alternative when asked (teacher-forced, see Translator.align)."""
         translator = self.by_name[key.model].translator
         decode = dataclasses.replace(translator.decode, beam_size=key.beam, n_best=key.n_best)
-        n_bests = translator.translate_n_best(texts, decode)
+        if key.glossary:
+            n_bests = GlossaryTranslator(translator, Glossary.from_pairs(list(key.glossary))).translate_n_best(texts, decode)
+        else:
+            n_bests = translator.translate_n_best(texts, decode)
         flat = [(i, hyp) for i, hyps in enumerate(n_bests) for hyp in hyps]
         if key.attention:
             alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])

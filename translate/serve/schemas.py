@@ -19,6 +19,9 @@ class TranslateRequest(BaseModel):
     n_best: int = Field(1, ge=1, le=5, description="Alternatives per text (at most beam).")
     beam: int = Field(5, ge=1, le=10, description="Beam size; 1 = greedy.")
     attention: bool = Field(False, description="Return the attention matrix of every alternative.")
+    glossary: list[tuple[str, str]] | None = Field(None, max_length=100, description=(
+        "Term pairs [English, Chinese] (used in both directions) that every translation of a text holding "
+        "the term must contain, e.g. [[\"Beijing\", \"北京\"]]; decoded by a constrained beam search."))
 
     @model_validator(mode="after")
     def _consistent(self) -> TranslateRequest:

@@ -1,0 +1,63 @@
+"""Lexically constrained beam search on scripted probabilities: every constraint appears, placed
+where the model scores it best, with exact scores."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.unit.test_search import BOS, EOS, TINY, A, B, C, context, limits, step
+from translate.inference.constrained import _allocate, _Live, constrained_beam_search
+from translate.inference.search import beam_search
+
+
+def test_without_constraints_it_is_the_plain_beam_search() -> None:
+    for alpha in (0.0, 1.0):
+        hyps = constrained_beam_search(step, context([0]), 10, BOS, EOS, 2, [], alpha=alpha, n_best=2)
+        [plain] = beam_search(step, context([0]), limits(1), BOS, EOS, 2, alpha, 2)
+        assert [h.tokens for h in hyps] == [h.tokens for h in plain]
+        assert [h.score for h in hyps] == pytest.approx([h.score for h in plain])
+
+
+def test_a_one_token_constraint_is_placed_where_it_scores_best() -> None:
+    # sentence 0: A (0.5) then EOS (0.6) is best unconstrained; with C required: B C (0.4 * 0.7) beats A C (0.5 * 0.4)
+    [best] = constrained_beam_search(step, context([0]), 10, BOS, EOS, 3, [[C]], alpha=0.0)
+    assert best.tokens == [B, C]
+    assert best.log_prob == pytest.approx(math.log(0.4 * 0.7))
+
+
+def test_a_constraint_the_model_finds_unlikely_is_still_met() -> None:
+    # sentence 1 never wants B before C C; the constraint forces it, and the sequence still ends
+    hyps = constrained_beam_search(step, context([1]), 6, BOS, EOS, 4, [[B]], alpha=0.0, n_best=4)
+    assert hyps and all(B in h.tokens for h in hyps)
+    assert hyps[0].tokens == [C, C, B]
+    assert hyps[0].log_prob == pytest.approx(math.log(0.9 * 0.5 * 0.1 * 1.0))
+
+
+def test_a_multi_token_constraint_appears_contiguously_and_several_constraints_all_appear() -> None:
+    [best] = constrained_beam_search(step, context([1]), 8, BOS, EOS, 4, [[A, B], [C]], alpha=0.0)
+    tokens = best.tokens
+    assert C in tokens and any(tokens[i:i + 2] == [A, B] for i in range(len(tokens) - 1))
+    expected = math.log(0.9 * 0.3 * TINY * 1.0)  # C, A (0.3), B (not scripted: TINY), then EOS
+    assert tokens == [C, A, B] and best.log_prob == pytest.approx(expected, rel=1e-5)
+
+
+def test_at_the_length_limit_hypotheses_that_met_every_constraint_rank_first() -> None:
+    hyps = constrained_beam_search(step, context([0]), 1, BOS, EOS, 3, [[C]], alpha=0.0, n_best=3)
+    assert hyps[0].tokens == [C]  # the only one-token output holding C, however unlikely
+    assert all(C not in h.tokens for h in hyps[1:])
+
+
+def test_banned_after_keeps_a_term_from_being_glued_to_the_next_piece() -> None:
+    # unconstrained-best with B is B C; with C banned right after the term B, C may not follow it
+    [best] = constrained_beam_search(step, context([0]), 4, BOS, EOS, 3, [[B]], alpha=0.0, banned_after=[C])
+    assert best.tokens[:2] != [B, C] and B in best.tokens
+
+
+def test_the_beam_is_shared_round_robin_between_banks() -> None:
+    cons = [[A, B]]
+    live = [(_Live((C,), -1.0, (False,)), 0), (_Live((C,), -2.0, (False,)), 1), (_Live((A,), -5.0, (False,), 0, 1), 2),
+            (_Live((A, B), -9.0, (True,)), 3)]
+    chosen = _allocate(live, 3, cons)
+    assert [row for _, row in chosen] == [3, 2, 0]  # one from each bank, most constraint tokens first
