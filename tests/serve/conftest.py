@@ -21,7 +21,8 @@ def served(name: str, tokenizers: tuple[Tokenizer, Tokenizer], direction: str = 
     src, tgt = tokenizers if direction == "en-zh" else tokenizers[::-1]
     torch.manual_seed(0)
     model = build_model(cfg.model, len(src), len(tgt)).eval()
-    return ServedModel(name, Translator(model, src, tgt, cfg.decode), cfg.artifact(), {"step": 7, "scores": {"test": 1.5}})
+    translator = Translator(model, src, tgt, cfg.decode, cfg.data.src_lang, cfg.data.tgt_lang)
+    return ServedModel(name, translator, cfg.artifact(), {"step": 7, "scores": {"test": 1.5}})
 
 
 @pytest.fixture(scope="session")

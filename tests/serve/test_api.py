@@ -199,3 +199,19 @@ def test_the_event_loop_stays_free_while_the_model_works(both_directions: Models
 
     answered, status = asyncio.run(scenario())
     assert status == 200 and answered < 0.5
+
+
+def test_the_api_takes_a_glossary_per_request(both_directions: Models) -> None:
+    sources, terms = ["I like tea.", "You are a teacher."], [("tea", "咖啡"), ("teacher", "医生")]
+    with TestClient(create_app(both_directions, ServeSettings(burst=1000))) as client:
+        body = {"q": sources, "source": "en", "glossary": [list(pair) for pair in terms]}
+        out = client.post("/translate", json=body)
+        assert out.status_code == 200, out.text
+        first, second = (t["translation"] for t in out.json()["translations"])
+        assert "咖啡" in first and "医生" in second
+        plain = client.post("/translate", json={"q": sources[:1], "source": "en"}).json()["translations"][0]
+        assert "咖啡" not in plain["translation"]
+        bad = client.post("/translate", json={"q": "tea", "glossary": [["tea", "茶"], ["Tea", "咖啡"]]})
+        assert bad.status_code == 422 and "glossary, term 2: 'Tea' is given twice" in bad.json()["error"]
+        many = client.post("/translate", json={"q": "tea", "glossary": [["a", "b"]] * 101})
+        assert many.status_code == 422

@@ -144,6 +144,9 @@ class GlossaryTranslator(TextTranslator):
 
     def __init__(self, inner: Translator, glossary: Glossary) -> None:
         super().__init__(inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
+        if {inner.src_lang, inner.tgt_lang} != {"en", "zh"}:
+            raise ConfigError("a glossary needs the model's languages (en and zh); this translator has "
+                              f"{inner.src_lang or '?'} -> {inner.tgt_lang or '?'}")
         self.inner, self.glossary = inner, glossary
         self._continuations: list[int] | None = None
 

@@ -1,0 +1,101 @@
+"""Glossaries: reading term files (errors name the line), matching terms, and translations that hold
+every term of their source, in the CLI and `evaluate` (the API: tests/serve/test_api.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from tests.conftest import TINY_DIR
+from translate.checkpoint.store import save_checkpoint
+from translate.cli.app import app
+from translate.config.schema import RunConfig
+from translate.data.tokenizer import Tokenizer
+from translate.errors import ConfigError
+from translate.evaluation.evaluate import evaluate_checkpoint
+from translate.inference.glossary import Glossary, GlossaryTranslator, contains, term_ids, term_use
+from translate.inference.translator import Translator
+from translate.model import build_model
+
+runner = CliRunner()
+SOURCES = ["I like tea.", "You are a teacher.", "Good morning.", "She is a student."]
+TERMS = [("tea", "咖啡"), ("teacher", "医生"), ("student", "老师")]  # deliberately not the usual translations
+
+
+def write(tmp: Path, text: str) -> Path:
+    (tmp / "terms.tsv").write_text(text, encoding="utf-8")
+    return tmp / "terms.tsv"
+
+
+def test_a_glossary_file_skips_comments_and_names_the_line_at_fault(tmp_path: Path) -> None:
+    glossary = Glossary.read(write(tmp_path, "# names\n\nBeijing\t北京\nHong Kong\t香港\textra column\n"))
+    assert [(t.en, t.zh) for t in glossary.terms] == [("Hong Kong", "香港"), ("Beijing", "北京")]
+    for text, message in [("Beijing\t北京\nShanghai\n", r"terms.tsv:2: expected en<TAB>zh, found no tab in 'Shanghai'"),
+                          ("# x\n北京\tBeijing\n", r"terms.tsv:2: '北京' looks Chinese and 'Beijing' English"),
+                          ("Beijing\t北京\nbeijing\t北平\n", r"terms.tsv:2: 'beijing' is given twice, as '北京' and as '北平'"),
+                          ("Beijing\t \n", r"terms.tsv:1: a term needs both sides")]:
+        with pytest.raises(ConfigError, match=message):
+            Glossary.read(write(tmp_path, text))
+    with pytest.raises(ConfigError, match="glossary not found: .*nope.tsv"):
+        Glossary.read(tmp_path / "nope.tsv")
+    (tmp_path / "latin1.tsv").write_bytes("Caf\xe9\tx\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"latin1.tsv: not UTF-8 text \(byte 3\)"):
+        Glossary.read(tmp_path / "latin1.tsv")
+
+
+def test_terms_match_whole_english_words_longest_first_and_chinese_substrings() -> None:
+    glossary = Glossary.from_pairs([("Peking", "北平"), ("Peking University", "北京大学"), ("tea", "茶")])
+    found = glossary.matches("Peking University has TEA and teachers, Peking too.", "en")
+    assert [(m.term.en, m.begin, m.end) for m in found] == [("Peking University", 0, 17), ("tea", 22, 25),
+                                                             ("Peking", 40, 46)]
+    assert [m.term.zh for m in glossary.matches("我在北京大学喝茶", "zh")] == ["北京大学", "茶"]
+    assert contains("He went to peking university.", "Peking University", "en")
+    assert not contains("Teachers", "tea", "en") and contains("喝茶", "茶", "zh")
+
+
+def test_chinese_term_pieces_decode_to_the_term_even_through_byte_fallback(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    zh = tiny_tokenizers[1]
+    for term in ("咖啡", "老师"):
+        ids = term_ids(zh, term, "zh")
+        assert zh.decode([ids]) == [term] and not zh.pieces(ids)[0].startswith("▁")
+
+
+@pytest.fixture
+def translator(tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Translator:
+    torch.manual_seed(0)
+    model = build_model(tiny_config.model, *(len(t) for t in tiny_tokenizers)).eval()
+    return Translator(model, *tiny_tokenizers, tiny_config.decode, "en", "zh")
+
+
+def test_every_term_of_a_source_is_in_every_alternative_and_other_sentences_are_untouched(translator: Translator) -> None:
+    glossary = Glossary.from_pairs(TERMS)
+    decode = translator.decode.__class__(**{**translator.decode.__dict__, "beam_size": 4, "n_best": 3})
+    plain = translator.translate_n_best(SOURCES, decode)
+    constrained = GlossaryTranslator(translator, glossary).translate_n_best(SOURCES, decode)
+    assert [contains(p[0].text, "咖啡", "zh") for p in plain] != [True, False, False, False]  # the model alone does not
+    for source, n_best in zip(SOURCES, constrained):
+        wanted = [m.term.zh for m in glossary.matches(source, "en")]
+        assert all(contains(hyp.text, term, "zh") for hyp in n_best for term in wanted), (source, n_best)
+    assert [t.text for t in constrained[2]] == [t.text for t in plain[2]]  # "Good morning." holds no term
+    assert term_use(glossary, SOURCES, [n[0].text for n in constrained], "en", "zh") == (3, 3)
+
+
+def test_cli_and_evaluate_use_the_glossary(tmp_path: Path, tiny_config: RunConfig, translator: Translator,
+                                           tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    save_checkpoint(tmp_path / "ckpt", tiny_config.artifact(), translator.model, *tiny_tokenizers, {"step": 1})
+    terms = write(tmp_path, "".join(f"{en}\t{zh}\n" for en, zh in TERMS))
+    result = runner.invoke(app, ["text", "-m", str(tmp_path / "ckpt"), "--glossary", str(terms), *SOURCES[:2]])
+    assert result.exit_code == 0, result.output
+    assert ["咖啡" in line for line in result.stdout.splitlines()] == [True, False]
+    assert "医生" in result.stdout.splitlines()[1]
+    refused = runner.invoke(app, ["text", "-m", str(tmp_path / "ckpt"), "--glossary", str(terms), "--engine", "onnx",
+                                  "hi"], env={"COLUMNS": "300"})
+    assert refused.exit_code == 2 and "--engine onnx runs without a glossary" in refused.output
+    bad = runner.invoke(app, ["text", "-m", str(tmp_path / "ckpt"), "--glossary", str(write(tmp_path, "tea\n")), "hi"])
+    assert bad.exit_code == 1 and "terms.tsv:1: expected en<TAB>zh" in bad.output
+    evaluation, _ = evaluate_checkpoint(tmp_path / "ckpt", "dev", data_dir=str(TINY_DIR),
+                                        glossary=Glossary.from_pairs(TERMS))
+    assert evaluation.terms is not None and evaluation.terms[0] == evaluation.terms[1] > 0
