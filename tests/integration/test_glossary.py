@@ -32,7 +32,7 @@ def write(tmp: Path, text: str) -> Path:
 
 def test_a_glossary_file_skips_comments_and_names_the_line_at_fault(tmp_path: Path) -> None:
     glossary = Glossary.read(write(tmp_path, "# names\n\nBeijing\t北京\nHong Kong\t香港\textra column\n"))
-    assert [(t.en, t.zh) for t in glossary.terms] == [("Hong Kong", "香港"), ("Beijing", "北京")]
+    assert [(t.en, t.zh) for t in glossary.terms] == [("Beijing", "北京"), ("Hong Kong", "香港")]
     for text, message in [("Beijing\t北京\nShanghai\n", r"terms.tsv:2: expected en<TAB>zh, found no tab in 'Shanghai'"),
                           ("# x\n北京\tBeijing\n", r"terms.tsv:2: '北京' looks Chinese and 'Beijing' English"),
                           ("Beijing\t北京\nbeijing\t北平\n", r"terms.tsv:2: 'beijing' is given twice, as '北京' and as '北平'"),
@@ -99,3 +99,44 @@ def test_cli_and_evaluate_use_the_glossary(tmp_path: Path, tiny_config: RunConfi
     evaluation, _ = evaluate_checkpoint(tmp_path / "ckpt", "dev", data_dir=str(TINY_DIR),
                                         glossary=Glossary.from_pairs(TERMS))
     assert evaluation.terms is not None and evaluation.terms[0] == evaluation.terms[1] > 0
+
+
+CEDICT = """# CC-CEDICT sample
+北京 北京 [Bei3 jing1] /Beijing, capital of People's Republic of China/Peking/
+上海 上海 [Shang4 hai3] /Shanghai municipality, central east China, abbr. to 滬|沪[Hu4]/
+台灣 台湾 [Tai2 wan1] /variant of 臺灣|台湾[Tai2 wan1]/
+臺灣 台湾 [Tai2 wan1] /Taiwan/
+成功 成功 [Cheng2 gong1] /Chenggong town in Taitung County/
+成功 成功 [cheng2 gong1] /success/to succeed/
+和縣 和县 [He2 xian4] /He county in Anhui/
+愛瑪 爱玛 [Ai4 ma3] /Emma (name)/
+瑪麗 玛丽 [Ma3 li4] /Mary (name)/
+京 京 [Jing1] /abbr. for Beijing/
+長城 长城 [Chang2 cheng2] /the Great Wall/
+"""
+
+
+def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from translate.data import lexicon
+
+    (tmp_path / "cedict.txt").write_text(CEDICT, encoding="utf-8")
+    assert {zh: en for en, zh in lexicon.name_pairs(CEDICT.splitlines())} == {
+        "北京": "Beijing", "上海": "Shanghai", "台湾": "Taiwan", "和县": "He", "爱玛": "Emma", "玛丽": "Mary",
+        "长城": "the Great Wall"}  # not 成功 (also "success"), not 京 (one character)
+    monkeypatch.setattr(lexicon, "package_files", lambda: (tmp_path / "cedict.txt", tmp_path / "hsk.txt"))
+    names = {zh: en for en, zh in lexicon.cedict_names()}
+    assert "和县" not in names and names["北京"] == "Beijing"  # "he" is written lowercase in the training split
+    from translate.inference.glossary import names_lexicon
+
+    found = names_lexicon().matches("Tom and Mary met in Beijing, not in may or beijing.", "en")
+    assert [m.term.zh for m in found] == ["玛丽", "北京"]  # English names match with their capitals only
+    assert [m.term.en for m in names_lexicon().matches("汤姆不是真的爱玛丽。", "zh")] == []  # 爱玛 crosses 玛丽
+
+
+def test_a_later_glossary_counts_only_where_no_earlier_term_overlaps() -> None:
+    from translate.inference.glossary import find_terms
+
+    user = Glossary.from_pairs([("Beijing University", "北大")])
+    names = Glossary.from_pairs([("Beijing", "北京"), ("Shanghai", "上海")], cased=True)
+    found = find_terms([user, names], "From Beijing University to Shanghai.", "en")
+    assert [(m.term.zh, m.begin) for m in found] == [("北大", 5), ("上海", 27)]

@@ -30,7 +30,7 @@ from translate.cli.common import (
     plain,
 )
 from translate.cli.serve import serve
-from translate.cli.translation import file, models, text
+from translate.cli.translation import LexiconOpt, file, glossaries, models, text
 from translate.config.loading import apply_overrides, load_config, parse_set
 from translate.config.schema import RunConfig
 from translate.errors import TranslateError
@@ -175,7 +175,8 @@ def evaluate(checkpoint: CheckpointsOpt = None,
                  "the best (tune on dev, never on test)."))] = None,
              glossary: Annotated[Path | None, typer.Option(help=(
                  "Term pairs the translations must hold (TSV en<TAB>zh); prints how many of the terms in the "
-                 "sources were used, e.g. --data-dir data/everyday --glossary data/everyday/glossary.tsv."))] = None) -> None:
+                 "sources were used, e.g. --data-dir data/everyday --glossary data/everyday/glossary.tsv."))] = None,
+             lexicon: LexiconOpt = False) -> None:
     """Translate dev or test, print BLEU and chrF with the sacrebleu signatures.
 
     A run's checkpoint writes hypotheses and report.<split>.json into the run folder; a released
@@ -192,11 +193,7 @@ def evaluate(checkpoint: CheckpointsOpt = None,
                                    overrides)
         typer.echo(_penalty_table(rows))
         return
-    terms = None
-    if glossary is not None:
-        from translate.inference.glossary import Glossary
-
-        terms = Glossary.read(glossary)
+    terms = glossaries(glossary, lexicon)
     result, written = evaluate_checkpoint(checkpoints, plain(split), data_dir, beam, output, plain(direction),
                                           plain(device) or "cpu", overrides, terms)
     typer.echo(result.report.summary())

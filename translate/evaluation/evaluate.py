@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,10 +105,11 @@ def _checkpoints(checkpoint: Path | str | list[Path | str]) -> list[Path]:
 def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, data_dir: str | None = None,
                         beam: int | None = None, output: Path | None = None, direction: str | None = None,
                         device: str = "cpu", overrides: dict[str, Any] | None = None,
-                        glossary: Glossary | None = None) -> tuple[Evaluation, list[Path]]:
+                        glossary: Glossary | Sequence[Glossary] | None = None) -> tuple[Evaluation, list[Path]]:
     """Translate dev or test with a checkpoint (or an ensemble: a list of several) and score it; returns
     the evaluation and the files written. `overrides`: `--set` keys of model.attention.* and decode.*
-    (see `split_overrides`); `glossary`: terms the translations must hold (their use is counted)."""
+    (see `split_overrides`); `glossary`: terms the translations must hold (one glossary, or several such
+    as a user's and the names lexicon; their use is counted)."""
     ckpts = _checkpoints(checkpoint)
     ckpt = ckpts[0]
     translator, loaded = _translator(ckpts, device, overrides or {}, beam)
@@ -121,15 +123,16 @@ def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, d
     sources, refs = load_eval_split(data, split)
     if output is not None:
         hyp_path, report_path = output, output.with_name(output.name + ".report.json")
-    elif run is not None and not overrides and glossary is None:
+    elif run is not None and not overrides and not glossary:
         hyp_path = run / f"{split}.{ckpt.name}.beam{decode.beam_size}.hyp.txt"
         report_path = run / f"report.{split}.json"
     else:
         hyp_path = report_path = None
-    if glossary is not None:
-        result = translate_and_score(GlossaryTranslator(translator, glossary), sources, refs, data.tgt_lang, decode,
+    terms = [glossary] if isinstance(glossary, Glossary) else list(glossary or [])
+    if terms:
+        result = translate_and_score(GlossaryTranslator(translator, *terms), sources, refs, data.tgt_lang, decode,
                                      hyp_path)
-        result.terms = term_use(glossary, sources, result.hypotheses, data.src_lang, data.tgt_lang)
+        result.terms = term_use(terms, sources, result.hypotheses, data.src_lang, data.tgt_lang)
     else:
         result = translate_and_score(translator, sources, refs, data.tgt_lang, decode, hyp_path)
     if report_path is None or hyp_path is None:

