@@ -215,3 +215,51 @@ def test_the_api_takes_a_glossary_per_request(both_directions: Models) -> None:
         assert bad.status_code == 422 and "glossary, term 2: 'Tea' is given twice" in bad.json()["error"]
         many = client.post("/translate", json={"q": "tea", "glossary": [["a", "b"]] * 101})
         assert many.status_code == 422
+
+
+def test_an_unpaired_surrogate_is_a_422_naming_the_text() -> None:
+    from translate.serve.schemas import TranslateRequest
+
+    with pytest.raises(ValueError, match=r"text 1 holds an unpaired UTF-16 surrogate \(U\+D800\) at character 6"):
+        TranslateRequest(q=["fine", "Hello \ud800 world"])
+
+
+def test_the_api_answers_422_for_a_lone_surrogate(client: TestClient) -> None:
+    out = client.post("/translate", content=b'{"q": "Hello \\ud800 world"}', headers={"Content-Type": "application/json"})
+    assert out.status_code == 422 and "unpaired UTF-16 surrogate" in out.json()["error"]
+
+
+def test_a_request_that_breaks_the_search_fails_alone_and_its_batch_neighbours_are_answered(
+        both_directions: Models, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    real = both_directions.run
+
+    def fragile(key: Any, texts: list[str]) -> list[Any]:
+        if "poison" in texts:
+            raise RuntimeError("cannot encode")
+        return real(key, texts)
+
+    monkeypatch.setattr(both_directions, "run", fragile)
+    app = create_app(both_directions, ServeSettings(batch_wait_ms=300, burst=100))
+
+    async def together() -> list[httpx.Response]:
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+            async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+                bodies = [{"q": "a cat", "source": "en"}, {"q": "poison", "source": "en"}, {"q": "hello", "source": "en"}]
+                replies = await asyncio.gather(*(c.post("/translate", json=b) for b in bodies))
+                assert app.state.batcher.batches >= 4  # one failed batch of three, then each request alone
+                return list(replies)
+
+    ok, poisoned, also_ok = asyncio.run(together())
+    assert (ok.status_code, poisoned.status_code, also_ok.status_code) == (200, 500, 200)
+    assert ok.json()["translations"][0]["text"] == "a cat"
+
+
+def test_a_body_that_is_not_json_is_a_415_and_numbers_as_strings_are_a_422(client: TestClient) -> None:
+    plain = client.post("/translate", content=b"q=hello", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert plain.status_code == 415 and "Content-Type: application/json" in plain.json()["error"]
+    assert client.post("/translate", content=b'{"q": "a cat"}', headers={"Content-Type": "text/plain"}).status_code == 415
+    for field, value in (("beam", "5"), ("n_best", "1"), ("attention", "true")):
+        out = post(client, q="a cat", **{field: value})
+        assert out.status_code == 422 and field in out.json()["error"], (field, out.text)
+    assert post(client, q="a cat", beam=5, n_best=1, attention=False).status_code == 200

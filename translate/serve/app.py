@@ -74,6 +74,9 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if request.method == "POST" and media != "application/json" and not media.endswith("+json"):
+            return _error(415, f"the body must be JSON sent as Content-Type: application/json (got {media or 'none'!r})")
         errors = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
                   for e in exc.errors()]
         summary = "; ".join(f"{'.'.join(e['loc']) or 'body'}: {e['msg']}" for e in errors)

@@ -1,7 +1,8 @@
 """Micro-batching: texts that arrive together with the same key (model, beam, n-best, attention)
 are searched as one batch in one worker thread, so the event loop stays free and the model is never
 used by two threads at once. Beam search is batch-size invariant, so a batched text gets what it
-would get alone (tested)."""
+would get alone (tested). A batch that fails is rerun request by request, so a request that breaks
+the search fails alone and its neighbours get their answers."""
 
 from __future__ import annotations
 
@@ -97,11 +98,15 @@ class Batcher:
         self.batches += 1
         try:
             results = await asyncio.get_running_loop().run_in_executor(self._executor, self.run, jobs[0].key, texts)
-        except Exception as exc:  # the requests get a 500; the loop keeps serving
-            logger.exception("batch of %d texts failed", len(texts))
-            for job in jobs:
-                if not job.future.done():
-                    job.future.set_exception(exc)
+        except Exception as exc:  # rerun request by request: only the guilty one fails
+            if len(jobs) > 1:
+                logger.warning("batch of %d texts failed (%s); retrying request by request", len(texts), exc)
+                for job in jobs:
+                    await self._run_one_batch([job])
+                return
+            logger.exception("request of %d texts failed", len(texts))
+            if not jobs[0].future.done():
+                jobs[0].future.set_exception(exc)
             return
         start = 0
         for job in jobs:

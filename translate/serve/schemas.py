@@ -1,4 +1,5 @@
-"""The JSON the API reads and writes (pydantic: unknown fields and out-of-range values are 422)."""
+"""The JSON the API reads and writes (pydantic: unknown fields, out-of-range values and numbers or
+booleans sent as strings are 422)."""
 
 from __future__ import annotations
 
@@ -16,15 +17,20 @@ class TranslateRequest(BaseModel):
     source: Language | Literal["auto"] = Field("auto", description="Source language; auto = from each text's script.")
     target: Language | None = Field(None, description="Target language; default: the other one.")
     model: str | None = Field(None, description="A model name from GET /models; default: the model for the direction.")
-    n_best: int = Field(1, ge=1, le=5, description="Alternatives per text (at most beam).")
-    beam: int = Field(5, ge=1, le=10, description="Beam size; 1 = greedy.")
-    attention: bool = Field(False, description="Return the attention matrix of every alternative.")
+    n_best: int = Field(1, ge=1, le=5, strict=True, description="Alternatives per text (at most beam).")
+    beam: int = Field(5, ge=1, le=10, strict=True, description="Beam size; 1 = greedy.")
+    attention: bool = Field(False, strict=True, description="Return the attention matrix of every alternative.")
     glossary: list[tuple[str, str]] | None = Field(None, max_length=100, description=(
         "Term pairs [English, Chinese] (used in both directions) that every translation of a text holding "
         "the term must contain, e.g. [[\"Beijing\", \"北京\"]]; decoded by a constrained beam search."))
 
     @model_validator(mode="after")
     def _consistent(self) -> TranslateRequest:
+        for i, text in enumerate(self.texts):
+            bad = next((pos for pos, ch in enumerate(text) if "\ud800" <= ch <= "\udfff"), None)
+            if bad is not None:
+                raise ValueError(f"text {i} holds an unpaired UTF-16 surrogate (U+{ord(text[bad]):04X}) at character "
+                                 f"{bad}: not a character; send valid Unicode")
         if self.n_best > self.beam:
             raise ValueError(f"n_best ({self.n_best}) must not exceed beam ({self.beam})")
         if self.target is not None and self.source == self.target:
