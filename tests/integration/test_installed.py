@@ -56,7 +56,7 @@ def test_installed_wheel_translates_from_any_folder(tmp_path: Path) -> None:
     assert "default corpus: " + str(site_dir) in info.stdout
     page = run("-c", "from fastapi.testclient import TestClient\nfrom translate.serve.app import create_app\n"
                      "from translate.serve.models import Models\nfrom translate.serve.settings import ServeSettings\n"
-                     "with TestClient(create_app(Models.load(None), ServeSettings())) as c:\n"
+                     "with TestClient(create_app(Models.load(None), ServeSettings()), base_url='http://localhost') as c:\n"
                      "    print(c.get('/').status_code, c.get('/static/page.js').status_code, c.get('/health').json()['models'])")
     assert page.returncode == 0, page.stderr
     assert page.stdout.split()[:2] == ["200", "200"] and "en-zh" in page.stdout  # the page ships in the wheel

@@ -19,7 +19,7 @@ EN = ["a cat", "the dog runs", "I like tea", "hello"]
 
 @pytest.fixture
 def client(both_directions: Models) -> Iterator[TestClient]:
-    with TestClient(create_app(both_directions, ServeSettings(burst=1000))) as c:
+    with TestClient(create_app(both_directions, ServeSettings(burst=1000)), base_url="http://localhost") as c:
         yield c
 
 
@@ -119,23 +119,23 @@ def test_malformed_json_and_oversized_bodies(client: TestClient) -> None:
 def test_no_model_for_a_direction(tiny_tokenizers) -> None:  # type: ignore[no-untyped-def]
     from tests.serve.conftest import served
 
-    with TestClient(create_app(Models([served("only", tiny_tokenizers)]), ServeSettings())) as c:
+    with TestClient(create_app(Models([served("only", tiny_tokenizers)]), ServeSettings()), base_url="http://localhost") as c:
         out = c.post("/translate", json={"q": "我喜欢茶"})
     assert out.status_code == 404 and out.json()["error"] == "no model for zh-en; loaded: only"
 
 
 def test_api_key_rate_limit_queue_and_timeout(both_directions: Models) -> None:
-    with TestClient(create_app(both_directions, ServeSettings(api_key="k", rate=0.01, burst=2))) as c:
+    with TestClient(create_app(both_directions, ServeSettings(api_key="k", rate=0.01, burst=2)), base_url="http://localhost") as c:
         assert c.post("/translate", json={"q": "x"}).status_code == 401
         assert c.get("/health").status_code == 200  # health needs no key
         ok = [c.post("/translate", json={"q": "x"}, headers={"X-API-Key": "k"}).status_code for _ in range(2)]
         limited = c.post("/translate", json={"q": "x"}, headers={"Authorization": "Bearer k"})
     assert ok == [200, 200] and limited.status_code == 429
     assert int(limited.headers["Retry-After"]) >= 1 and "rate=0.01/s, burst=2" in limited.json()["error"]
-    with TestClient(create_app(both_directions, ServeSettings(max_queue=2))) as c:
+    with TestClient(create_app(both_directions, ServeSettings(max_queue=2)), base_url="http://localhost") as c:
         full = c.post("/translate", json={"q": ["a", "b", "c"]})
     assert full.status_code == 503 and full.headers["Retry-After"] == "1" and "max_queue=2" in full.json()["error"]
-    with TestClient(create_app(both_directions, ServeSettings(timeout_s=1e-4, batch_wait_ms=50))) as c:
+    with TestClient(create_app(both_directions, ServeSettings(timeout_s=1e-4, batch_wait_ms=50)), base_url="http://localhost") as c:
         slow = c.post("/translate", json={"q": "a cat"})
         assert slow.status_code == 504 and "timeout_s=0.0001" in slow.json()["error"]
         assert c.get("/health").json()["status"] == "ok"  # and it still answers
@@ -146,7 +146,8 @@ def test_a_crash_inside_the_model_is_a_json_500_without_a_trace(both_directions:
         raise RuntimeError("secret internals")
 
     monkeypatch.setattr(both_directions, "run", broken)
-    with TestClient(create_app(both_directions, ServeSettings()), raise_server_exceptions=False) as c:
+    with TestClient(create_app(both_directions, ServeSettings()), base_url="http://localhost",
+                    raise_server_exceptions=False) as c:
         out = c.post("/translate", json={"q": "a cat"})
     assert out.status_code == 500 and out.json() == {"error": "internal error (logged on the server)"}
 
@@ -154,7 +155,7 @@ def test_a_crash_inside_the_model_is_a_json_500_without_a_trace(both_directions:
 async def _concurrently(app: Any, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
             replies = await asyncio.gather(*(c.post("/translate", json=b) for b in bodies))
             batches = app.state.batcher.batches
             alone = [await c.post("/translate", json=b) for b in bodies]
@@ -188,7 +189,7 @@ def test_the_event_loop_stays_free_while_the_model_works(both_directions: Models
     async def scenario() -> tuple[float, int]:
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
                 translating = asyncio.create_task(c.post("/translate", json={"q": "a cat"}))
                 await asyncio.sleep(0.2)
                 began = time.perf_counter()
@@ -203,7 +204,7 @@ def test_the_event_loop_stays_free_while_the_model_works(both_directions: Models
 
 def test_the_api_takes_a_glossary_per_request(both_directions: Models) -> None:
     sources, terms = ["I like tea.", "You are a teacher."], [("tea", "咖啡"), ("teacher", "医生")]
-    with TestClient(create_app(both_directions, ServeSettings(burst=1000))) as client:
+    with TestClient(create_app(both_directions, ServeSettings(burst=1000)), base_url="http://localhost") as client:
         body = {"q": sources, "source": "en", "glossary": [list(pair) for pair in terms]}
         out = client.post("/translate", json=body)
         assert out.status_code == 200, out.text
@@ -244,7 +245,7 @@ def test_a_request_that_breaks_the_search_fails_alone_and_its_batch_neighbours_a
     async def together() -> list[httpx.Response]:
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-            async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
                 bodies = [{"q": "a cat", "source": "en"}, {"q": "poison", "source": "en"}, {"q": "hello", "source": "en"}]
                 replies = await asyncio.gather(*(c.post("/translate", json=b) for b in bodies))
                 assert app.state.batcher.batches >= 4  # one failed batch of three, then each request alone
@@ -263,3 +264,35 @@ def test_a_body_that_is_not_json_is_a_415_and_numbers_as_strings_are_a_422(clien
         out = post(client, q="a cat", **{field: value})
         assert out.status_code == 422 and field in out.json()["error"], (field, out.text)
     assert post(client, q="a cat", beam=5, n_best=1, attention=False).status_code == 200
+
+
+def test_a_foreign_host_is_refused_and_replies_carry_security_headers(both_directions: Models) -> None:
+    app = create_app(both_directions, ServeSettings())
+    with TestClient(app, base_url="http://evil.example") as c:
+        refused = c.get("/health")
+        assert refused.status_code == 400 and "host 'evil.example' is not served here" in refused.json()["error"]
+    for base in ("http://localhost:8000", "http://127.0.0.1", "http://[::1]:8000"):
+        with TestClient(app, base_url=base) as c:
+            assert c.get("/health").status_code == 200, base
+    with TestClient(create_app(both_directions, ServeSettings(allowed_hosts="*")), base_url="http://evil.example") as c:
+        page = c.get("/")
+        assert page.status_code == 200
+        assert page.headers["x-content-type-options"] == "nosniff" and page.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        assert "content-security-policy" not in c.get("/docs").headers  # the API browser loads its own assets
+
+
+def test_x_forwarded_for_does_not_change_the_client_by_default(both_directions: Models) -> None:
+    with TestClient(create_app(both_directions, ServeSettings(rate=0.01, burst=2)), base_url="http://localhost") as c:
+        codes = [c.post("/translate", json={"q": "a cat"}, headers={"X-Forwarded-For": f"10.0.0.{i}"}).status_code
+                 for i in range(4)]
+    assert codes == [200, 200, 429, 429]
+
+
+def test_uvicorn_believes_proxy_headers_only_from_named_proxies() -> None:
+    from translate.cli.serve import uvicorn_options
+
+    default = uvicorn_options(ServeSettings())
+    assert default["proxy_headers"] is False and default["forwarded_allow_ips"] is None
+    behind = uvicorn_options(ServeSettings(trusted_proxies="10.0.0.5"))
+    assert behind["proxy_headers"] is True and behind["forwarded_allow_ips"] == "10.0.0.5"

@@ -12,6 +12,7 @@ from translate.cli.common import DeviceOpt, handle_errors, plain
 from translate.serve.settings import ServeSettings, read_api_key
 
 _LIMITS = {f.name: f for f in dataclasses.fields(ServeSettings) if f.name not in ("host", "port", "api_key")}
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _LIMIT_HELP = ", ".join(f"{name}={f.default}" for name, f in _LIMITS.items())
 
 
@@ -29,6 +30,15 @@ def parse_limits(items: list[str]) -> dict[str, Any]:
         except ValueError:
             raise typer.BadParameter(f"{item!r}: {name} takes a {kind.__name__}", param_hint="--limit") from None
     return out
+
+
+def uvicorn_options(settings: ServeSettings) -> dict[str, Any]:
+    """uvicorn's settings: proxy headers (X-Forwarded-For) believed only from `trusted_proxies` (uvicorn
+    itself trusts 127.0.0.1 by default, which let any local client pick its own rate-limit identity);
+    idle keep-alive connections closed after 5 s."""
+    proxies = settings.trusted_proxies.strip()
+    return {"host": settings.host, "port": settings.port, "log_level": "warning", "proxy_headers": bool(proxies),
+            "forwarded_allow_ips": proxies or None, "timeout_keep_alive": 5}
 
 
 @handle_errors
@@ -63,4 +73,7 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
         typer.echo(f"model {name}: {model.artifact.direction}, {model.artifact.model.mechanism}", err=True)
     typer.echo(f"serving on http://{host}:{port}/  (API key {'required' if settings.api_key else 'off'}; Ctrl-C stops)",
                err=True)
-    uvicorn.run(create_app(served, settings), host=host, port=port, log_level="warning")
+    if host not in LOOPBACK and settings.allowed_hosts == ServeSettings.allowed_hosts:
+        typer.echo(f"note: bound to {host}, but only requests naming {settings.allowed_hosts} as Host are answered; "
+                   "add your server's name with --limit allowed_hosts=... (docs/serving.md: behind a proxy)", err=True)
+    uvicorn.run(create_app(served, settings), **uvicorn_options(settings))

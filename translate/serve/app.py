@@ -63,6 +63,40 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
+class HostGuard:
+    """ASGI middleware: 400 for a Host header outside `allowed_hosts`; security headers on every reply
+    (no sniffing, no framing, no referrer) and a same-origin content policy on the page."""
+
+    PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
+                   "form-action 'self'")
+
+    def __init__(self, app: Any, settings: ServeSettings) -> None:
+        self.app, self.hosts = app, settings.hosts()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
+        if "*" not in self.hosts and name.strip("[]") not in self.hosts:
+            response = _error(400, f"host {host or 'none'!r} is not served here; allowed_hosts="
+                                   f"{','.join(sorted(self.hosts))} (change it with --limit allowed_hosts=...)")
+            return await response(scope, receive, send)
+        page = not scope["path"].startswith(("/docs", "/redoc", "/openapi"))
+
+        async def secured(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
+                            (b"referrer-policy", b"no-referrer")]
+                if page:
+                    headers.append((b"content-security-policy", self.PAGE_POLICY.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, secured)
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
@@ -175,6 +209,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     app = FastAPI(title="translate", version=__version__, lifespan=lifespan,
                   description="English<->Chinese RNN attention NMT: translations, n-best lists and attention.")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(HostGuard, settings=settings)
     _install_error_handlers(app)
 
     @app.post("/translate", response_model=TranslateResponse, responses=ERRORS, dependencies=[Depends(guard)])

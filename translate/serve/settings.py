@@ -25,6 +25,15 @@ class ServeSettings:
     batch_wait_ms: float = 10.0  # how long the first request of a batch waits for others
     max_batch: int = 64  # texts searched together at most
     api_key: str = ""  # "" = no key needed; else requests must send it (401 otherwise)
+    # Host header names answered (comma-separated; "*" = any): the loopback names, so that a web page
+    # elsewhere cannot drive a local server through DNS rebinding (400 otherwise)
+    allowed_hosts: str = "localhost,127.0.0.1,::1"
+    # addresses whose X-Forwarded-For is believed (comma-separated; "" = none: the connection's own
+    # address identifies the client, so a forged header cannot dodge the rate limit)
+    trusted_proxies: str = ""
+
+    def hosts(self) -> set[str]:
+        return {h.strip().lower().strip("[]") for h in self.allowed_hosts.split(",") if h.strip()}
 
     def __post_init__(self) -> None:
         for f in fields(self):
