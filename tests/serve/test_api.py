@@ -296,3 +296,15 @@ def test_uvicorn_believes_proxy_headers_only_from_named_proxies() -> None:
     assert default["proxy_headers"] is False and default["forwarded_allow_ips"] is None
     behind = uvicorn_options(ServeSettings(trusted_proxies="10.0.0.5"))
     assert behind["proxy_headers"] is True and behind["forwarded_allow_ips"] == "10.0.0.5"
+
+
+def test_attention_for_the_largest_request_is_refused_before_any_work(both_directions: Models) -> None:
+    long = " ".join(["the dog runs"] * 80)[:1000]  # within max_chars
+    body = {"q": [long] * 32, "source": "en", "beam": 10, "n_best": 5, "attention": True}
+    with TestClient(create_app(both_directions, ServeSettings(burst=100)), base_url="http://localhost") as c:
+        batches = c.app.state.batcher.batches  # type: ignore[attr-defined]
+        out = c.post("/translate", json=body)
+        assert out.status_code == 413 and "max_attention_cells=400,000" in out.json()["error"]
+        assert c.app.state.batcher.batches == batches  # refused before any search  # type: ignore[attr-defined]
+        assert c.post("/translate", json={**body, "attention": False}).status_code == 200
+        assert c.post("/translate", json={**body, "q": [long], "n_best": 1}).status_code == 200

@@ -159,10 +159,29 @@ def _glossary(req: TranslateRequest) -> tuple[tuple[str, str], ...]:
     return tuple((en, zh) for en, zh in req.glossary)
 
 
+def _check_attention_cost(req: TranslateRequest, texts: list[str], chosen: list[ServedModel],
+                          settings: ServeSettings) -> None:
+    """Attention matrices grow with source x target pieces per alternative: their cells, bounded by each
+    text's longest possible translation, are counted before any search (413 above the limit)."""
+    if not req.attention:
+        return
+    cells = 0
+    for text, served in zip(texts, chosen):
+        translator = served.translator
+        pieces = len(translator.encode_sources([text])[0])
+        longest = int(pieces * translator.decode.max_len_a) + translator.decode.max_len_b + 1
+        cells += req.n_best * pieces * longest
+    if cells > settings.max_attention_cells:
+        raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
+                                 f"max_attention_cells={settings.max_attention_cells:,} (ask for fewer texts, "
+                                 f"alternatives or shorter texts, or leave attention off)")
+
+
 async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings) -> TranslateResponse:
     texts = req.texts
     _check_sizes(texts, settings)
     chosen = [_choose(models, req, text) for text in texts]
+    _check_attention_cost(req, texts, chosen, settings)
     groups: dict[str, list[int]] = {}
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)

@@ -18,6 +18,9 @@ class ServeSettings:
     max_body_bytes: int = 65_536  # request body (413 above)
     max_chars: int = 1_000  # characters per text (413 above)
     max_texts: int = 32  # texts per request (413 above)
+    # attention cells a request may ask for (alternatives x source pieces x longest possible translation,
+    # summed over its texts; 413 above): what bounds the memory of attention replies
+    max_attention_cells: int = 400_000
     rate: float = 5.0  # requests per second per client address, refilled continuously (429 above)
     burst: int = 20  # requests a client may send at once before the rate applies
     max_queue: int = 256  # texts waiting for the model (503 above)
