@@ -308,3 +308,30 @@ def test_attention_for_the_largest_request_is_refused_before_any_work(both_direc
         assert c.app.state.batcher.batches == batches  # refused before any search  # type: ignore[attr-defined]
         assert c.post("/translate", json={**body, "attention": False}).status_code == 200
         assert c.post("/translate", json={**body, "q": [long], "n_best": 1}).status_code == 200
+
+
+def test_a_timed_out_search_frees_the_worker_within_a_second(both_directions: Models, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    from translate.model.seq2seq import Seq2Seq
+
+    real_step = Seq2Seq.step
+
+    def slow_step(self: Seq2Seq, prev: Any, ctx: Any) -> Any:  # 50 ms a step: this request would search for seconds
+        time.sleep(0.05)
+        return real_step(self, prev, ctx)
+
+    monkeypatch.setattr(Seq2Seq, "step", slow_step)
+    app = create_app(both_directions, ServeSettings(timeout_s=0.5, burst=100))
+
+    async def abandoned() -> float:
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
+                began = time.monotonic()
+                out = await c.post("/translate", json={"q": " ".join(["the dog runs"] * 30), "source": "en", "beam": 4})
+                assert out.status_code == 504
+                await asyncio.get_running_loop().run_in_executor(app.state.batcher._executor, lambda: None)
+                return time.monotonic() - began
+
+    assert asyncio.run(abandoned()) < 0.5 + 1.0  # the worker is free again about when the 504 goes out

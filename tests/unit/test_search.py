@@ -130,3 +130,20 @@ def test_chunked_candidates_equal_a_full_top_k(vocab: int) -> None:
     assert torch.equal(origin[:, : flat.size(1)][finite], (flat // vocab)[finite])
     assert torch.equal(tokens[:, : flat.size(1)][finite], (flat % vocab)[finite])
     assert int(tokens.max()) < vocab and int(origin.max()) < width  # impossible fillers still index real tokens
+
+
+def test_searches_stop_at_a_passed_deadline_and_run_without_one() -> None:
+    import time
+
+    from translate.inference.constrained import constrained_beam_search
+    from translate.inference.deadline import SearchTimeout, deadline
+
+    with deadline(time.monotonic() - 1):
+        with pytest.raises(SearchTimeout, match="search stopped at its deadline"):
+            beam_search(step, context([0]), limits(1), BOS, EOS, beam_size=2)
+        with pytest.raises(SearchTimeout):
+            greedy(step, context([0]), limits(1), BOS, EOS)
+        with pytest.raises(SearchTimeout):
+            constrained_beam_search(step, context([0]), 10, BOS, EOS, 2, [[C]])
+    with deadline(time.monotonic() + 60):
+        assert greedy(step, context([0]), limits(1), BOS, EOS)[0].tokens == [A]

@@ -18,6 +18,7 @@ from typing import Any
 
 import torch
 
+from translate.inference.deadline import check_deadline
 from translate.inference.hypothesis import Hypothesis, length_penalty
 
 
@@ -85,6 +86,7 @@ def constrained_beam_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.T
     incomplete: list[Hypothesis] = []  # ended at the length limit without every constraint
     banned = set(banned_after or [])
     for t in range(max_len + 1):
+        check_deadline()
         log_probs, ctx = step_fn(tokens, ctx)
         log_probs = log_probs.float().cpu()
         log_probs[:, [pad, bos]] = float("-inf")

@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 import torch
 
+from translate.inference.deadline import check_deadline
 from translate.inference.hypothesis import Hypothesis, length_penalty
 
 __all__ = ["Hypothesis", "beam_search", "greedy", "length_penalty", "max_lengths"]
@@ -78,6 +79,7 @@ def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: in
     total = torch.zeros(batch, device=device)
     active = torch.arange(batch, device=device)
     for t in range(int(max_lens.max()) + 1):
+        check_deadline()
         with _region("model.step"):
             log_probs, ctx = step_fn(tokens, ctx)
         log_probs = _only_eos(log_probs, max_lens[active] <= t, eos, (pad, bos))
@@ -186,6 +188,7 @@ def beam_search(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eo
     tokens = torch.full((batch,), bos, dtype=torch.long, device=device)
     finished: list[list[Hypothesis]] = [[] for _ in range(batch)]
     for t in range(int(max_lens.max()) + 1):
+        check_deadline()
         with _region("model.step"):
             log_probs, ctx = step_fn(tokens, ctx)
         width = beams.scores.size(1)

@@ -211,7 +211,8 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.batcher = Batcher(models.run, settings.batch_wait_ms / 1000, settings.max_batch, settings.max_queue)
+        app.state.batcher = Batcher(models.run, settings.batch_wait_ms / 1000, settings.max_batch, settings.max_queue,
+                                    settings.timeout_s)
         app.state.batcher.start()
         yield
         await app.state.batcher.stop()

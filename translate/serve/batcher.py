@@ -14,6 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from translate.inference.deadline import SearchTimeout, deadline
+
 logger = logging.getLogger(__name__)
 
 RunBatch = Callable[[Any, list[str]], list[Any]]  # (key, texts) -> one result per text
@@ -32,8 +34,12 @@ class _Job:
 
 
 class Batcher:
-    def __init__(self, run: RunBatch, wait_s: float, max_batch: int, max_queue: int) -> None:
+    def __init__(self, run: RunBatch, wait_s: float, max_batch: int, max_queue: int,
+                 timeout_s: float | None = None) -> None:
+        """`timeout_s`: how long a request is waited for; its batch's search stops once the last of its
+        requests is past that (`inference.deadline`), so an abandoned search frees the worker."""
         self.run, self.wait_s, self.max_batch, self.max_queue = run, wait_s, max_batch, max_queue
+        self.timeout_s = timeout_s
         self._jobs: list[_Job] = []
         self._wake = asyncio.Event()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="translate-model")
@@ -96,8 +102,16 @@ class Batcher:
             return
         texts = [text for job in jobs for text in job.texts]
         self.batches += 1
+        at = None if self.timeout_s is None else max(job.arrived for job in jobs) + self.timeout_s
         try:
-            results = await asyncio.get_running_loop().run_in_executor(self._executor, self.run, jobs[0].key, texts)
+            results = await asyncio.get_running_loop().run_in_executor(self._executor, _run_until, at, self.run,
+                                                                       jobs[0].key, texts)
+        except SearchTimeout as exc:
+            logger.warning("batch of %d texts stopped at its deadline", len(texts))
+            for job in jobs:
+                if not job.future.done():
+                    job.future.set_exception(exc)
+            return
         except Exception as exc:  # rerun request by request: only the guilty one fails
             if len(jobs) > 1:
                 logger.warning("batch of %d texts failed (%s); retrying request by request", len(texts), exc)
@@ -113,3 +127,9 @@ class Batcher:
             if not job.future.done():
                 job.future.set_result(results[start:start + len(job.texts)])
             start += len(job.texts)
+
+
+def _run_until(at: float | None, run: RunBatch, key: Any, texts: list[str]) -> list[Any]:
+    """`run` in the worker thread, its searches stopping at `at` (the event loop's clock: time.monotonic)."""
+    with deadline(at):
+        return run(key, texts)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from translate.inference.deadline import check_deadline
 from translate.inference.hypothesis import Hypothesis, length_penalty
 
 StepFn = Callable[[np.ndarray, Any], tuple[np.ndarray, Any]]  # tokens (N,), context -> (N, V), context
@@ -35,6 +36,7 @@ def _restrict(log_probs: np.ndarray, at_limit: bool, eos: int, banned: tuple[int
 def greedy(step: StepFn, ctx: Any, limit: int, bos: int, eos: int, pad: int = 0) -> Hypothesis:
     tokens, total, out = np.array([bos]), np.float32(0.0), []
     for t in range(limit + 1):
+        check_deadline()
         log_probs, ctx = step(tokens, ctx)
         log_probs = _restrict(log_probs, limit <= t, eos, (pad, bos))
         token = int(log_probs[0].argmax())
@@ -61,6 +63,7 @@ def beam_search(step: StepFn, ctx: Any, limit: int, bos: int, eos: int, beam_siz
     k, scores, history = beam_size, np.zeros(1, np.float32), [[]]
     tokens, finished = np.array([bos]), []
     for t in range(limit + 1):
+        check_deadline()
         log_probs, ctx = step(tokens, ctx)
         top_scores, origin, top_tokens = _top(scores, _restrict(log_probs, limit <= t, eos, (pad, bos)), 2 * k)
         for rank in range(min(k, top_scores.size)):
