@@ -395,3 +395,24 @@ def test_nan_losses_are_skipped_then_stop_training(tiny_config: RunConfig, monke
 def test_second_training_on_the_same_run_folder_is_refused(tiny_config: RunConfig) -> None:
     with lock_run(tiny_config.run_dir), pytest.raises(TrainingError, match="in use by another training"):
         _train(tiny_config)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "empty"])
+def test_a_damaged_cache_is_rebuilt_with_a_notice(tmp_path: Path, tiny_config: RunConfig, damage: str,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    from translate.data.corpus import prepare_data
+
+    first = prepare_data(tiny_config.data, tiny_config.tokenizer)
+    expected, proto, rows = list(first.train.ids["src_ids"]), first.src_tokenizer.proto, first.train.ids.num_rows
+    del first  # its Arrow tables are memory-mapped from the files damaged below
+    cache = Path(tiny_config.data.cache_dir)
+    entries = sorted(cache.glob("*.arrow")) + sorted(cache.glob("spm-*.model"))
+    assert len(entries) >= 5  # cleaned train and dev, two tokenizers, token ids
+    for entry in entries:
+        entry.write_bytes(entry.read_bytes()[:entry.stat().st_size // 2] if damage == "truncate" else b"")
+    with caplog.at_level("WARNING"):
+        again = prepare_data(tiny_config.data, tiny_config.tokenizer)
+    notices = [r.getMessage() for r in caplog.records if "is damaged" in r.getMessage()]
+    assert len(notices) >= len(entries) - 1 and all("rebuilding it" in n for n in notices)
+    assert again.src_tokenizer.proto == proto and list(again.train.ids["src_ids"]) == expected
+    assert prepare_data(tiny_config.data, tiny_config.tokenizer).train.ids.num_rows == rows

@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from translate.data.batch import Batch, collate
+from translate.data.cache import read_arrow, seal
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 
 
@@ -36,8 +37,9 @@ def numericalize(ds: datasets.Dataset, src_lang: str, tgt_lang: str, src_tok: To
     than `max_tokens` + 1 (BOS and EOS included): what the decoder reads and predicts stays <= max_tokens.
     """
     path = cache_dir / f"{key}.ids{IDS_FORMAT}.arrow" if cache_dir else None
-    if path is not None and path.is_file():
-        return datasets.Dataset.from_file(str(path))
+    cached = read_arrow(path) if path is not None else None
+    if cached is not None:
+        return cached
 
     def encode(rows: dict[str, list[str]]) -> dict[str, list[list[int]]]:
         pairs = zip(src_tok.encode(rows[src_lang]), tgt_tok.encode(rows[tgt_lang]))
@@ -55,6 +57,7 @@ def numericalize(ds: datasets.Dataset, src_lang: str, tgt_lang: str, src_tok: To
         tmp.unlink(missing_ok=True)
     else:
         os.replace(tmp, path)
+        seal(path)
     return datasets.Dataset.from_file(str(path))
 
 

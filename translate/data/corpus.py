@@ -19,6 +19,7 @@ import pyarrow as pa
 from translate.config.paths import cache_path, data_dir
 from translate.config.schema import DataConfig, TokenizerConfig
 from translate.data.batching import fingerprint, numericalize
+from translate.data.cache import read_arrow, read_tokenizer, seal
 from translate.data.cleaning import check_columns, clean, clean_to_file
 from translate.data.readers import read_split
 from translate.data.tokenizer import TRAINING_RECIPE, Tokenizer, train_tokenizer
@@ -94,10 +95,12 @@ def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | Non
     key = fingerprint(_source_key(cfg, split), str(cfg.max_chars), str(cfg.max_ratio), str(cfg.check_columns),
                       split if split == "train" else "eval", CLEAN_VERSION)
     path = cache / f"text-{key}.arrow" if cache is not None else None
-    if path is not None and path.is_file() and path.with_suffix(".json").is_file():
-        cached = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-        report.append(cached["report"].replace(cached["path"], _where(cfg, split)))  # same bytes, maybe another path
-        return datasets.Dataset.from_file(str(path))
+    if path is not None and path.with_suffix(".json").is_file():
+        found = read_arrow(path)
+        if found is not None:
+            cached = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+            report.append(cached["report"].replace(cached["path"], _where(cfg, split)))  # same bytes, maybe another path
+            return found
     ds, read_report = read_split(cfg, split)
     if cfg.check_columns:
         check_columns(ds, read_report.path)
@@ -113,6 +116,7 @@ def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | Non
     report.append(line)
     path.with_suffix(".json").write_text(json.dumps({"report": line, "path": read_report.path}), encoding="utf-8")
     os.replace(tmp, path)
+    seal(path)
     return datasets.Dataset.from_file(str(path))
 
 
@@ -131,12 +135,15 @@ def sample_sentences(ds: datasets.Dataset, lang: str, limit: int = TOKENIZER_SAM
 def _tokenizer(settings: TokenizerConfig, lang: str, train_text: datasets.Dataset, key: str, cache: Path) -> Tokenizer:
     tok_cfg = json.dumps(dataclasses.asdict(settings), sort_keys=True)
     path = cache / f"spm-{lang}-{fingerprint(key, tok_cfg, lang, TRAINING_RECIPE)}.model"
-    if path.is_file():
-        return Tokenizer.load(path)
+    cached = read_tokenizer(path)
+    if cached is not None:
+        return cached
     logger.info("training SentencePiece (%s, %d pieces) on %d of %d sentences", lang, settings.vocab_size(lang),
                 min(len(train_text), TOKENIZER_SAMPLE), len(train_text))
     tokenizer = Tokenizer(train_tokenizer(sample_sentences(train_text, lang), lang, settings))
-    tokenizer.save(path)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    tokenizer.save(tmp)
+    os.replace(tmp, path)  # never a half-written model under the real name
     return tokenizer
 
 
