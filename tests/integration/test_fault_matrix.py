@@ -416,3 +416,22 @@ def test_a_damaged_cache_is_rebuilt_with_a_notice(tmp_path: Path, tiny_config: R
     assert len(notices) >= len(entries) - 1 and all("rebuilding it" in n for n in notices)
     assert again.src_tokenizer.proto == proto and list(again.train.ids["src_ids"]) == expected
     assert prepare_data(tiny_config.data, tiny_config.tokenizer).train.ids.num_rows == rows
+
+
+def test_a_vocabulary_sentencepiece_refuses_is_one_line_naming_a_size_that_works(tmp_path: Path, tiny_config: RunConfig) -> None:
+    from typer.testing import CliRunner
+
+    from translate.cli.app import app
+    from translate.data.corpus import prepare_data
+
+    small = apply_overrides(tiny_config, {"tokenizer.zh_vocab_size": 50})
+    with pytest.raises(ConfigError, match=r"tokenizer.zh_vocab_size=50 is too small for the zh training text: .* "
+                                          r"set --set tokenizer.zh_vocab_size=(\d+) or more") as refused:
+        prepare_data(small.data, small.tokenizer)
+    works = int(str(refused.value).split("zh_vocab_size=")[2].split()[0])
+    assert prepare_data(small.data, apply_overrides(small.tokenizer, {"zh_vocab_size": works})).tgt_tokenizer
+    from tests.cli.test_cli import sets
+
+    result = CliRunner().invoke(app, ["prepare", *sets(tmp_path, **{"tokenizer.zh_vocab_size": 50})])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.strip().splitlines()[-1].startswith("error: tokenizer.zh_vocab_size=50 is too small")

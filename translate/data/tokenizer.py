@@ -7,13 +7,14 @@ Every sequence the model sees gets its special tokens here: sources end with EOS
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 import sentencepiece as spm
 
 from translate.config.schema import TokenizerConfig
-from translate.errors import CheckpointError
+from translate.errors import CheckpointError, ConfigError
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID, SPECIAL_IDS, UNK_ID
 
 # Bump when train_tokenizer's fixed arguments change, so cached models trained the old way are not reused.
@@ -34,6 +35,29 @@ def train_tokenizer(sentences: Iterable[str], lang: str, cfg: TokenizerConfig) -
     """Train a SentencePiece model on `sentences`; return the serialized model."""
     model = io.BytesIO()
     normalization = cfg.zh_normalization if lang == "zh" else cfg.en_normalization
+    try:
+        _train(sentences, lang, cfg, model, normalization)
+    except RuntimeError as exc:
+        raise _refusal(exc, lang, cfg) from None
+    return model.getvalue()
+
+
+def _refusal(exc: RuntimeError, lang: str, cfg: TokenizerConfig) -> ConfigError:
+    """SentencePiece's refusal as one line naming the setting and a value that works."""
+    message = str(exc)
+    too_small = re.search(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)", message)
+    if too_small:
+        needed = int(too_small.group(2)) + 4  # its characters, plus the four special pieces
+        coverage = " (or lower tokenizer.zh_character_coverage, e.g. 0.9995)" if lang == "zh" else ""
+        return ConfigError(f"tokenizer.{lang}_vocab_size={cfg.vocab_size(lang)} is too small for the {lang} "
+                           f"training text: its characters alone need {needed} pieces; set "
+                           f"--set tokenizer.{lang}_vocab_size={max(needed, 2 * needed // 100 * 100)} or more{coverage}")
+    first = message.splitlines()[0] if message else type(exc).__name__
+    detail = first.split("] ", 1)[-1]
+    return ConfigError(f"SentencePiece refused the {lang} tokenizer settings (tokenizer.*): {detail}")
+
+
+def _train(sentences: Iterable[str], lang: str, cfg: TokenizerConfig, model: io.BytesIO, normalization: str) -> None:
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(sentences),
         model_writer=model,
@@ -50,7 +74,6 @@ def train_tokenizer(sentences: Iterable[str], lang: str, cfg: TokenizerConfig) -
         num_threads=2,
         minloglevel=2,
     )
-    return model.getvalue()
 
 
 class Tokenizer:
