@@ -335,3 +335,10 @@ def test_a_timed_out_search_frees_the_worker_within_a_second(both_directions: Mo
                 return time.monotonic() - began
 
     assert asyncio.run(abandoned()) < 0.5 + 1.0  # the worker is free again about when the 504 goes out
+
+
+def test_a_text_over_200_pieces_is_flagged_as_truncated(client: TestClient) -> None:
+    long = " ".join(["the dog runs"] * 75)  # 974 characters (max_chars 1,000), over 200 pieces
+    out = post(client, q=[long, "a cat"], source="en", beam=1)
+    assert out.status_code == 200, out.text
+    assert [t["truncated"] for t in out.json()["translations"]] == [True, False]

@@ -202,7 +202,8 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
             results[i] = {"text": texts[i], "translation": best["translation"], "score": best["score"],
                           "source": served.artifact.src_lang, "target": served.artifact.tgt_lang, "model": served.name,
                           "source_pieces": result["source_pieces"], "target_pieces": best["target_pieces"],
-                          "attention": best["attention"], "alternatives": result["alternatives"]}
+                          "attention": best["attention"], "alternatives": result["alternatives"],
+                          "truncated": result["truncated"]}
     return TranslateResponse.model_validate({"translations": results})
 
 

@@ -11,9 +11,10 @@ from translate.checkpoint.store import load_checkpoint
 from translate.config.device import resolve_device
 from translate.config.paths import find_model, released_models
 from translate.config.schema import ArtifactConfig
+from translate.data.normalize import normalize_source
 from translate.errors import ConfigError
 from translate.inference.glossary import Glossary, GlossaryTranslator
-from translate.inference.translator import Alignment, Translator
+from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
 from translate.tokens import EOS_ID
 
 
@@ -88,7 +89,9 @@ class Models:
             sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources(texts)]
             alignments = [Alignment(sources[i], translator.tgt_tokenizer.pieces([*hyp.tokens, EOS_ID]), [])
                           for i, hyp in flat]
-        results: list[dict[str, Any]] = [{"source_pieces": [], "alternatives": []} for _ in texts]
+        full = translator.src_tokenizer.encode([normalize_source(t, translator.src_lang) for t in texts])
+        results: list[dict[str, Any]] = [{"source_pieces": [], "alternatives": [], "truncated": len(ids) > MAX_SOURCE_TOKENS}
+                                         for ids in full]
         for (i, hyp), alignment in zip(flat, alignments):
             results[i]["source_pieces"] = alignment.source_pieces
             results[i]["alternatives"].append({

@@ -65,6 +65,7 @@ class Translation(BaseModel):
     target_pieces: list[str]
     attention: Attention | None = None
     alternatives: list[Alternative] = Field(description="The n-best list, best first (the first is the translation).")
+    truncated: bool = Field(False, description="The text was longer than 200 pieces: only its first 200 were translated.")
 
 
 class TranslateResponse(BaseModel):
