@@ -94,7 +94,11 @@ def test_release_writes_an_fp16_copy_with_graphs_scores_and_card_and_rereleases_
     assert all(t.dtype == torch.float16 for t in weights.values())
     meta = json.loads((first / "meta.json").read_text())
     assert set(meta["scores"]["test"]) == {"beam5", "greedy"} and meta["bleu_by_length"]["groups"]
-    assert "BLEU by source length" in (first / "MODEL_CARD.md").read_text()
+    card = (first / "MODEL_CARD.md").read_text()
+    assert "BLEU by source length" in card
+    everyday = meta["everyday"]  # the checkout's out-of-domain set, with and without its glossary
+    assert everyday["sentences"] == 318 and everyday["with_glossary"]["terms"] > 0
+    assert "everyday text (`data/everyday`, 318 pairs" in card and "terms used" in card
     assert runner.invoke(app, ["release", str(first), str(second), "--data-dir", str(TINY_DIR),
                                "--threads", "1"]).exit_code == 0
     again = load_file(str(second / "model.safetensors"))

@@ -43,6 +43,14 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
     for label, fig in facts["scores"]["test"].items():
         lines.append(f"- test {label}: BLEU {fig['bleu']:.2f}, chrF {fig['chrf']:.2f} ({fig['bleu_signature']}; "
                      f"{fig['chrf_signature']}), {fig['sentences_per_second']} sentences/s on {fig['threads']} CPU threads")
+    if facts.get("everyday"):
+        e = facts["everyday"]
+        lines.append(f"- everyday text (`data/everyday`, {e['sentences']} pairs written for the project, beam 5): "
+                     f"BLEU {e['bleu']:.2f}, chrF {e['chrf']:.2f}")
+        if e.get("with_glossary"):
+            g = e["with_glossary"]
+            lines.append(f"- the same with its glossary (`--glossary data/everyday/glossary.tsv`): BLEU {g['bleu']:.2f}, "
+                         f"chrF {g['chrf']:.2f}, {g['terms_used']} of {g['terms']} terms used")
     by_length = facts["bleu_by_length"]
     lines += ["", f"BLEU by source length (beam 5, test; {by_length['unit']}, groups of about equal size):", "",
               "| source length | sentences | BLEU |", "|---|---|---|"]
@@ -58,7 +66,8 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
     for i in sorted(range(len(sources)), key=lambda i: -len(sources[i]))[:3]:
         lines += _example(i, sources, refs, hyps)
     lines += [("- names and idioms: Tatoeba's names are mostly Tom and Mary; other names and idioms are often "
-              "transliterated wrongly or translated word by word."),
+              "transliterated wrongly or translated word by word. A glossary (`--glossary terms.tsv`) puts given "
+              "terms into the output; `--lexicon` adds CC-CEDICT's names (CC-BY-SA 4.0; docs/translating.md)."),
               "", "Everyday sentences from outside Tatoeba (written for this card, beam 5, shown as they come out):", ""]
     lines += [f"- {src} → {out}" for src, out in everyday]
     direction = facts["artifact"]["direction"]

@@ -19,11 +19,14 @@ import torch
 from translate.checkpoint.files import META
 from translate.checkpoint.store import load_checkpoint, save_checkpoint
 from translate.config.loading import apply_overrides
+from translate.config.paths import default_data_dir
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.by_length import bleu_by_length, length_buckets
 from translate.evaluation.evaluate import translate_and_score
+from translate.evaluation.metrics import score
 from translate.inference.fast.graphs import ship_graphs
+from translate.inference.glossary import Glossary, GlossaryTranslator, term_use
 from translate.inference.translator import Translator
 from translate.release.card import EVERYDAY, model_card
 
@@ -84,6 +87,9 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     test, hyps = _scores(translator, sources, refs, artifact.tgt_lang)
     buckets = length_buckets(sources, artifact.src_lang)
     digits = digits_kept(sources, hyps)
+    everyday = everyday_scores(translator, artifact.direction)
+    if everyday is not None:
+        facts["everyday"] = everyday
     facts.update(scores={"test": test}, digits_kept={k: v for k, v in digits.items() if k != "lost"},
                  bleu_by_length={"unit": "characters" if artifact.src_lang == "zh" else "words",
                                  "groups": [{"label": b.label, "sentences": len(b.indices)} for b in buckets],
@@ -102,6 +108,26 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     card = model_card(target.name, card_facts, (sources, refs, hyps), list(zip(everyday, translator.translate(everyday))))
     (target / "MODEL_CARD.md").write_text(card, encoding="utf-8")
     return card
+
+
+def everyday_scores(translator: Translator, direction: str) -> dict[str, Any] | None:
+    """BLEU/chrF on the project's out-of-domain dev set (data/everyday, in a checkout), without and with
+    its glossary; None where the set is not at hand (an installed package)."""
+    folder = default_data_dir().parent / "everyday"
+    if not (folder / "dev.tsv").is_file():
+        return None
+    sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": direction, "data_dir": str(folder)}),
+                                    "dev")
+    plain = translate_and_score(translator, sources, refs, translator.tgt_lang).report
+    figures: dict[str, Any] = {"sentences": len(sources), "bleu": round(plain.bleu, 2), "chrf": round(plain.chrf, 2)}
+    if (folder / "glossary.tsv").is_file():
+        glossary = Glossary.read(folder / "glossary.tsv")
+        hyps = GlossaryTranslator(translator, glossary).translate(sources)
+        report = score(hyps, refs, translator.tgt_lang)
+        used, total = term_use(glossary, sources, hyps, translator.src_lang, translator.tgt_lang)
+        figures["with_glossary"] = {"bleu": round(report.bleu, 2), "chrf": round(report.chrf, 2),
+                                    "terms_used": used, "terms": total}
+    return figures
 
 
 def timed_release(run: Path, target: Path, **options: Any) -> tuple[str, float, float]:
