@@ -37,12 +37,12 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Iterator[str]:
-    """The released en-zh model, and a tiny untrained multi-head one (for the head selector)."""
+    """The released models, and a tiny untrained multi-head one (for the head selector)."""
     import uvicorn
 
     port = _free_port()
     multi = served("multi", tiny_tokenizers, **{"model.attention.kind": "multihead"})
-    app = create_app(Models([*Models.load(["en-zh"]).by_name.values(), multi]), ServeSettings(port=port))
+    app = create_app(Models([*Models.load(["en-zh", "zh-en"]).by_name.values(), multi]), ServeSettings(port=port))
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -134,6 +134,8 @@ def test_keyboard_only_at_phone_width_then_hover_highlights_the_attended_source(
     _tab_to(browser, ".alternative[aria-pressed='false']").send_keys(Keys.ENTER)
     chosen = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, ".alternative[aria-pressed='true']"))
     assert chosen[0].text.startswith(expected["alternatives"][1]["translation"])
+    focus = browser.switch_to.active_element  # the keyboard stays on the choice, not back at the page's top
+    assert "alternative" in focus.get_attribute("class") and focus.get_attribute("aria-pressed") == "true"
     # the mouse: hover the target piece with the sharpest attention; its argmax source lights up
     browser.find_elements(By.CSS_SELECTOR, ".alternative")[0].click()
     row = max(range(len(weights) - 1), key=lambda r: max(weights[r]))
@@ -172,7 +174,7 @@ def test_multi_head_models_get_a_head_selector_that_redraws_the_heatmap(server: 
     from selenium.webdriver.support.ui import Select
 
     browser.get(server + "/")
-    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#model option")) == 3)
+    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#model option")) == 4)  # "for the direction" + 3 models
     Select(browser.find_element(By.ID, "model")).select_by_value("multi")
     browser.find_element(By.ID, "source-text").send_keys("the dog runs")
     browser.find_element(By.ID, "translate").click()
@@ -191,3 +193,72 @@ def test_multi_head_models_get_a_head_selector_that_redraws_the_heatmap(server: 
     assert drawn() == pytest.approx(flat, abs=1e-4)
     head_menu.select_by_value("1")
     assert drawn() == pytest.approx([w for row in heads[1] for w in row], abs=1e-4)
+
+
+DELAY_FIRST_POST = """
+window.__posts = 0;
+const original = window.fetch;
+window.fetch = (url, options) => {
+  if (!String(url).endsWith("/translate")) return original(url, options);
+  window.__posts += 1;
+  if (window.__posts > 1) return original(url, options);
+  return new Promise((resolve, reject) => {  // the first reply comes 1.5 s late (unless aborted)
+    options.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")));
+    setTimeout(() => original(url, options).then(resolve, reject), 1500);
+  });
+};
+"""
+
+
+def test_only_the_latest_reply_is_shown_and_enter_again_sends_nothing(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server + "/")
+    browser.execute_script(DELAY_FIRST_POST)
+    box = browser.find_element(By.ID, "source-text")
+    box.send_keys("Good morning.", Keys.ENTER)
+    for _ in range(5):  # Enter while the same request is on its way
+        box.send_keys(Keys.ENTER)
+    assert browser.execute_script("return window.__posts") == 1
+    box.clear()
+    box.send_keys(SENTENCE, Keys.ENTER)  # a newer request: the first is aborted, its reply never shown
+    _wait(lambda: _text(browser, "#status").startswith("Translated"))
+    expected = httpx.post(server + "/translate", json={"q": SENTENCE, "n_best": 3, "attention": True}).json()
+    assert _text(browser, "#results .result") == expected["translations"][0]["translation"]
+    time.sleep(2)  # by now the first, delayed reply would have arrived
+    assert _text(browser, "#results .result") == expected["translations"][0]["translation"]
+    assert browser.execute_script("return window.__posts") == 2
+    assert "en → zh" in _text(browser, "#status")
+
+
+def test_counter_swap_clear_address_and_dark_mode(server: str, browser: Any) -> None:
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{server}/?q={quote(SENTENCE)}&source=en&target=zh")  # a shared address translates at once
+    _wait(lambda: _text(browser, "#status").startswith("Translated"))
+    box = browser.find_element(By.ID, "source-text")
+    assert box.get_attribute("value") == SENTENCE and _text(browser, "#counter") == f"{len(SENTENCE)} / 1000"
+    chinese = _text(browser, "#results .result")
+    browser.find_element(By.ID, "swap").click()  # the translation, translated back
+    _wait(lambda: "zh → en" in _text(browser, "#status"))
+    assert box.get_attribute("value") == chinese
+    assert browser.find_element(By.ID, "direction").get_attribute("value") == "zh-en"
+    assert "source=zh" in browser.current_url and "target=en" in browser.current_url
+    browser.find_element(By.ID, "clear").click()
+    assert box.get_attribute("value") == "" and not browser.find_element(By.ID, "output").is_displayed()
+    assert _text(browser, "#counter") == "0 / 1000" and "?" not in browser.current_url
+    assert browser.switch_to.active_element.get_attribute("id") == "source-text"
+    browser.execute_script("const b = arguments[0]; b.value = 'x'.repeat(1001); b.dispatchEvent(new Event('input'));", box)
+    assert "over" in browser.find_element(By.ID, "counter").get_attribute("class")
+    browser.find_element(By.ID, "translate").click()  # refused on the page, not cut silently
+    assert "limit is 1000" in _text(browser, "#status")
+    light = browser.execute_script("return getComputedStyle(document.documentElement).backgroundColor")
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    try:
+        dark = browser.execute_script("return getComputedStyle(document.documentElement).backgroundColor")
+        assert (light, dark) == ("rgb(251, 251, 252)", "rgb(13, 17, 23)")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})

@@ -22,33 +22,100 @@ function setStatus(message, isError = false) {
   $("status").classList.toggle("error", isError);
 }
 
-async function translate() {
+const MAX_CHARS = 1000;  // the server's max_chars: longer text is refused there, so it is refused here first
+let inflight = null;  // { controller, body }: the one request whose reply may be shown
+
+function requestBody() {
   const lines = $("source-text").value.split("\n").map((l) => l.trim()).filter((l) => l);
-  if (!lines.length) { setStatus("Type a sentence first."); return; }
   const direction = $("direction").value;
   const body = { q: lines, attention: true, beam: Number($("beam").value), n_best: Math.min(3, Number($("beam").value)) };
   if (direction !== "auto") { [body.source, body.target] = direction.split("-"); }
   if ($("model").value) body.model = $("model").value;
+  return body;
+}
+
+async function translate() {
+  const body = requestBody();
+  if (!body.q.length) { setStatus("Type a sentence first."); return; }
+  if ($("source-text").value.length > MAX_CHARS) {
+    setStatus(`The text has ${$("source-text").value.length} characters; the limit is ${MAX_CHARS}. Shorten it first.`, true);
+    return;
+  }
+  const json = JSON.stringify(body);
+  if (inflight && inflight.json === json) return;  // the same request is on its way: Enter again sends nothing
+  if (inflight) inflight.controller.abort();  // a newer request replaces it: its reply would be stale
+  const mine = { controller: new AbortController(), json };
+  inflight = mine;
   const headers = { "Content-Type": "application/json" };
   const key = $("api-key").value || sessionStorage.getItem("translate-key");
   if (key) headers["X-API-Key"] = key;
   setStatus("Translating…");
-  $("translate").disabled = true;
   try {
-    const response = await fetch("/translate", { method: "POST", headers, body: JSON.stringify(body) });
+    const response = await fetch("/translate", { method: "POST", headers, body: json, signal: mine.controller.signal });
     const data = await response.json();
+    if (inflight !== mine) return;
     if (response.status === 401) $("key-row").hidden = false;
-    if (!response.ok) { setStatus(`Error ${response.status}: ${data.error}`, true); return; }
+    if (!response.ok) { $("output").hidden = true; setStatus(`Error ${response.status}: ${data.error}`, true); return; }
     if (key) sessionStorage.setItem("translate-key", key);
     Object.assign(state, { translations: data.translations, line: 0, alt: 0, head: "mean" });
     render();
-    const t = data.translations[0];
-    setStatus(`Translated ${data.translations.length} line(s), ${t.source} → ${t.target} (model ${t.model}).`);
+    rememberInUrl(body);
+    const directions = [...new Set(data.translations.map((t) => `${t.source} → ${t.target}`))].join(", ");
+    const cut = data.translations.filter((t) => t.truncated).length;
+    setStatus(`Translated ${data.translations.length} line(s), ${directions} (model ${data.translations[0].model}).` +
+              (cut ? ` ${cut} line(s) were over 200 pieces: only their beginning was translated.` : ""));
   } catch (err) {
+    if (err.name === "AbortError" || inflight !== mine) return;
+    $("output").hidden = true;
     setStatus(`Could not reach the server: ${err}`, true);
   } finally {
-    $("translate").disabled = false;
+    if (inflight === mine) inflight = null;
   }
+}
+
+function rememberInUrl(body) {
+  // The page's state as a shareable address: ?q=...&source=..&target=..
+  const params = new URLSearchParams({ q: $("source-text").value });
+  if (body.source) { params.set("source", body.source); params.set("target", body.target); }
+  history.replaceState(null, "", `?${params}`);
+}
+
+function updateCounter() {
+  const n = $("source-text").value.length;
+  $("counter").textContent = `${n} / ${MAX_CHARS}`;
+  $("counter").classList.toggle("over", n > MAX_CHARS);
+}
+
+function swap() {
+  // The translation becomes the text to translate, in the other direction.
+  const t = state.translations[0];
+  if (!t || $("output").hidden) { setStatus("Translate something first, then swap."); return; }
+  $("source-text").value = state.translations.map((x, i) => x.alternatives[i === state.line ? state.alt : 0].translation).join("\n");
+  $("direction").value = `${t.target}-${t.source}`;
+  updateCounter();
+  $("source-text").focus();
+  translate();
+}
+
+function clearAll() {
+  if (inflight) { inflight.controller.abort(); inflight = null; }
+  $("source-text").value = "";
+  $("output").hidden = true;
+  state.translations = [];
+  updateCounter();
+  setStatus("");
+  history.replaceState(null, "", location.pathname);
+  $("source-text").focus();
+}
+
+function restoreFromUrl() {
+  const params = new URLSearchParams(location.search);
+  if (!params.get("q")) return;
+  $("source-text").value = params.get("q");
+  const direction = `${params.get("source")}-${params.get("target")}`;
+  if (["en-zh", "zh-en"].includes(direction)) $("direction").value = direction;
+  updateCounter();
+  translate();
 }
 
 function render() {
@@ -80,7 +147,7 @@ function renderResults() {
   state.translations.forEach((t, i) => {
     const text = t.alternatives[i === state.line ? state.alt : 0].translation;
     const button = listItemButton(list, "result", t.target, text, i === state.line,
-      () => { Object.assign(state, { line: i, alt: 0, head: "mean" }); render(); });
+      () => { Object.assign(state, { line: i, alt: 0, head: "mean" }); render(); refocus("results", i); });
     button.setAttribute("aria-label", `Line ${i + 1}: ${text} (show its alternatives and attention)`);
   });
 }
@@ -90,9 +157,16 @@ function renderAlternatives() {
   list.replaceChildren();
   const t = state.translations[state.line];
   t.alternatives.forEach((alt, j) => {
-    listItemButton(list, "alternative", t.target, `${alt.translation}  (${alt.score.toFixed(3)})`, j === state.alt,
-      () => { state.alt = j; render(); });
+    const button = listItemButton(list, "alternative", t.target, alt.translation, j === state.alt,
+      () => { state.alt = j; render(); refocus("alternatives", j); });
+    button.title = `score ${alt.score.toFixed(3)}: log-probability per length (higher is better)`;
   });
+}
+
+function refocus(listId, index) {
+  // A re-render replaces the buttons: keep the keyboard where it was.
+  const buttons = $(listId).querySelectorAll("button");
+  if (buttons[index]) buttons[index].focus();
 }
 
 function renderHeads() {
@@ -219,4 +293,9 @@ $("copy").addEventListener("click", async () => {
     setStatus("Copying is not allowed here; select the text instead.", true);
   }
 });
+$("source-text").addEventListener("input", updateCounter);
+$("swap").addEventListener("click", swap);
+$("clear").addEventListener("click", clearAll);
 loadModels();
+updateCounter();
+restoreFromUrl();
