@@ -262,3 +262,32 @@ def test_counter_swap_clear_address_and_dark_mode(server: str, browser: Any) -> 
         assert (light, dark) == ("rgb(251, 251, 252)", "rgb(13, 17, 23)")
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_the_heatmap_is_one_tab_stop_with_arrow_keys_and_byte_pieces_merged(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    text = "I like 🍵 tea."  # the emoji is four byte pieces (<0xF0> <0x9F> <0x8D> <0xB5>) for the model
+    browser.get(server + "/")
+    browser.find_element(By.ID, "source-text").send_keys(text, Keys.ENTER)
+    _wait(lambda: _text(browser, "#status").startswith("Translated"))
+    expected = httpx.post(server + "/translate", json={"q": text, "attention": True}).json()["translations"][0]
+    assert "<0xF0>" in expected["source_pieces"]
+    labels = [b.text for b in browser.find_elements(By.CSS_SELECTOR, ".piece.src")]
+    assert "🍵" in labels and not any(label.startswith("<0x") for label in labels)
+    assert len(labels) == len(expected["source_pieces"]) - 3  # four byte pieces drawn as one column
+    row_sums = browser.execute_script(
+        "return [...document.querySelectorAll('#heatmap tbody tr')].map(r => [...r.querySelectorAll('td.cell')]"
+        ".reduce((a, c) => a + Number(c.style.getPropertyValue('--w')), 0));")
+    assert row_sums == pytest.approx([1.0] * len(row_sums), abs=2e-3)  # merging keeps each row a distribution
+    stops = browser.execute_script("return [...document.querySelectorAll('#heatmap .piece')].filter(b => b.tabIndex >= 0).length")
+    assert stops == 1
+    first = _tab_to(browser, ".piece.tgt")
+    first.send_keys(Keys.ARROW_DOWN)
+    assert browser.switch_to.active_element.get_attribute("data-index") == "1"
+    browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)  # across into the source pieces
+    focus = browser.switch_to.active_element
+    assert "src" in focus.get_attribute("class") and "active" in focus.get_attribute("class")
+    focus.send_keys(Keys.END)
+    assert browser.switch_to.active_element.get_attribute("data-index") == str(len(labels) - 1)

@@ -187,51 +187,117 @@ function pieceButton(text, cls, index, lang) {
   button.lang = lang;
   button.title = text;
   button.textContent = display(text);
+  button.tabIndex = -1;  // the heatmap is one Tab stop; arrow keys move inside it
   return button;
+}
+
+function groupBytes(pieces) {
+  // SentencePiece writes a character it does not know as its UTF-8 bytes, one piece each (<0xE4>):
+  // consecutive byte pieces that form characters become one group, labelled with those characters.
+  const groups = [];
+  let bytes = [], members = [];
+  const flush = () => {
+    if (!members.length) return;
+    const text = new TextDecoder("utf-8", { fatal: false }).decode(new Uint8Array(bytes));
+    groups.push({ label: text, raw: members.map((m) => pieces[m]).join(" "), members });
+    bytes = []; members = [];
+  };
+  pieces.forEach((p, i) => {
+    const m = /^<0x([0-9A-F]{2})>$/.exec(p);
+    if (m) { bytes.push(parseInt(m[1], 16)); members.push(i); return; }
+    flush();
+    groups.push({ label: p, raw: p, members: [i] });
+  });
+  flush();
+  return groups;
+}
+
+function mergedWeights(weights, rows, cols) {
+  // Rows (translation groups) are averaged, columns (source groups) summed: each row still sums to 1.
+  return rows.map((g) => cols.map((c) => {
+    let total = 0;
+    for (const r of g.members) for (const s of c.members) total += (weights[r] || [])[s] || 0;
+    return total / g.members.length;
+  }));
 }
 
 function renderHeatmap() {
   const t = state.translations[state.line];
   const alt = t.alternatives[state.alt];
-  const weights = weightsOf(alt);
+  const raw = weightsOf(alt);
   const box = $("heatmap");
   box.replaceChildren();
-  if (!weights) { box.textContent = "No attention for this model."; return; }
+  if (!raw) { box.textContent = "No attention for this model."; return; }
   const srcLang = t.source === "zh" ? "zh-Hans" : "en";
   const tgtLang = t.target === "zh" ? "zh-Hans" : "en";
+  const cols = groupBytes(t.source_pieces), rows = groupBytes(alt.target_pieces);
+  const weights = mergedWeights(raw, rows, cols);
   const table = document.createElement("table");
   table.className = "matrix";
   const caption = table.createCaption();
-  caption.textContent = "Rows: translation pieces; columns: source pieces; darker = more attention.";
+  caption.textContent = "Rows: translation pieces; columns: source pieces; darker = more attention. " +
+    "Arrow keys move between pieces.";
   const head = table.createTHead().insertRow();
   head.append(document.createElement("td"));
-  t.source_pieces.forEach((p, s) => {
+  cols.forEach((g, s) => {
     const th = document.createElement("th");
     th.scope = "col";
-    th.append(pieceButton(p, "src", s, srcLang));
+    const b = pieceButton(g.label, "src", s, srcLang);
+    b.title = g.raw;
+    th.append(b);
     head.append(th);
   });
   const body = table.createTBody();
-  alt.target_pieces.forEach((p, r) => {
+  rows.forEach((g, r) => {
     const row = body.insertRow();
     const th = document.createElement("th");
     th.scope = "row";
-    th.append(pieceButton(p, "tgt", r, tgtLang));
+    const b = pieceButton(g.label, "tgt", r, tgtLang);
+    b.title = g.raw;
+    th.append(b);
     row.append(th);
-    (weights[r] || []).forEach((w, s) => {
+    weights[r].forEach((w, s) => {
       const cell = row.insertCell();
       cell.className = "cell";
       cell.dataset.row = String(r);
       cell.dataset.col = String(s);
       cell.style.setProperty("--w", String(w));
-      cell.title = `${display(p)} → ${display(t.source_pieces[s])}: ${w.toFixed(2)}`;
+      cell.title = `${display(g.label)} → ${display(cols[s].label)}: ${w.toFixed(2)}`;
     });
   });
   const wrap = document.createElement("div");
   wrap.className = "matrix-wrap";
   wrap.append(table);
   box.append(wrap);
+  const first = table.querySelector(".piece.tgt") || table.querySelector(".piece");
+  if (first) first.tabIndex = 0;
+  $("scroll-hint").hidden = wrap.scrollWidth <= wrap.clientWidth;
   wireHighlights(table, weights);
+  wireArrows(table);
+}
+
+function wireArrows(table) {
+  // Roving focus: Up/Down between translation pieces, Left/Right between source pieces, Home/End.
+  const src = [...table.querySelectorAll(".piece.src")], tgt = [...table.querySelectorAll(".piece.tgt")];
+  const move = (from, to) => { from.tabIndex = -1; to.tabIndex = 0; to.focus(); to.scrollIntoView({ block: "nearest", inline: "nearest" }); };
+  table.addEventListener("keydown", (e) => {
+    const here = e.target.closest(".piece");
+    if (!here) return;
+    const list = here.classList.contains("src") ? src : tgt;
+    const i = list.indexOf(here);
+    const keys = here.classList.contains("src")
+      ? { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: list.length - 1, ArrowDown: null }
+      : { ArrowUp: i - 1, ArrowDown: i + 1, Home: 0, End: list.length - 1, ArrowRight: null };
+    if (!(e.key in keys)) return;
+    e.preventDefault();
+    if (keys[e.key] === null) {  // across: from a source piece down into the rows, from a row into the columns
+      const other = here.classList.contains("src") ? tgt : src;
+      if (other.length) move(here, other[0]);
+      return;
+    }
+    const next = list[Math.max(0, Math.min(list.length - 1, keys[e.key]))];
+    if (next && next !== here) move(here, next);
+  });
 }
 
 function wireHighlights(table, weights) {
