@@ -342,3 +342,12 @@ def test_a_text_over_200_pieces_is_flagged_as_truncated(client: TestClient) -> N
     out = post(client, q=[long, "a cat"], source="en", beam=1)
     assert out.status_code == 200, out.text
     assert [t["truncated"] for t in out.json()["translations"]] == [True, False]
+
+
+def test_notices_say_what_the_model_cannot_read(client: TestClient) -> None:
+    out = post(client, q=["a cat", "a cat 🍵 你好"], source="en", beam=1)
+    assert out.status_code == 200, out.text
+    plain, mixed = (t["notices"] for t in out.json()["translations"])
+    assert plain == []
+    assert any("never saw in training (🍵" in n for n in mixed) and any("Chinese characters in English text (你好)" in n
+                                                                          for n in mixed)

@@ -274,6 +274,7 @@ def test_the_heatmap_is_one_tab_stop_with_arrow_keys_and_byte_pieces_merged(serv
     _wait(lambda: _text(browser, "#status").startswith("Translated"))
     expected = httpx.post(server + "/translate", json={"q": text, "attention": True}).json()["translations"][0]
     assert "<0xF0>" in expected["source_pieces"]
+    assert "never saw in training (🍵)" in _text(browser, "#status")  # and the page says so
     labels = [b.text for b in browser.find_elements(By.CSS_SELECTOR, ".piece.src")]
     assert "🍵" in labels and not any(label.startswith("<0x") for label in labels)
     assert len(labels) == len(expected["source_pieces"]) - 3  # four byte pieces drawn as one column

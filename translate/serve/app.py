@@ -203,7 +203,7 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
                           "source": served.artifact.src_lang, "target": served.artifact.tgt_lang, "model": served.name,
                           "source_pieces": result["source_pieces"], "target_pieces": best["target_pieces"],
                           "attention": best["attention"], "alternatives": result["alternatives"],
-                          "truncated": result["truncated"]}
+                          "truncated": result["truncated"], "notices": result["notices"]}
     return TranslateResponse.model_validate({"translations": results})
 
 

@@ -14,6 +14,7 @@ from translate.config.schema import ArtifactConfig
 from translate.data.normalize import normalize_source
 from translate.errors import ConfigError
 from translate.inference.glossary import Glossary, GlossaryTranslator
+from translate.inference.notices import reading_notices
 from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
 from translate.tokens import EOS_ID
 
@@ -90,8 +91,10 @@ class Models:
             alignments = [Alignment(sources[i], translator.tgt_tokenizer.pieces([*hyp.tokens, EOS_ID]), [])
                           for i, hyp in flat]
         full = translator.src_tokenizer.encode([normalize_source(t, translator.src_lang) for t in texts])
-        results: list[dict[str, Any]] = [{"source_pieces": [], "alternatives": [], "truncated": len(ids) > MAX_SOURCE_TOKENS}
-                                         for ids in full]
+        results: list[dict[str, Any]] = [
+            {"source_pieces": [], "alternatives": [], "truncated": len(ids) > MAX_SOURCE_TOKENS,
+             "notices": reading_notices(text, translator.src_lang, translator.src_tokenizer)}
+            for text, ids in zip(texts, full)]
         for (i, hyp), alignment in zip(flat, alignments):
             results[i]["source_pieces"] = alignment.source_pieces
             results[i]["alternatives"].append({

@@ -66,6 +66,9 @@ class Translation(BaseModel):
     attention: Attention | None = None
     alternatives: list[Alternative] = Field(description="The n-best list, best first (the first is the translation).")
     truncated: bool = Field(False, description="The text was longer than 200 pieces: only its first 200 were translated.")
+    notices: list[str] = Field(default_factory=list, description=(
+        "What the model cannot read well in this text: characters it only knows as bytes, the other "
+        "language's script mixed in."))
 
 
 class TranslateResponse(BaseModel):

@@ -62,8 +62,10 @@ async function translate() {
     rememberInUrl(body);
     const directions = [...new Set(data.translations.map((t) => `${t.source} → ${t.target}`))].join(", ");
     const cut = data.translations.filter((t) => t.truncated).length;
+    const notices = data.translations.flatMap((t, i) => (t.notices || []).map((n) => `Line ${i + 1}: ${n}.`));
     setStatus(`Translated ${data.translations.length} line(s), ${directions} (model ${data.translations[0].model}).` +
-              (cut ? ` ${cut} line(s) were over 200 pieces: only their beginning was translated.` : ""));
+              (cut ? ` ${cut} line(s) were over 200 pieces: only their beginning was translated.` : "") +
+              (notices.length ? ` ${notices.join(" ")}` : ""));
   } catch (err) {
     if (err.name === "AbortError" || inflight !== mine) return;
     $("output").hidden = true;
