@@ -292,3 +292,15 @@ def test_the_heatmap_is_one_tab_stop_with_arrow_keys_and_byte_pieces_merged(serv
     assert "src" in focus.get_attribute("class") and "active" in focus.get_attribute("class")
     focus.send_keys(Keys.END)
     assert browser.switch_to.active_element.get_attribute("data-index") == str(len(labels) - 1)
+
+
+def test_the_api_reference_works_offline(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "/docs")
+    _wait(lambda: "POST /translate" in _text(browser, "#reference"))
+    fields = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#schema-TranslateRequest tbody tr")]
+    assert any(f.startswith("q *") for f in fields) and any(f.startswith("glossary") for f in fields)
+    assert any(f.startswith("beam") and "≤ 10" in f for f in fields)
+    loaded = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert loaded and all(url.startswith(server) for url in loaded)  # nothing from another origin

@@ -65,7 +65,8 @@ class BodyLimit:
 
 class HostGuard:
     """ASGI middleware: 400 for a Host header outside `allowed_hosts`; security headers on every reply
-    (no sniffing, no framing, no referrer) and a same-origin content policy on the page."""
+    (no sniffing, no framing, no referrer, a same-origin content policy: the page and /docs load
+    nothing from elsewhere)."""
 
     PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
                    "form-action 'self'")
@@ -82,15 +83,13 @@ class HostGuard:
             response = _error(400, f"host {host or 'none'!r} is not served here; allowed_hosts="
                                    f"{','.join(sorted(self.hosts))} (change it with --limit allowed_hosts=...)")
             return await response(scope, receive, send)
-        page = not scope["path"].startswith(("/docs", "/redoc", "/openapi"))
 
         async def secured(message: Any) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
                             (b"referrer-policy", b"no-referrer")]
-                if page:
-                    headers.append((b"content-security-policy", self.PAGE_POLICY.encode()))
+                headers.append((b"content-security-policy", self.PAGE_POLICY.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -227,7 +226,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
             raise HTTPException(429, f"too many requests (rate={settings.rate:g}/s, burst={settings.burst})",
                                 headers={"Retry-After": retry_after(wait)})
 
-    app = FastAPI(title="translate", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="translate", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="English<->Chinese RNN attention NMT: translations, n-best lists and attention.")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.add_middleware(HostGuard, settings=settings)
@@ -258,6 +257,11 @@ def _install_page(app: FastAPI) -> None:
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:
         return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    async def api_reference() -> HTMLResponse:
+        """The API reference drawn from /openapi.json by the page's own script (no CDN: works offline)."""
+        return HTMLResponse((STATIC / "docs.html").read_text(encoding="utf-8"))
 
     @app.get("/fonts/cjk.otf", include_in_schema=False)
     async def cjk_font() -> FileResponse:
