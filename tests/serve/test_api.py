@@ -354,3 +354,20 @@ def test_notices_say_what_the_model_cannot_read(client: TestClient) -> None:
     assert plain == []
     assert any("never saw in training (🍵" in n for n in mixed) and any("Chinese characters in English text (你好)" in n
                                                                           for n in mixed)
+
+
+def test_a_paragraph_is_translated_sentence_by_sentence_with_block_diagonal_attention(client: TestClient) -> None:
+    first, second = "I like tea.", "Where is the school?"
+    alone = [post(client, q=s, source="en", beam=3, n_best=2, attention=True).json()["translations"][0]
+             for s in (first, second)]
+    whole = post(client, q=f"{first} {second}", source="en", beam=3, n_best=2, attention=True).json()["translations"][0]
+    assert whole["translation"] == "".join(t["translation"] for t in alone)  # Chinese output: joined without a space
+    assert whole["source_pieces"] == alone[0]["source_pieces"] + alone[1]["source_pieces"]
+    weights = whole["attention"]["weights"]
+    n_src, n_tgt = len(alone[0]["source_pieces"]), len(alone[0]["target_pieces"])
+    assert len(weights) == n_tgt + len(alone[1]["target_pieces"]) and len(weights[0]) == len(whole["source_pieces"])
+    expected = [row + [0.0] * len(alone[1]["source_pieces"]) for row in alone[0]["attention"]["weights"]]
+    assert [w for row in weights[:n_tgt] for w in row] == pytest.approx([w for row in expected for w in row], abs=2e-4)
+    assert all(sum(row[:n_src]) == 0 for row in weights[n_tgt:])  # the second sentence attends to itself only
+    assert all(abs(sum(row) - 1) < 2e-3 for row in weights)
+    assert len(whole["alternatives"]) == 2

@@ -53,7 +53,7 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
               "without it, $TRANSLATE_API_KEY if set, else no key."))] = None,
           threads: Annotated[int, typer.Option(help="Torch CPU threads (0 = torch's default).")] = 0,
           device: DeviceOpt = None) -> None:
-    """Serve the page (/) and the API (/translate, /models, /health; OpenAPI at /docs).
+    """Serve the page (/) and the API (/translate, /models, /health; its reference at /docs).
 
     Requests that arrive together with the same model, beam and n-best are searched as one batch.
 

@@ -11,7 +11,7 @@ from translate.checkpoint.store import load_checkpoint
 from translate.config.device import resolve_device
 from translate.config.paths import find_model, released_models
 from translate.config.schema import ArtifactConfig
-from translate.data.normalize import normalize_source
+from translate.data.normalize import normalize_source, split_sentences
 from translate.errors import ConfigError
 from translate.inference.glossary import Glossary, GlossaryTranslator
 from translate.inference.notices import reading_notices
@@ -76,32 +76,79 @@ class Models:
 
     def run(self, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
         """Translate one batch (in the worker thread): per text its pieces and n-best list, and the
-        attention of every alternative when asked (teacher-forced, see Translator.align)."""
+        attention of every alternative when asked (teacher-forced, see Translator.align). A text of
+        several sentences is translated sentence by sentence, as the CLI does (see `_joined`)."""
         translator = self.by_name[key.model].translator
-        decode = dataclasses.replace(translator.decode, beam_size=key.beam, n_best=key.n_best)
-        if key.glossary:
-            n_bests = GlossaryTranslator(translator, Glossary.from_pairs(list(key.glossary))).translate_n_best(texts, decode)
-        else:
-            n_bests = translator.translate_n_best(texts, decode)
-        flat = [(i, hyp) for i, hyps in enumerate(n_bests) for hyp in hyps]
-        if key.attention:
-            alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])
-        else:
-            sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources(texts)]
-            alignments = [Alignment(sources[i], translator.tgt_tokenizer.pieces([*hyp.tokens, EOS_ID]), [])
-                          for i, hyp in flat]
-        full = translator.src_tokenizer.encode([normalize_source(t, translator.src_lang) for t in texts])
-        results: list[dict[str, Any]] = [
-            {"source_pieces": [], "alternatives": [], "truncated": len(ids) > MAX_SOURCE_TOKENS,
-             "notices": reading_notices(text, translator.src_lang, translator.src_tokenizer)}
-            for text, ids in zip(texts, full)]
-        for (i, hyp), alignment in zip(flat, alignments):
-            results[i]["source_pieces"] = alignment.source_pieces
-            results[i]["alternatives"].append({
-                "translation": hyp.text, "score": round(hyp.score, 4), "target_pieces": alignment.target_pieces,
-                "attention": {"weights": _rounded(alignment.weights), "heads": _rounded(alignment.heads)}
-                if key.attention else None})
+        split = [split_sentences(text, translator.src_lang) or [text] for text in texts]
+        done = _sentences(translator, key, [sentence for sentences in split for sentence in sentences])
+        results, start = [], 0
+        for sentences in split:
+            results.append(_joined(done[start:start + len(sentences)], translator.tgt_lang))
+            start += len(sentences)
         return results
+
+
+def _sentences(translator: Translator, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
+    """The work on single sentences: n-best lists, pieces, attention, flags."""
+    decode = dataclasses.replace(translator.decode, beam_size=key.beam, n_best=key.n_best)
+    if key.glossary:
+        n_bests = GlossaryTranslator(translator, Glossary.from_pairs(list(key.glossary))).translate_n_best(texts, decode)
+    else:
+        n_bests = translator.translate_n_best(texts, decode)
+    flat = [(i, hyp) for i, hyps in enumerate(n_bests) for hyp in hyps]
+    if key.attention:
+        alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])
+    else:
+        sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources(texts)]
+        alignments = [Alignment(sources[i], translator.tgt_tokenizer.pieces([*hyp.tokens, EOS_ID]), [])
+                      for i, hyp in flat]
+    full = translator.src_tokenizer.encode([normalize_source(t, translator.src_lang) for t in texts])
+    results: list[dict[str, Any]] = [
+        {"source_pieces": [], "alternatives": [], "truncated": len(ids) > MAX_SOURCE_TOKENS,
+         "notices": reading_notices(text, translator.src_lang, translator.src_tokenizer)}
+        for text, ids in zip(texts, full)]
+    for (i, hyp), alignment in zip(flat, alignments):
+        results[i]["source_pieces"] = alignment.source_pieces
+        results[i]["alternatives"].append({
+            "translation": hyp.text, "score": round(hyp.score, 4), "target_pieces": alignment.target_pieces,
+            "attention": {"weights": _rounded(alignment.weights), "heads": _rounded(alignment.heads)}
+            if key.attention else None})
+    return results
+
+
+def _joined(parts: list[dict[str, Any]], tgt_lang: str) -> dict[str, Any]:
+    """One text's result from its sentences' results: translations joined (rank by rank for the
+    alternatives), pieces concatenated, and the attention block-diagonal (each sentence's rows
+    attend to its own source columns only; every row still sums to 1)."""
+    if len(parts) == 1:
+        return parts[0]
+    joiner = "" if tgt_lang == "zh" else " "
+    widths = [len(p["source_pieces"]) for p in parts]
+    alternatives = []
+    for rank in range(max(len(p["alternatives"]) for p in parts)):
+        chosen = [p["alternatives"][min(rank, len(p["alternatives"]) - 1)] for p in parts]
+        attention = None
+        if chosen[0]["attention"] is not None:
+            attention = {"weights": _block_diagonal([a["attention"]["weights"] for a in chosen], widths), "heads": None}
+            if chosen[0]["attention"]["heads"] is not None:
+                attention["heads"] = [_block_diagonal([a["attention"]["heads"][h] for a in chosen], widths)
+                                      for h in range(len(chosen[0]["attention"]["heads"]))]
+        alternatives.append({"translation": joiner.join(a["translation"] for a in chosen if a["translation"]),
+                             "score": round(sum(a["score"] for a in chosen) / len(chosen), 4),
+                             "target_pieces": [piece for a in chosen for piece in a["target_pieces"]],
+                             "attention": attention})
+    return {"source_pieces": [piece for p in parts for piece in p["source_pieces"]], "alternatives": alternatives,
+            "truncated": any(p["truncated"] for p in parts),
+            "notices": list(dict.fromkeys(n for p in parts for n in p["notices"]))}
+
+
+def _block_diagonal(blocks: list[list[list[float]]], widths: list[int]) -> list[list[float]]:
+    """Each sentence's matrix in its own columns: zeros left and right of it."""
+    total, left, rows = sum(widths), 0, []
+    for block, width in zip(blocks, widths):
+        rows += [[0.0] * left + row + [0.0] * (total - left - len(row)) for row in block]
+        left += width
+    return rows
 
 
 def _rounded(values: Any) -> Any:
