@@ -8,8 +8,10 @@ from typing import Any
 
 import httpx
 import pytest
+import torch
 from fastapi.testclient import TestClient
 
+from tests.serve.conftest import served
 from translate.serve.app import create_app
 from translate.serve.models import Models
 from translate.serve.settings import ServeSettings
@@ -371,3 +373,24 @@ def test_a_paragraph_is_translated_sentence_by_sentence_with_block_diagonal_atte
     assert all(sum(row[:n_src]) == 0 for row in weights[n_tgt:])  # the second sentence attends to itself only
     assert all(abs(sum(row) - 1) < 2e-3 for row in weights)
     assert len(whole["alternatives"]) == 2
+
+
+def test_an_ensemble_is_served_under_one_name(tmp_path: Any, tiny_tokenizers: Any) -> None:
+    from translate.checkpoint.store import load_checkpoint, save_checkpoint
+    from translate.errors import ConfigError
+    from translate.inference.ensemble import Ensemble
+    from translate.inference.translator import Translator
+
+    for seed, name in ((0, "a"), (1, "b")):
+        model = served(name, tiny_tokenizers)
+        torch.manual_seed(seed)
+        model.translator.model.apply(lambda m: m.reset_parameters() if hasattr(m, "reset_parameters") else None)
+        save_checkpoint(tmp_path / name, model.artifact, model.translator.model, *tiny_tokenizers, {"step": 1})
+    models = Models.load([f"ens={tmp_path / 'a'}+{tmp_path / 'b'}"])
+    assert isinstance(models.by_name["ens"].translator.model, Ensemble)
+    expected = Translator.from_ensemble([load_checkpoint(tmp_path / "a"), load_checkpoint(tmp_path / "b")]).translate(EN[:2])
+    with TestClient(create_app(models, ServeSettings(burst=100)), base_url="http://localhost") as c:
+        out = post(c, q=EN[:2], source="en", attention=True, beam=3)  # the checkpoints' own beam
+    assert out.status_code == 200 and [t["translation"] for t in out.json()["translations"]] == expected
+    with pytest.raises(ConfigError, match="an ensemble needs a name"):
+        Models.load([f"{tmp_path / 'a'}+{tmp_path / 'b'}"])

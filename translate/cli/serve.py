@@ -44,6 +44,7 @@ def uvicorn_options(settings: ServeSettings) -> dict[str, Any]:
 @handle_errors
 def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", help=(
               "A checkpoint folder, run folder, released model name or NAME=PATH (repeatable); "
+              "NAME=PATH+PATH serves an ensemble (same direction and vocabularies); "
               "default: every released model (both directions)."))] = None,
           host: Annotated[str, typer.Option(help="Address to bind; 0.0.0.0 exposes the server to the network.")] = "127.0.0.1",
           port: Annotated[int, typer.Option(help="TCP port.")] = 8000,

@@ -46,6 +46,8 @@ class ServedModel:
 
 def _parse_spec(spec: str) -> tuple[str, str]:
     """`name=path`, or a path / released name whose folder name becomes the model's name."""
+    if "+" in spec and "=" not in spec:
+        raise ConfigError(f"--models {spec!r}: an ensemble needs a name: NAME=PATH+PATH")
     if "=" in spec:
         name, _, path = spec.partition("=")
         if not name or not path:
@@ -64,11 +66,13 @@ class Models:
 
     @classmethod
     def load(cls, specs: list[str] | None, device: str = "cpu") -> Models:
-        """The given checkpoints, or every released model (both directions when installed)."""
+        """The given checkpoints, or every released model (both directions when installed). A spec
+        `NAME=PATH+PATH...` serves an ensemble (see `inference.ensemble`) under NAME."""
         served = []
         for name, path in map(_parse_spec, specs or released_models()):
-            loaded = load_checkpoint(find_model(path), resolve_device(device))
-            served.append(ServedModel(name, Translator.from_loaded(loaded), loaded.artifact, loaded.meta))
+            members = [load_checkpoint(find_model(p), resolve_device(device)) for p in path.split("+")]
+            translator = Translator.from_ensemble(members) if len(members) > 1 else Translator.from_loaded(members[0])
+            served.append(ServedModel(name, translator, members[0].artifact, members[0].meta))
         return cls(served)
 
     def for_direction(self, direction: str) -> ServedModel | None:
