@@ -7,16 +7,17 @@ Run one at a time, on an otherwise idle machine.
     python scripts/benchmark.py prepare --pairs 1000000  # corpus preparation at scale (synthetic corpus)
     python scripts/benchmark.py serve-load               # `translate serve` at 1, 8 and 32 clients, then a flood
     python scripts/benchmark.py glossary                 # term use, BLEU and speed with data/everyday's glossary
+    python scripts/benchmark.py hostile                  # hostile requests: status, time, server RSS
 
 `python scripts/benchmark.py NAME --help` lists each one's options.
 """
 
 import sys
 
-from translate.bench import engines, glossary, peer, prepare, run_entry, serve_load, training
+from translate.bench import engines, glossary, hostile, peer, prepare, run_entry, serve_load, training
 
 BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main, "prepare": prepare.main,
-              "serve-load": serve_load.main, "glossary": glossary.main}
+              "serve-load": serve_load.main, "glossary": glossary.main, "hostile": hostile.main}
 
 if __name__ == "__main__":
     sys.exit(run_entry(BENCHMARKS, __doc__))

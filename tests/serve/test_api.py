@@ -394,3 +394,8 @@ def test_an_ensemble_is_served_under_one_name(tmp_path: Any, tiny_tokenizers: An
     assert out.status_code == 200 and [t["translation"] for t in out.json()["translations"]] == expected
     with pytest.raises(ConfigError, match="an ensemble needs a name"):
         Models.load([f"{tmp_path / 'a'}+{tmp_path / 'b'}"])
+
+
+def test_a_body_that_is_not_utf8_gets_a_clear_400(client: TestClient) -> None:
+    out = client.post("/translate", content=b'{"q": "\xff\xfe"}', headers={"Content-Type": "application/json"})
+    assert out.status_code == 400 and "could not be read as JSON: send UTF-8 text" in out.json()["error"]

@@ -103,7 +103,10 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None, **e
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+        message = str(exc.detail)
+        if exc.status_code == 400 and message == "There was an error parsing the body":  # FastAPI's words
+            message = "the body could not be read as JSON: send UTF-8 text with Content-Type: application/json"
+        return _error(exc.status_code, message, dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -1,0 +1,124 @@
+"""Hostile requests against `translate serve` on loopback, with the default limits (not part of the
+test suite): each request's status, seconds and the server's RSS before and after (and its peak).
+
+    python scripts/benchmark.py hostile                      # the released models, 2 threads
+    python scripts/benchmark.py hostile --models en-zh --out /tmp/hostile.json
+
+The requests are the worst ends of every limit and the attacks a public server meets: the largest
+valid body with and without attention, the largest attention still allowed, a lone surrogate, a
+body that is not JSON, numbers sent as strings, a foreign Host header, a forged X-Forwarded-For per
+request (the rate limit must still hold), idle connections that never finish their headers while
+a normal request is served, and a glossary of 100 terms. Writes JSON to benchmarks/ (or --out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from translate.bench import REPO
+from translate.bench.serve_load import rss_mb, start_server
+
+LONG_EN = ("The committee will meet again next Tuesday to discuss the budget, the new library and the plans "
+           "for the summer festival in the old town. ") * 8
+
+
+def peak_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def measure(pid: int, label: str, send: Any) -> dict[str, Any]:
+    before = rss_mb(pid)
+    began = time.perf_counter()
+    status, note = send()
+    row = {"request": label, "status": status, "seconds": round(time.perf_counter() - began, 2),
+           "rss_before_mb": before, "rss_after_mb": rss_mb(pid), "peak_rss_mb": peak_mb(pid), "note": note}
+    print(json.dumps(row, ensure_ascii=False), flush=True)
+    return row
+
+
+def post(url: str, body: Any = None, **kwargs: Any) -> Any:
+    def send() -> tuple[int, str]:
+        r = httpx.post(url + "/translate", json=body, timeout=120, **kwargs) if body is not None else \
+            httpx.post(url + "/translate", timeout=120, **kwargs)
+        return r.status_code, r.json().get("error", "")[:120] if r.status_code != 200 else ""
+    return send
+
+
+def forged_flood(url: str) -> Any:
+    def send() -> tuple[int, str]:
+        codes = [httpx.post(url + "/translate", json={"q": "Hi."}, headers={"X-Forwarded-For": f"10.9.{i // 250}.{i % 250}"},
+                            timeout=60).status_code for i in range(40)]
+        return max(codes), f"{codes.count(200)} x 200, {codes.count(429)} x 429 of 40 (burst 20)"
+    return send
+
+
+def stalled_connections(url: str, count: int = 50) -> Any:
+    def send() -> tuple[int, str]:
+        host, port = url.removeprefix("http://").split(":")
+        sockets = []
+        for _ in range(count):
+            s = socket.create_connection((host, int(port)))
+            s.sendall(b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers never finished
+            sockets.append(s)
+        try:
+            began = time.perf_counter()
+            r = httpx.post(url + "/translate", json={"q": "Where is the station?"}, timeout=60)
+            return r.status_code, f"a normal request answered in {time.perf_counter() - began:.2f} s beside {count} stalled"
+        finally:
+            for s in sockets:
+                s.close()
+    return send
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", action="append", default=[], help="as for translate serve (default: released)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / f"{time.strftime('%Y-%m-%d')}-hostile.json")
+    args = parser.parse_args()
+    proc, url = start_server(args, ["burst=1000", "rate=1000"])
+    rows: list[dict[str, Any]] = []
+    try:
+        httpx.post(url + "/translate", json={"q": "Warm up."}, timeout=60)
+        worst = {"q": [LONG_EN[:1000]] * 32, "source": "en", "beam": 10, "n_best": 5}
+        cases = [
+            ("32 texts x 1,000 characters, beam 10, n-best 5, attention", post(url, {**worst, "attention": True})),
+            ("the same without attention", post(url, worst)),
+            ("1 text x 1,000 characters, beam 10, n-best 4, attention (within max_attention_cells)",
+             post(url, {**worst, "q": LONG_EN[:1000], "n_best": 4, "attention": True})),
+            ("a lone surrogate (valid JSON)", post(url, content=b'{"q": "Hello \\ud800 world"}',
+                                                   headers={"Content-Type": "application/json"})),
+            ("bytes that are not UTF-8", post(url, content=b'{"q": "\xff\xfe"}', headers={"Content-Type": "application/json"})),
+            ("a form body (not JSON)", post(url, content=b"q=hello", headers={"Content-Type": "application/x-www-form-urlencoded"})),
+            ('"beam": "5" (a number as a string)', post(url, {"q": "Hi.", "beam": "5"})),
+            ("a foreign Host header", post(url, {"q": "Hi."}, headers={"Host": "evil.example"})),
+            ("a glossary of 100 terms, 32 sentences holding one",
+             post(url, {"q": ["I will visit Beijing next week."] * 32,
+                        "glossary": [["Beijing", "北京"]] + [[f"term{i}", f"词{i}"] for i in range(99)]})),
+        ]
+        rows = [measure(proc.pid, label, send) for label, send in cases]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    proc, url = start_server(args, [])  # the default limits: burst 20, rate 5/s
+    try:
+        rows.append(measure(proc.pid, "50 connections that never finish their headers", stalled_connections(url)))
+        time.sleep(1)
+        rows.append(measure(proc.pid, "40 requests, each with another X-Forwarded-For", forged_flood(url)))
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"threads": args.threads, "models": args.models or "released", "rows": rows},
+                                   indent=1, ensure_ascii=False), encoding="utf-8")
+    print(f"written: {args.out}")
