@@ -104,3 +104,21 @@ def test_two_process_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     a, b = _weights(load_config(None, whole).run_dir), _weights(load_config(None, parts).run_dir)
     for key in a:
         torch.testing.assert_close(a[key], b[key], atol=0, rtol=0, msg=key)
+
+
+def test_under_torchrun_a_refused_setting_is_reported_once_without_tracebacks(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or shutil.which("torchrun")
+    if torchrun is None:
+        pytest.skip("torchrun is not installed next to this Python")
+    sets = [f"--set={key}={value}" for key, value in _overrides(tmp_path, **{"tokenizer.zh_vocab_size": 50}).items()]
+    result = subprocess.run([torchrun, "--standalone", "--nproc-per-node", "2", "-m", "translate", "train", *sets],
+                            capture_output=True, text=True, timeout=300, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert output.count("error: tokenizer.zh_vocab_size=50 is too small") == 1, output
+    assert "[rank0]" not in output and "[rank1]" not in output  # no process prints a traceback of its own
+    assert not [line for line in output.splitlines() if line.strip().startswith("File ") and "/translate/" in line]

@@ -21,7 +21,7 @@ from translate.config.loading import load_config, save_config
 from translate.config.schema import RunConfig
 from translate.data.corpus import PreparedData, prepare_data
 from translate.data.tokenizer import Tokenizer
-from translate.errors import CheckpointError
+from translate.errors import CheckpointError, TranslateError
 from translate.model import build_model
 from translate.training.distributed import Dist, from_environment, threads_per_process
 from translate.training.progress import TrainState
@@ -118,9 +118,20 @@ def _threads(cfg: RunConfig, dist: Dist) -> None:
 
 
 def _prepared(cfg: RunConfig, dist: Dist, tokenizers: tuple[Tokenizer, Tokenizer] | None) -> PreparedData:
-    """The main process prepares (and caches) the data first; the others then read the cache."""
-    data = prepare_data(cfg.data, cfg.tokenizer, tokenizers) if dist.main else None
-    dist.barrier()
+    """The main process prepares (and caches) the data first; the others then read the cache. When the
+    main one refuses the data or tokenizer settings, every process learns it from one collective: the
+    main one reports the error, the others leave quietly (exit 1), so it is printed once, as without
+    torchrun, instead of a traceback per process."""
+    data, failure = None, None
+    if dist.main:
+        try:
+            data = prepare_data(cfg.data, cfg.tokenizer, tokenizers)
+        except TranslateError as exc:
+            failure = exc
+    if dist.any(failure is not None):
+        if failure is not None:
+            raise failure
+        raise SystemExit(1)
     return data if data is not None else prepare_data(cfg.data, cfg.tokenizer, tokenizers)
 
 
