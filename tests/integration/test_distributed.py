@@ -122,3 +122,39 @@ def test_under_torchrun_a_refused_setting_is_reported_once_without_tracebacks(tm
     assert output.count("error: tokenizer.zh_vocab_size=50 is too small") == 1, output
     assert "[rank0]" not in output and "[rank1]" not in output  # no process prints a traceback of its own
     assert not [line for line in output.splitlines() if line.strip().startswith("File ") and "/translate/" in line]
+
+
+def test_a_killed_rank_ends_the_run_within_a_minute_and_the_run_resumes(tmp_path: Path) -> None:
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or shutil.which("torchrun")
+    if torchrun is None:
+        pytest.skip("torchrun is not installed next to this Python")
+    overrides = _overrides(tmp_path, **{"train.max_steps": 100_000, "train.validate_every": 20})
+    launcher = subprocess.Popen([torchrun, "--standalone", "--nproc-per-node", "2", "-m", "translate", "train",
+                                 *[f"--set={k}={v}" for k, v in overrides.items()]],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = tmp_path / "runs" / "tiny"
+    try:
+        deadline = time.monotonic() + 120
+        while not (run / "last" / "meta.json").is_file() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        workers = subprocess.run(["pgrep", "-P", str(launcher.pid)], capture_output=True, text=True,
+                                 check=False).stdout.split()
+        assert len(workers) == 2, workers
+        os.kill(int(max(workers, key=int)), signal.SIGKILL)  # rank 1 (started second) dies
+        killed = time.monotonic()
+        launcher.wait(timeout=60)
+        assert launcher.returncode != 0 and time.monotonic() - killed < 60
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+    from translate.training.train import train
+
+    step = __import__("json").loads((run / "last" / "meta.json").read_text())["step"]
+    result = train(load_config(None, {**overrides, "train.max_steps": step + 5}), resume=True)
+    assert result.state.step == step + 5  # continued from its last checkpoint, not from scratch
