@@ -399,3 +399,9 @@ def test_an_ensemble_is_served_under_one_name(tmp_path: Any, tiny_tokenizers: An
 def test_a_body_that_is_not_utf8_gets_a_clear_400(client: TestClient) -> None:
     out = client.post("/translate", content=b'{"q": "\xff\xfe"}', headers={"Content-Type": "application/json"})
     assert out.status_code == 400 and "could not be read as JSON: send UTF-8 text" in out.json()["error"]
+
+
+def test_a_model_and_a_target_that_contradict_each_other_are_a_422(client: TestClient) -> None:
+    out = post(client, q="a cat", model="en-zh", target="en")
+    assert out.status_code == 422 and out.json()["error"] == "model en-zh translates en-zh, not into en"
+    assert post(client, q="a cat", model="en-zh", target="zh").status_code == 200

@@ -133,6 +133,8 @@ def _choose(models: Models, req: TranslateRequest, text: str) -> ServedModel:
             raise HTTPException(404, f"unknown model {req.model!r}; loaded: {loaded}")
         if req.source not in ("auto", served.artifact.src_lang):
             raise HTTPException(422, f"model {req.model} translates {served.artifact.direction}, not from {req.source}")
+        if req.target is not None and req.target != served.artifact.tgt_lang:
+            raise HTTPException(422, f"model {req.model} translates {served.artifact.direction}, not into {req.target}")
         return served
     source = req.source if req.source != "auto" else OTHER[req.target] if req.target else None
     direction = direction_of(text, source)
