@@ -5,7 +5,8 @@ test suite): each request's status, seconds and the server's RSS before and afte
     python scripts/benchmark.py hostile --models en-zh --out /tmp/hostile.json
 
 The requests are the worst ends of every limit and the attacks a public server meets: the largest
-valid body with and without attention, the largest attention still allowed, a lone surrogate, a
+valid body with and without attention, the largest attention still allowed (once, then in rounds:
+memory must not grow), a lone surrogate, a
 body that is not JSON, numbers sent as strings, a foreign Host header, a forged X-Forwarded-For per
 request (the rate limit must still hold), idle connections that never finish their headers while
 a normal request is served, and a glossary of 100 terms. Writes JSON to benchmarks/ (or --out).
@@ -24,6 +25,7 @@ import httpx
 
 from translate.bench import REPO
 from translate.bench.serve_load import rss_mb, start_server
+from translate.config.paths import default_data_dir
 
 LONG_EN = ("The committee will meet again next Tuesday to discuss the budget, the new library and the plans "
            "for the summer festival in the old town. ") * 8
@@ -51,6 +53,21 @@ def post(url: str, body: Any = None, **kwargs: Any) -> Any:
         r = httpx.post(url + "/translate", json=body, timeout=120, **kwargs) if body is not None else \
             httpx.post(url + "/translate", timeout=120, **kwargs)
         return r.status_code, r.json().get("error", "")[:120] if r.status_code != 200 else ""
+    return send
+
+
+def attention_rounds(url: str, rounds: int = 12) -> Any:
+    """Repeated attention requests at the largest sizes allowed: memory must come back (no growth)."""
+    def send() -> tuple[int, str]:
+        lines = [line.split("\t")[0] for line in
+                 (default_data_dir() / "test.tsv").read_text(encoding="utf-8").splitlines()[:32 * rounds]]
+        codes = []
+        for i in range(rounds):
+            codes.append(httpx.post(url + "/translate", json={"q": lines[i * 32:(i + 1) * 32], "source": "en", "beam": 10,
+                                                              "n_best": 5, "attention": True}, timeout=120).status_code)
+            codes.append(httpx.post(url + "/translate", json={"q": LONG_EN[:1000], "source": "en", "beam": 10,
+                                                              "n_best": 4, "attention": True}, timeout=120).status_code)
+        return max(codes), f"{codes.count(200)} of {len(codes)} answered"
     return send
 
 
@@ -102,6 +119,8 @@ def main() -> None:
             ("a form body (not JSON)", post(url, content=b"q=hello", headers={"Content-Type": "application/x-www-form-urlencoded"})),
             ('"beam": "5" (a number as a string)', post(url, {"q": "Hi.", "beam": "5"})),
             ("a foreign Host header", post(url, {"q": "Hi."}, headers={"Host": "evil.example"})),
+            ("12 rounds of 32 sentences (beam 10, n-best 5) and 1 text of 1,000 characters (n-best 4), attention",
+             attention_rounds(url)),
             ("a glossary of 100 terms, 32 sentences holding one",
              post(url, {"q": ["I will visit Beijing next week."] * 32,
                         "glossary": [["Beijing", "北京"]] + [[f"term{i}", f"词{i}"] for i in range(99)]})),
