@@ -5,7 +5,7 @@ translated without and with the glossary (beam 5): BLEU, chrF, the share of term
 the translation holds, seconds and sentences/s; printed and written as JSON.
 
     python scripts/benchmark.py glossary --models en-zh,zh-en --data-dir data/everyday \
-        --glossary data/everyday/glossary.tsv --output benchmarks/glossary.json
+        --glossary data/everyday/glossary.tsv --min-beams 5,12,16 --output benchmarks/glossary.json
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default="data/everyday")
     parser.add_argument("--glossary", type=Path, default=Path("data/everyday/glossary.tsv"))
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--min-beams", default="", help="also measure these smallest constrained beams, e.g. 5,12,16")
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -67,6 +68,12 @@ def main() -> None:
         figures["models"][name] = {"sentences": len(sources),
                                    "without": measure(translator, sources, refs, glossary),
                                    "with": measure(GlossaryTranslator(translator, glossary), sources, refs, glossary)}
+        default = GlossaryTranslator.MIN_BEAM
+        for beam in (int(b) for b in args.min_beams.split(",") if b):
+            GlossaryTranslator.MIN_BEAM = beam
+            figures["models"][name][f"with_min_beam_{beam}"] = measure(GlossaryTranslator(translator, glossary), sources,
+                                                                        refs, glossary)
+        GlossaryTranslator.MIN_BEAM = default
         print(name, json.dumps(figures["models"][name], ensure_ascii=False), flush=True)
     if args.output is not None:
         args.output.write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
