@@ -17,14 +17,12 @@ from pathlib import Path
 import torch
 
 from translate.config.schema import DecodeConfig
-from translate.data.batch import pad
 from translate.data.cleaning import detect_language
 from translate.data.lexicon import cedict_names
-from translate.data.normalize import copy_digits, normalize_source
+from translate.data.normalize import normalize_source
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.inference.constrained import constrained_beam_search
-from translate.inference.search import max_lengths
 from translate.inference.text_translator import TextTranslator, Translation
 from translate.inference.translator import Translator
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
@@ -197,7 +195,7 @@ class GlossaryTranslator(TextTranslator):
         if {inner.src_lang, inner.tgt_lang} != {"en", "zh"}:
             raise ConfigError("a glossary needs the model's languages (en and zh); this translator has "
                               f"{inner.src_lang or '?'} -> {inner.tgt_lang or '?'}")
-        self.inner, self.glossary, self.glossaries = inner, glossary, (glossary, *more)
+        self.inner, self.glossaries = inner, (glossary, *more)
         self._continuations: list[int] | None = None
 
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
@@ -226,17 +224,12 @@ class GlossaryTranslator(TextTranslator):
         was_training = model.training
         model.eval()
         try:
-            source = self.encode_sources([text])[0]
-            src_lens = torch.tensor([len(source)])
-            ctx = model.encode(pad([source]).to(model.device), src_lens)
-            limit = int(max_lengths(src_lens, decode.max_len_a, decode.max_len_b)[0])
+            ctx, limits = self.inner.encoded(self.encode_sources([text]), decode)
             constraints = [ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in terms) if ids]
-            hyps = constrained_beam_search(model.step, ctx, limit, BOS_ID, EOS_ID, max(decode.beam_size, self.MIN_BEAM),
-                                           constraints, decode.length_penalty, decode.n_best, PAD_ID, model.device,
+            hyps = constrained_beam_search(model.step, ctx, int(limits[0]), BOS_ID, EOS_ID,
+                                           max(decode.beam_size, self.MIN_BEAM), constraints, decode.length_penalty,
+                                           decode.n_best, PAD_ID, model.device,
                                            self._word_pieces() if self.tgt_lang == "en" else None)
         finally:
             model.train(was_training)
-        outputs = self.tgt_tokenizer.decode([h.tokens for h in hyps])
-        if decode.copy_digits:
-            outputs = [copy_digits(text, out) for out in outputs]
-        return [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
+        return self.translations(text, hyps, decode)

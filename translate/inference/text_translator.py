@@ -67,14 +67,18 @@ class TextTranslator:
         for start in range(0, len(order), decode.batch_size):
             chunk = order[start:start + decode.batch_size]
             for i, hyps in zip(chunk, self._search([sources[i] for i in chunk], decode)):
-                outputs = self.tgt_tokenizer.decode([h.tokens for h in hyps])
-                if decode.copy_digits:
-                    outputs = [copy_digits(texts[i], text) for text in outputs]
-                results[i] = [Translation(text, h.score, h.tokens) for text, h in zip(outputs, hyps)]
+                results[i] = self.translations(texts[i], hyps, decode)
         for i, text in enumerate(texts):
             if not normalize_whitespace(text):
                 results[i] = [Translation("", 0.0, [])]
         return results
+
+    def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
+        """One source text's hypotheses as strings (digits the model changed copied back)."""
+        outputs = self.tgt_tokenizer.decode([h.tokens for h in hyps])
+        if decode.copy_digits:
+            outputs = [copy_digits(text, out) for out in outputs]
+        return [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
 
     def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
         """Source ids (with EOS) -> per sentence its n-best hypotheses."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -102,11 +103,15 @@ class Translator(TextTranslator):
         self.model.train(was_training)
         return alignments
 
-    def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+    def encoded(self, sources: list[list[int]], decode: DecodeConfig) -> tuple[Any, torch.Tensor]:
+        """Source ids (with EOS) -> the model's decoding context and each sentence's longest output."""
         device = self.model.device
         src_lens = torch.tensor([len(s) for s in sources])
         ctx = self.model.encode(pad(sources).to(device), src_lens)
-        limits = max_lengths(src_lens, decode.max_len_a, decode.max_len_b).to(device)
+        return ctx, max_lengths(src_lens, decode.max_len_a, decode.max_len_b).to(device)
+
+    def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        ctx, limits = self.encoded(sources, decode)
         if decode.beam_size == 1:
             return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
         return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,
