@@ -62,7 +62,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from selenium.webdriver.chrome.service import Service
 
     if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
-        pytest.skip(f"no browser: install Debian's chromium and chromium-driver (scripts/setup_browser.sh); "
+        pytest.skip(f"no browser: install Debian's chromium and chromium-driver (bash scripts/setup.sh --browser); "
                     f"looked for {CHROMIUM} and {DRIVER}")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM

@@ -159,3 +159,28 @@ def test_the_benchmark_and_profiler_entries_list_their_names_and_pass_options_on
     helped = subprocess.run([sys.executable, str(SCRIPTS / "profiler.py"), "steps", "--help"], check=False,
                             capture_output=True, text=True, timeout=120)
     assert helped.returncode == 0 and helped.stdout.startswith("usage: profiler.py steps")
+
+
+def test_the_setup_script_refuses_an_unknown_option_before_installing_anything(tmp_path: Path) -> None:
+    """`scripts/setup.sh --brwoser` stops with exit 2 naming the valid options (nothing created)."""
+    shutil.copytree(SCRIPTS, tmp_path / "scripts")
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh"), "--brwoser"], check=False,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "'--brwoser'" in done.stderr and "--browser" in done.stderr
+    assert not (tmp_path / ".venv").exists()
+    helped = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh"), "--help"], check=False,
+                            capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "--browser" in helped.stdout and not (tmp_path / ".venv").exists()
+
+
+def test_scripts_stay_thin_drivers_of_the_package() -> None:
+    """scripts/ holds at most 8 drivers; none imports another script or a private name of the package."""
+    import re
+
+    files = sorted(p.name for p in SCRIPTS.iterdir() if p.is_file())
+    assert len(files) <= 8, files
+    for path in SCRIPTS.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(from|import)\s+scripts\b", text, re.MULTILINE), path.name
+        assert not re.search(r"^\s*from\s+translate\S*\s+import\s+.*\b_\w+", text, re.MULTILINE), path.name
