@@ -341,3 +341,18 @@ def test_a_marginal_model_can_decode_with_the_mixture_it_was_trained_as(
     assert len(hyps) == 2 and all(isinstance(h, str) for h in hyps)
     with pytest.raises(ConfigError, match="model.attention.hard.marginal_decoding"):
         apply_overrides(tiny_config, {"model.attention.kind": "hard", "model.attention.hard.marginal_decoding": "mixture"})
+
+
+def test_subword_sampling_trains_reproducibly_and_may_change_on_resume(tmp_path: Path, tiny_config: RunConfig) -> None:
+    """data.subword_alpha: the same seed gives the same weights; the batches differ from the best segmentation's;
+    a resumed run may switch sampling off (it does not move the data position)."""
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 10, "train.validate_every": 10, "train.average_last": 0})
+    sampled = apply_overrides(cfg, {"data.subword_alpha": 0.2})
+    a = weights(train(apply_overrides(sampled, {"name": "a"})).run_dir)
+    b = weights(train(apply_overrides(sampled, {"name": "b"})).run_dir)
+    plain = weights(train(apply_overrides(cfg, {"name": "plain"})).run_dir)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], plain[k]) for k in a)
+    resumed = train(apply_overrides(cfg, {"name": "a", "train.max_steps": 12}), resume=True)
+    assert resumed.state.step == 12
+    assert "data.subword_alpha" in (resumed.run_dir / "train.log").read_text()

@@ -44,6 +44,8 @@ def test_artifact_config_holds_no_paths_or_machine_settings() -> None:
         ({"data.direction": "en-fr"}, "choose one of en-zh, zh-en"),
         ({"model.bidirectional": "maybe"}, "expected true or false"),
         ({"train.max_steps": 2.5}, "expected an integer"),
+        ({"data.subword_alpha": 1.5}, "data.subword_alpha=1.5 is invalid: must be in [0, 1]"),
+        ({"data.subword_alpha": 0.1, "tokenizer.model_type": "char"}, "needs tokenizer.model_type unigram or bpe"),
     ],
 )
 def test_bad_values_name_the_key(overrides: dict[str, object], message: str) -> None:

@@ -201,3 +201,38 @@ def test_cleaned_split_cached_and_memory_mapped(tmp_path: Path) -> None:
     assert str(moved / "train.tsv") in moved_report[0] and str(data / "train.tsv") not in moved_report[0]
     write(data, "train.tsv", "c\t丙\n".encode())  # new content: a new cache entry, not the old text
     assert read_clean(cfg, "train", [], cache)["en"] == ["c"]
+
+
+def test_subword_sampling_resegments_each_batch_and_keeps_its_text_and_limits(
+        tmp_path: Path, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from translate.data.batching import BatchStream, numericalize
+    from translate.data.sampling import SubwordSampler
+
+    src_tok, tgt_tok = tiny_tokenizers
+    text, _ = read_tsv(TINY_DIR / "train.tsv")
+    limit = 40
+    ids = numericalize(text, "en", "zh", src_tok, tgt_tok, tmp_path, "k", max_tokens=limit)
+    picked = list(range(min(16, len(ids))))
+
+    def draws(seed: int, count: int) -> list[tuple[list[list[int]], list[list[int]]]]:
+        stream = BatchStream(ids, batch_tokens=400, bucket_batches=2, seed=1,
+                             sampler=SubwordSampler(src_tok, tgt_tok, 0.1, limit, seed))
+        out = []
+        for _ in range(count):
+            batch = stream.batch(picked)
+            src = [row[:n].tolist() for row, n in zip(batch.src, batch.src_lens.tolist())]
+            tgt = [[BOS_ID, *[t for t in row.tolist() if t != PAD_ID]] for row in batch.tgt_out]
+            out.append((src, tgt))
+        return out
+
+    best_src = [ids[i]["src_ids"] for i in picked]
+    best_tgt = [ids[i]["tgt_ids"] for i in picked]
+    samples = draws(seed=3, count=6)
+    for src, tgt in samples:
+        assert all(s[-1] == EOS_ID and len(s) <= limit for s in src)
+        assert all(t[0] == BOS_ID and t[-1] == EOS_ID and len(t) <= limit + 1 for t in tgt)
+        assert src_tok.decode(src) == src_tok.decode(best_src)  # another segmentation of the same text
+        assert tgt_tok.decode(tgt) == tgt_tok.decode(best_tgt)
+    assert any(src != best_src for src, _ in samples) and any(tgt != best_tgt for _, tgt in samples)
+    assert len({str(s) for s in samples}) > 1  # each draw segments anew
+    assert draws(seed=3, count=6) == samples  # seeded: a rerun draws the same segmentations

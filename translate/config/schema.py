@@ -61,6 +61,9 @@ class DataConfig(_Languages):
     max_tokens: int = 100  # training pairs longer than this many pieces are dropped
     batch_tokens: int = 1200  # padded tokens per training batch (target or source side, whichever is longer)
     bucket_batches: int = 50  # batches sorted together for length bucketing
+    # subword regularisation: each training batch is segmented anew by sampling SentencePiece's segmentations
+    # (unigram: smoothing alpha, e.g. 0.1; bpe: merge dropout, e.g. 0.1); 0 = the one best segmentation
+    subword_alpha: float = 0.0
     check_columns: bool = True  # stop when the en column looks Chinese (swapped columns)
     cache_dir: str = ""  # "" = the per-user cache ($TRANSLATE_CACHE, else ~/.cache/translate)
 
@@ -71,6 +74,7 @@ class DataConfig(_Languages):
         _check(self.batch_tokens >= self.max_tokens, "data.batch_tokens", self.batch_tokens,
                f"must be >= data.max_tokens ({self.max_tokens})")
         _check(self.bucket_batches >= 1, "data.bucket_batches", self.bucket_batches, "must be >= 1")
+        _check(0 <= self.subword_alpha <= 1, "data.subword_alpha", self.subword_alpha, "must be in [0, 1]")
         _check(self.format != "hf" or bool(self.hf_name), "data.hf_name", self.hf_name,
                "needed when data.format=hf")
 
@@ -316,6 +320,10 @@ class RunConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     decode: DecodeConfig = field(default_factory=DecodeConfig)
+
+    def __post_init__(self) -> None:
+        _check(self.data.subword_alpha == 0 or self.tokenizer.model_type != "char", "data.subword_alpha",
+               self.data.subword_alpha, "needs tokenizer.model_type unigram or bpe (a char model has one segmentation)")
 
     @property
     def run_dir(self) -> Path:

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from translate.data.batch import Batch, collate
 from translate.data.cache import read_arrow, seal
+from translate.data.sampling import SubwordSampler
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 
 
@@ -123,9 +124,13 @@ class RaggedIds:
 
 
 class BatchStream:
-    """Epochs of token batches over a numericalised dataset, resumable from (epoch, index)."""
+    """Epochs of token batches over a numericalised dataset, resumable from (epoch, index).
 
-    def __init__(self, ds: datasets.Dataset, batch_tokens: int, bucket_batches: int, seed: int) -> None:
+    With a `sampler`, each batch's rows are segmented anew when it is built (subword regularisation);
+    batches are still grouped by the lengths of the best segmentation."""
+
+    def __init__(self, ds: datasets.Dataset, batch_tokens: int, bucket_batches: int, seed: int,
+                 sampler: SubwordSampler | None = None) -> None:
         # Flat arrays read from Arrow once: indexing a `datasets` column converts one row at a time
         # (slow enough to show in a training step), and Python lists of ints
         # cost ~70 bytes per token (2 GB for a million pairs).
@@ -134,13 +139,16 @@ class BatchStream:
         self.tgt = RaggedIds.from_column(table, "tgt_ids")
         self.src_lens: list[int] = self.src.lengths().tolist()
         self.tgt_lens: list[int] = (self.tgt.lengths() - 1).tolist()
-        self.batch_tokens, self.bucket_batches, self.seed = batch_tokens, bucket_batches, seed
+        self.batch_tokens, self.bucket_batches, self.seed, self.sampler = batch_tokens, bucket_batches, seed, sampler
 
     def epoch_batches(self, epoch: int) -> list[list[int]]:
         return token_batches(self.src_lens, self.tgt_lens, self.batch_tokens, self.bucket_batches, self.seed, epoch)
 
     def batch(self, indices: list[int]) -> Batch:
-        return collate([self.src.row(i) for i in indices], [self.tgt.row(i) for i in indices])
+        src, tgt = [self.src.row(i) for i in indices], [self.tgt.row(i) for i in indices]
+        if self.sampler is not None:
+            return collate(*self.sampler(src, tgt))
+        return collate(src, tgt)
 
     def __len__(self) -> int:
         return len(self.src)

@@ -105,6 +105,15 @@ class Tokenizer:
         """Piece ids without special tokens."""
         return [list(ids) for ids in self.sp.Encode(texts)]
 
+    def sample(self, texts: list[str], alpha: float) -> list[list[int]]:
+        """Piece ids drawn from the model's segmentations instead of the best one (subword regularisation,
+        Kudo 2018): a unigram model samples over all segmentations, smoothed by `alpha`; a BPE model drops
+        merges with probability `alpha` (BPE-dropout). Seeded by `sentencepiece.set_random_generator_seed`.
+
+        One text per call: a list is encoded on fresh pool threads whose random generators start from the
+        seed again, so every call would draw the same segmentations."""
+        return [list(self.sp.Encode(text, enable_sampling=True, nbest_size=-1, alpha=alpha)) for text in texts]
+
     def decode(self, ids: list[list[int]]) -> list[str]:
         return [str(self.sp.Decode([i for i in seq if i not in SPECIAL_IDS])) for seq in ids]
 

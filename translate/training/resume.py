@@ -20,7 +20,7 @@ from translate.model import Seq2Seq, build_model
 
 FROZEN_PREFIXES = ("model.", "tokenizer.", "data.", "train.seed", "train.init_from", "train.init_attention")
 LOCATION_KEYS = ("runs_dir", "name")  # where the run folder is now: follows the folder
-MUTABLE_DATA_KEYS = ("data.cache_dir", "data.check_columns")
+MUTABLE_DATA_KEYS = ("data.cache_dir", "data.check_columns", "data.subword_alpha")
 
 
 def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -19,6 +19,7 @@ from translate.config.schema import RunConfig
 from translate.data.batch import Batch
 from translate.data.batching import BatchStream
 from translate.data.corpus import PreparedData
+from translate.data.sampling import SubwordSampler
 from translate.errors import TrainingError
 from translate.evaluation.metrics import corpus_bleu
 from translate.inference.translator import Translator
@@ -55,7 +56,9 @@ class Trainer:
         self.optimizer = make_optimizer(model, cfg.train.learning_rate, cfg.train.weight_decay)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: lr_factor(s, self.cfg.train))
         self.state = TrainState(world_size=dist.world)
-        self.stream = BatchStream(data.train.ids, cfg.data.batch_tokens, cfg.data.bucket_batches, cfg.train.seed)
+        sampler = (SubwordSampler(data.src_tokenizer, data.tgt_tokenizer, cfg.data.subword_alpha, cfg.data.max_tokens,
+                                  cfg.train.seed + dist.rank) if cfg.data.subword_alpha else None)
+        self.stream = BatchStream(data.train.ids, cfg.data.batch_tokens, cfg.data.bucket_batches, cfg.train.seed, sampler)
         self.dev_stream = BatchStream(data.dev.ids, cfg.data.batch_tokens, 1, 0)
         self.translator = Translator(model, data.src_tokenizer, data.tgt_tokenizer, cfg.decode,
                                      cfg.data.src_lang, cfg.data.tgt_lang)
