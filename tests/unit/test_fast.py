@@ -73,11 +73,11 @@ def test_the_derived_graphs_step_and_translate_as_the_torch_model(name: str, tmp
     for ids in fast.encode_sources(SENTENCES[:2]):
         with torch.no_grad():
             ctx = model.encode(torch.tensor([ids]), torch.tensor([len(ids)]))
-            fast_ctx, tokens = fast.model.encode(ids), [2]
+            fast_ctx, tokens = fast.engine.model.encode(ids), [2]
             for rows, nxt in (([0, 0, 0], [5, 9, 11]), ([2, 0, 1], [7, 7, 30]), ([1, 1, 2], [4, 20, 3])):
                 ctx = ctx.select(torch.zeros(len(tokens), dtype=torch.long)) if len(tokens) == 1 else ctx
                 log_probs, ctx = model.step(torch.tensor(tokens), ctx)
-                fast_log_probs, fast_ctx = fast.model.step(np.array(tokens), fast_ctx)
+                fast_log_probs, fast_ctx = fast.engine.model.step(np.array(tokens), fast_ctx)
                 np.testing.assert_allclose(fast_log_probs, log_probs.numpy(), atol=1e-4)
                 ctx, fast_ctx, tokens = ctx.select(torch.tensor(rows)), fast_ctx.select(np.array(rows)), nxt
     texts = SENTENCES + ["", "Tea. Coffee, please."]

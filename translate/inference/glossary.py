@@ -191,7 +191,7 @@ class GlossaryTranslator(TextTranslator):
 
     def __init__(self, inner: Translator, glossary: Glossary, *more: Glossary) -> None:
         """`more`: further glossaries (a lexicon), whose terms count where no earlier one's term overlaps."""
-        super().__init__(inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
+        super().__init__(inner.engine, inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
         if {inner.src_lang, inner.tgt_lang} != {"en", "zh"}:
             raise ConfigError("a glossary needs the model's languages (en and zh); this translator has "
                               f"{inner.src_lang or '?'} -> {inner.tgt_lang or '?'}")
@@ -224,7 +224,7 @@ class GlossaryTranslator(TextTranslator):
         was_training = model.training
         model.eval()
         try:
-            ctx, limits = self.inner.encoded(self.encode_sources([text]), decode)
+            ctx, limits = self.inner.engine.encoded(self.encode_sources([text]), decode)
             constraints = [ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in terms) if ids]
             hyps = constrained_beam_search(model.step, ctx, int(limits[0]), BOS_ID, EOS_ID,
                                            max(decode.beam_size, self.MIN_BEAM), constraints, decode.length_penalty,

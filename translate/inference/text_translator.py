@@ -1,11 +1,12 @@
 """Strings in, strings out around any search engine: normalisation, SentencePiece, length order,
-batches, paragraphs, digits, empty lines. Knows nothing about PyTorch; `Translator` (PyTorch) and
-`translate.inference.fast.FastTranslator` (ONNX Runtime) supply `_search`."""
+batches, paragraphs, digits, empty lines. Knows nothing about PyTorch: the engine that searches is
+passed in (`translate.inference.translator.TorchEngine`, `translate.inference.fast.FastEngine`)."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Protocol
 
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
@@ -25,13 +26,22 @@ class Translation:
     tokens: list[int]
 
 
-class TextTranslator:
-    """Tokenizers, default decoding settings and the text handling every engine shares."""
+class Engine(Protocol):
+    """A model and its search."""
 
-    def __init__(self, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
+    def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        """Source ids (with EOS) -> per sentence its n-best hypotheses."""
+        ...
+
+
+class TextTranslator:
+    """An engine, its tokenizers, default decoding settings and the text handling every engine shares."""
+
+    def __init__(self, engine: Engine, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
                  src_lang: str = "", tgt_lang: str = "") -> None:
         """src_lang / tgt_lang ("en", "zh"; "" = unknown) select the input normalisation and how
         sentences of a paragraph are split and joined."""
+        self.engine = engine
         self.src_tokenizer, self.tgt_tokenizer, self.decode = src_tokenizer, tgt_tokenizer, decode
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
 
@@ -66,7 +76,7 @@ class TextTranslator:
         results: list[list[Translation]] = [[] for _ in texts]
         for start in range(0, len(order), decode.batch_size):
             chunk = order[start:start + decode.batch_size]
-            for i, hyps in zip(chunk, self._search([sources[i] for i in chunk], decode)):
+            for i, hyps in zip(chunk, self.engine.search([sources[i] for i in chunk], decode)):
                 results[i] = self.translations(texts[i], hyps, decode)
         for i, text in enumerate(texts):
             if not normalize_whitespace(text):
@@ -79,7 +89,3 @@ class TextTranslator:
         if decode.copy_digits:
             outputs = [copy_digits(text, out) for out in outputs]
         return [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
-
-    def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
-        """Source ids (with EOS) -> per sentence its n-best hypotheses."""
-        raise NotImplementedError

@@ -36,14 +36,46 @@ class Alignment:
     heads: list[list[list[float]]] | None = None
 
 
+class TorchEngine:
+    """A PyTorch model (or an ensemble of them) searched in batches on its device, in eval mode."""
+
+    def __init__(self, model: Seq2Seq | Ensemble) -> None:
+        self.model = model
+
+    def encoded(self, sources: list[list[int]], decode: DecodeConfig) -> tuple[Any, torch.Tensor]:
+        """Source ids (with EOS) -> the model's decoding context and each sentence's longest output."""
+        device = self.model.device
+        src_lens = torch.tensor([len(s) for s in sources])
+        ctx = self.model.encode(pad(sources).to(device), src_lens)
+        return ctx, max_lengths(src_lens, decode.max_len_a, decode.max_len_b).to(device)
+
+    @torch.inference_mode()  # no autograd bookkeeping at all (no version counters, no view tracking)
+    def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            ctx, limits = self.encoded(sources, decode)
+            if decode.beam_size == 1:
+                return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
+            return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,
+                               decode.length_penalty, decode.n_best, PAD_ID)
+        finally:
+            self.model.train(was_training)
+
+
 class Translator(TextTranslator):
-    """A PyTorch model (or an ensemble of them) with its tokenizers and default decoding settings; runs on
-    the model's device."""
+    """Translates with a `TorchEngine`: a PyTorch model (or an ensemble of them) with its tokenizers and
+    default decoding settings; runs on the model's device. Adds what needs the PyTorch model: `align`."""
+
+    engine: TorchEngine
 
     def __init__(self, model: Seq2Seq | Ensemble, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
                  src_lang: str = "", tgt_lang: str = "") -> None:
-        super().__init__(src_tokenizer, tgt_tokenizer, decode, src_lang, tgt_lang)
-        self.model = model
+        super().__init__(TorchEngine(model), src_tokenizer, tgt_tokenizer, decode, src_lang, tgt_lang)
+
+    @property
+    def model(self) -> Seq2Seq | Ensemble:
+        return self.engine.model
 
     @classmethod
     def from_checkpoint(cls, path: Path | str, device: str = "cpu") -> Translator:
@@ -73,16 +105,6 @@ class Translator(TextTranslator):
                    decode if decode is not None else loaded.artifact.decode, loaded.artifact.src_lang,
                    loaded.artifact.tgt_lang)
 
-    @torch.inference_mode()  # no autograd bookkeeping at all (no version counters, no view tracking)
-    def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
-        """Translate in batches of similar length (in eval mode); returns n-best lists in input order."""
-        was_training = self.model.training
-        self.model.eval()
-        try:
-            return super().translate_n_best(texts, decode)
-        finally:
-            self.model.train(was_training)
-
     @torch.no_grad()
     def align(self, texts: list[str], translations: list[list[int]]) -> list[Alignment]:
         """Attention weights of each source text against its translation's tokens (one batch)."""
@@ -103,16 +125,3 @@ class Translator(TextTranslator):
         self.model.train(was_training)
         return alignments
 
-    def encoded(self, sources: list[list[int]], decode: DecodeConfig) -> tuple[Any, torch.Tensor]:
-        """Source ids (with EOS) -> the model's decoding context and each sentence's longest output."""
-        device = self.model.device
-        src_lens = torch.tensor([len(s) for s in sources])
-        ctx = self.model.encode(pad(sources).to(device), src_lens)
-        return ctx, max_lengths(src_lens, decode.max_len_a, decode.max_len_b).to(device)
-
-    def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
-        ctx, limits = self.encoded(sources, decode)
-        if decode.beam_size == 1:
-            return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
-        return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,
-                           decode.length_penalty, decode.n_best, PAD_ID)

@@ -2,6 +2,6 @@
 model, never written by hand) and run by ONNX Runtime with a NumPy search, so that `translate text`
 answers without importing PyTorch."""
 
-from translate.inference.fast.translator import FastTranslator
+from translate.inference.fast.translator import FastEngine, FastTranslator
 
-__all__ = ["FastTranslator"]
+__all__ = ["FastEngine", "FastTranslator"]

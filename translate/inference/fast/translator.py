@@ -1,5 +1,5 @@
-"""FastTranslator: a checkpoint translated on ONNX Runtime, for commands that translate a few
-sentences and would otherwise spend most of their time importing PyTorch."""
+"""FastEngine and FastTranslator: a checkpoint translated on ONNX Runtime, for commands that translate
+a few sentences and would otherwise spend most of their time importing PyTorch."""
 
 from __future__ import annotations
 
@@ -17,14 +17,27 @@ from translate.inference.text_translator import TextTranslator
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
 
-class FastTranslator(TextTranslator):
-    """Translates like `Translator` (same text handling, model and search rules) on the graphs derived
-    from the PyTorch model; one sentence at a time, so it suits a handful of sentences, not files."""
+class FastEngine:
+    """The graphs derived from the PyTorch model with the NumPy search (same rules as the PyTorch
+    search); one sentence at a time, so it suits a handful of sentences, not files."""
 
-    def __init__(self, model: FastSeq2Seq, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer, decode: DecodeConfig,
-                 src_lang: str = "", tgt_lang: str = "") -> None:
-        super().__init__(src_tokenizer, tgt_tokenizer, decode, src_lang, tgt_lang)
+    def __init__(self, model: FastSeq2Seq) -> None:
         self.model = model
+
+    def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        results = []
+        for ids in sources:
+            ctx, limit = self.model.encode(ids), max_length(len(ids), decode.max_len_a, decode.max_len_b)
+            if decode.beam_size == 1:
+                results.append([greedy(self.model.step, ctx, limit, BOS_ID, EOS_ID, PAD_ID)])
+            else:
+                results.append(beam_search(self.model.step, ctx, limit, BOS_ID, EOS_ID, decode.beam_size,
+                                           decode.length_penalty, decode.n_best, PAD_ID))
+        return results
+
+
+class FastTranslator(TextTranslator):
+    """Translates like `Translator` (same text handling, model and search rules) with a `FastEngine`."""
 
     @classmethod
     def from_checkpoint(cls, path: Path | str, threads: int = 1) -> FastTranslator:
@@ -35,16 +48,5 @@ class FastTranslator(TextTranslator):
         artifact = read_artifact(path, read_meta(path))
         src_tok, tgt_tok = Tokenizer.load(path / SRC_SPM), Tokenizer.load(path / TGT_SPM)
         graphs = graph_folder(path, artifact.model, len(src_tok), len(tgt_tok))
-        return cls(FastSeq2Seq(graphs, path / WEIGHTS, threads), src_tok, tgt_tok, artifact.decode,
+        return cls(FastEngine(FastSeq2Seq(graphs, path / WEIGHTS, threads)), src_tok, tgt_tok, artifact.decode,
                    artifact.src_lang, artifact.tgt_lang)
-
-    def _search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
-        results = []
-        for ids in sources:
-            ctx, limit = self.model.encode(ids), max_length(len(ids), decode.max_len_a, decode.max_len_b)
-            if decode.beam_size == 1:
-                results.append([greedy(self.model.step, ctx, limit, BOS_ID, EOS_ID, PAD_ID)])
-            else:
-                results.append(beam_search(self.model.step, ctx, limit, BOS_ID, EOS_ID, decode.beam_size,
-                                           decode.length_penalty, decode.n_best, PAD_ID))
-        return results
