@@ -61,3 +61,19 @@ def test_the_beam_is_shared_round_robin_between_banks() -> None:
             (_Live((A, B), -9.0, (True,)), 3)]
     chosen = _allocate(live, 3, cons)
     assert [row for _, row in chosen] == [3, 2, 0]  # one from each bank, most constraint tokens first
+
+
+def test_a_costly_term_does_not_make_the_length_penalty_pay_for_running_on() -> None:
+    # sentence 3: the term B C costs ~1e-7; after it each further A (0.7) is cheap next to ending (0.3).
+    # Length-penalising the whole sum (alpha 1) would rank A B C A A ... A (to the limit) first; only
+    # the freely chosen tokens are length-penalised, so A B C then EOS ranks first.
+    hyps = constrained_beam_search(step, context([3]), 12, BOS, EOS, 4, [[B, C]], alpha=1.0, n_best=4)
+    best = hyps[0]
+    assert best.tokens == [A, B, C]
+    free, forced = math.log(0.99 * 0.3), math.log(0.1 * TINY)
+    assert best.log_prob == pytest.approx(free + forced, rel=1e-6)
+    assert best.score == pytest.approx(forced + free / ((5 + 4) / 6), rel=1e-6)
+    longer = [h for h in hyps if len(h.tokens) > 3]
+    assert longer and all(h.score < best.score for h in longer)
+    whole_sum = [h.log_prob / ((5 + len(h.tokens) + 1) / 6) for h in hyps]
+    assert max(whole_sum) > whole_sum[0]  # what the old ranking would have preferred

@@ -18,6 +18,9 @@ TABLES: dict[int, dict[tuple[int, ...], dict[int, float]]] = {
     0: {(): {A: 0.5, B: 0.4, EOS: 0.1}, (A,): {EOS: 0.6, C: 0.4}, (B,): {C: 0.7, EOS: 0.3}},
     1: {(): {C: 0.9, EOS: 0.1}, (C,): {C: 0.5, A: 0.3, EOS: 0.2}, (C, C): {EOS: 0.9, B: 0.1}},
     2: {(): {A: 1.0}, (A,): {A: 1.0}, (A, A): {A: 1.0}, (A, A, A): {A: 0.9, EOS: 0.1}, (A, A, A, A): {A: 1.0}},
+    # a term the model cannot spell (B then C at TINY), after which it would rather go on with A than end
+    3: {(): {A: 0.99, B: 0.01}, (A,): {EOS: 0.9, B: 0.1},
+        **{(A, B, C) + (A,) * n: {EOS: 0.3, A: 0.7} for n in range(12)}},
 }
 
 

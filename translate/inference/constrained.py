@@ -8,6 +8,13 @@ have produced the same number of constraint tokens, so hypotheses that have plac
 crowded out by ones that have not. A hypothesis may end only when it has met every constraint; at
 the length limit every hypothesis ends, and those that met every constraint rank first. Works with any step function (one
 model or an ensemble), like `search.beam_search`.
+
+Finished hypotheses rank by the log-probability of the constraints' own tokens plus the
+length-penalised log-probability of the tokens the model chose freely (with alpha 0: the plain
+log-probability). A term the model does not know (a name spelt piece by piece) costs far more than
+any other token; with that cost inside the length-penalised sum, the penalty paid a hypothesis for
+every further cheap token, and the best-ranked output ran on past its sentence ("He was born in
+Guangzhou in 1998..m.. born in the states."). Where the term sits still counts in full.
 """
 
 from __future__ import annotations
@@ -30,6 +37,11 @@ class _Live:
     active: int = -1  # the constraint being produced (-1: none)
     done: int = 0  # its tokens produced so far
     just_met: bool = False  # the last token completed a constraint
+    forced: float = 0.0  # log-probability of the tokens that produced constraints
+
+    def ranked(self, alpha: float, length: int) -> float:
+        """The constraint tokens' log-probability + the free tokens' log-probability, length-penalised."""
+        return self.forced + (self.log_prob - self.forced) / length_penalty(length, alpha)
 
     def next_tokens(self, constraints: list[list[int]]) -> set[int]:
         if self.active >= 0:
@@ -41,7 +53,7 @@ class _Live:
 
     def then(self, token: int, log_prob: float, constraints: list[list[int]]) -> _Live:
         """This hypothesis extended by `token`: a constraint advances, starts, completes or is abandoned."""
-        met, active, done, just_met = self.met, self.active, self.done, False
+        met, active, done, just_met, forced = self.met, self.active, self.done, False, self.forced
         if active >= 0 and constraints[active][done] != token:
             active, done = -1, 0  # left the constraint half-way: it starts over
         if active < 0:
@@ -49,11 +61,12 @@ class _Live:
             if starts:
                 active, done = starts[0], 0
         if active >= 0:
+            forced += log_prob - self.log_prob
             done += 1
             if done == len(constraints[active]):
                 met = tuple(m or i == active for i, m in enumerate(met))
                 active, done, just_met = -1, 0, True
-        return _Live(self.tokens + (token,), log_prob, met, active, done, just_met)
+        return _Live(self.tokens + (token,), log_prob, met, active, done, just_met, forced)
 
 
 def _allocate(candidates: list[tuple[_Live, int]], k: int, constraints: list[list[int]]) -> list[tuple[_Live, int]]:
@@ -101,19 +114,18 @@ def constrained_beam_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.T
             for token in options:
                 score = hyp.log_prob + float(log_probs[row, token])
                 if token == eos:
+                    ranked = hyp.forced + (score - hyp.forced) / length_penalty(len(hyp.tokens) + 1, alpha)
                     if all(hyp.met):
-                        finished.append(Hypothesis(list(hyp.tokens), score / length_penalty(len(hyp.tokens) + 1, alpha),
-                                                   score))
+                        finished.append(Hypothesis(list(hyp.tokens), ranked, score))
                     elif t == max_len:
-                        incomplete.append(Hypothesis(list(hyp.tokens),
-                                                     score / length_penalty(len(hyp.tokens) + 1, alpha), score))
+                        incomplete.append(Hypothesis(list(hyp.tokens), ranked, score))
                 elif score > float("-inf") and not (hyp.just_met and token in banned):
                     candidates.append((hyp.then(token, score, constraints), row))
         if not candidates:
             break
         if len(finished) >= beam_size:
             worst_kept = sorted(h.score for h in finished)[-beam_size]
-            if max(c.log_prob for c, _ in candidates) / length_penalty(t + 2, alpha) <= worst_kept:
+            if max(c.ranked(alpha, t + 2) for c, _ in candidates) <= worst_kept:
                 break
         chosen = _allocate(candidates, beam_size, constraints)
         live = [c for c, _ in chosen]
