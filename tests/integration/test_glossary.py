@@ -91,9 +91,11 @@ def test_cli_and_evaluate_use_the_glossary(tmp_path: Path, tiny_config: RunConfi
     assert result.exit_code == 0, result.output
     assert ["咖啡" in line for line in result.stdout.splitlines()] == [True, False]
     assert "医生" in result.stdout.splitlines()[1]
-    refused = runner.invoke(app, ["text", "-m", str(tmp_path / "ckpt"), "--glossary", str(terms), "--engine", "onnx",
-                                  "hi"], env={"COLUMNS": "300"})
-    assert refused.exit_code == 2 and "--engine onnx runs without a glossary" in refused.output
+    # the fast engine translates first; the sentence that lacks its term is searched again on PyTorch
+    fast = runner.invoke(app, ["text", "-m", str(tmp_path / "ckpt"), "--glossary", str(terms), "--engine", "onnx",
+                               *SOURCES[:2]])
+    assert fast.exit_code == 0, fast.output
+    assert fast.stdout == result.stdout
     bad = runner.invoke(app, ["text", "-m", str(tmp_path / "ckpt"), "--glossary", str(write(tmp_path, "tea\n")), "hi"])
     assert bad.exit_code == 1 and "terms.tsv:1: expected en<TAB>zh" in bad.output
     evaluation, _ = evaluate_checkpoint(tmp_path / "ckpt", "dev", data_dir=str(TINY_DIR),
@@ -126,7 +128,11 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
     monkeypatch.setattr(lexicon, "package_files", lambda: (tmp_path / "cedict.txt", tmp_path / "hsk.txt"))
     names = {zh: en for en, zh in lexicon.cedict_names()}
     assert "和县" not in names and names["北京"] == "Beijing"  # "he" is written lowercase in the training split
+    assert lexicon.write_names(tmp_path / "names") == len(names)
+    from translate.inference import glossary
     from translate.inference.glossary import names_lexicon
+
+    monkeypatch.setattr(glossary, "names_file", lambda: tmp_path / "names" / "names.tsv")
 
     found = names_lexicon().matches("Tom and Mary met in Beijing, not in may or beijing.", "en")
     assert [m.term.zh for m in found] == ["玛丽", "北京"]  # English names match with their capitals only
@@ -140,3 +146,43 @@ def test_a_later_glossary_counts_only_where_no_earlier_term_overlaps() -> None:
     names = Glossary.from_pairs([("Beijing", "北京"), ("Shanghai", "上海")], cased=True)
     found = find_terms([user, names], "From Beijing University to Shanghai.", "en")
     assert [(m.term.zh, m.begin) for m in found] == [("北大", 5), ("上海", 27)]
+
+
+def test_the_names_lexicon_follows_the_model_settings_unless_told(
+        tmp_path: Path, tiny_config: RunConfig, translator: Translator, tiny_tokenizers: tuple[Tokenizer, Tokenizer],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """decode.lexicon in a checkpoint turns the names lexicon on for text, file and evaluate, on either engine;
+    --no-lexicon / --lexicon override it."""
+    from translate.config.loading import apply_overrides
+    from translate.inference import glossary
+
+    (tmp_path / "names.tsv").write_text("I\t咖啡\n", encoding="utf-8")  # a "name", matched with its capital
+    monkeypatch.setattr(glossary, "names_file", lambda: tmp_path / "names.tsv")
+    glossary.names_lexicon.cache_clear()
+    try:
+        on, off = tmp_path / "on", tmp_path / "off"
+        save_checkpoint(off, tiny_config.artifact(), translator.model, *tiny_tokenizers, {"step": 1})
+        save_checkpoint(on, apply_overrides(tiny_config.artifact(), {"decode.lexicon": True}), translator.model,
+                        *tiny_tokenizers, {"step": 1})
+        sentence = "I like tea."
+
+        def text(*args: str) -> str:
+            result = runner.invoke(app, ["text", *args, sentence])
+            assert result.exit_code == 0, result.output
+            return result.stdout.strip()
+
+        plain = text("-m", str(off))
+        assert "咖啡" not in plain
+        for engine in ("torch", "onnx"):
+            assert "咖啡" in text("-m", str(on), "--engine", engine)
+            assert text("-m", str(on), "--engine", engine, "--no-lexicon") == plain
+            assert "咖啡" in text("-m", str(off), "--engine", engine, "--lexicon")
+        (tmp_path / "in.txt").write_text(sentence + "\n", encoding="utf-8")
+        filed = runner.invoke(app, ["file", str(tmp_path / "in.txt"), "-m", str(on)])
+        assert filed.exit_code == 0 and "咖啡" in filed.stdout
+        with_names, _ = evaluate_checkpoint(on, "dev", data_dir=str(TINY_DIR))
+        without, _ = evaluate_checkpoint(on, "dev", data_dir=str(TINY_DIR), lexicon=False)
+        assert with_names.terms is not None and with_names.terms[0] == with_names.terms[1] > 0
+        assert without.terms is None
+    finally:
+        glossary.names_lexicon.cache_clear()

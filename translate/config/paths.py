@@ -44,6 +44,11 @@ def default_data_dir() -> Path:
     return _installed("corpus") or _SOURCE_ROOT / "data" / "tatoeba-cmn-eng"
 
 
+def names_file() -> Path:
+    """CC-CEDICT's names as the names lexicon reads them (data/cedict-names/names.tsv, shipped)."""
+    return (_installed("names") or _SOURCE_ROOT / "data" / "cedict-names") / "names.tsv"
+
+
 def cache_dir() -> Path:
     """Per-user cache of tokenizers and tokenised corpora (safe to delete)."""
     if os.environ.get("TRANSLATE_CACHE"):

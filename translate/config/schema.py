@@ -280,6 +280,9 @@ class DecodeConfig:
     n_best: int = 1
     batch_size: int = 256  # sentences per decoding batch (sorted by length: larger is faster on CPU)
     copy_digits: bool = True  # numbers the model changed are copied back from the source (data/normalize.py)
+    # the names lexicon (CC-CEDICT's names, data/cedict-names) as a glossary by default: a sentence whose
+    # translation lacks a name's counterpart is decoded again with it (inference/glossary.py); --no-lexicon
+    lexicon: bool = False
 
     def __post_init__(self) -> None:
         _check(self.beam_size >= 1, "decode.beam_size", self.beam_size, "must be >= 1")

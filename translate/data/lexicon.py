@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from translate.config.paths import default_data_dir
+from translate.data.normalize import normalize_source
 from translate.errors import DataError
 
 ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
@@ -98,6 +99,18 @@ def cedict_names() -> list[tuple[str, str]]:
         lowercase.update(re.findall(r"\b[a-z]+\b", line.split("\t")[0]))
     return [(en, zh) for en, zh in name_pairs(cedict.read_text(encoding="utf-8").splitlines())
             if not all(w.lower() in lowercase for w in re.findall(r"[A-Za-z]+", en) if w.lower() != "the")]
+
+
+def write_names(out: Path) -> int:
+    """<out>/names.tsv: `cedict_names()` as en<TAB>zh lines, in their order (shortest Chinese first: the
+    names lexicon maps an English name to its first Chinese form), each side as `normalize_source` writes
+    it (so reading it needs no normalisation); the file the names lexicon reads."""
+    pairs = [(normalize_source(en, "en"), normalize_source(zh, "zh")) for en, zh in cedict_names()]
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / "names.tsv.tmp"
+    tmp.write_text("".join(f"{en}\t{zh}\n" for en, zh in pairs), encoding="utf-8")
+    tmp.replace(out / "names.tsv")
+    return len(pairs)
 
 
 def package_files() -> tuple[Path, Path]:

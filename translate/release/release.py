@@ -26,7 +26,7 @@ from translate.evaluation.by_length import bleu_by_length, length_buckets
 from translate.evaluation.evaluate import translate_and_score
 from translate.evaluation.metrics import score
 from translate.inference.fast.graphs import ship_graphs
-from translate.inference.glossary import Glossary, GlossaryTranslator, term_use
+from translate.inference.glossary import Glossary, term_use, with_glossaries
 from translate.inference.translator import Translator
 from translate.release.card import EVERYDAY, model_card
 
@@ -56,9 +56,10 @@ def training_facts(run: Path) -> dict[str, Any] | None:
 
 def _scores(translator: Translator, sources: list[str], refs: list[str], tgt_lang: str) -> tuple[dict[str, Any], list[str]]:
     out, hyps = {}, []
+    as_users = with_glossaries(translator)  # with the names lexicon where the model's settings turn it on
     for label, beam in (("beam5", 5), ("greedy", 1)):
         decode = apply_overrides(translator.decode, {"beam_size": beam, "n_best": 1})
-        result = translate_and_score(translator, sources, refs, tgt_lang, decode)
+        result = translate_and_score(as_users, sources, refs, tgt_lang, decode)
         out[label] = {**result.report.to_dict(), "sentences_per_second": round(result.sentences_per_second, 1),
                       "threads": torch.get_num_threads()}
         hyps = hyps or result.hypotheses
@@ -66,13 +67,16 @@ def _scores(translator: Translator, sources: list[str], refs: list[str], tgt_lan
 
 
 def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", stages: str = "",
-            length_penalty: float | None = None, data_dir: str | None = None) -> str:
+            length_penalty: float | None = None, data_dir: str | None = None, lexicon: bool | None = None) -> str:
     """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
-    split of `data_dir` (default: the bundled Tatoeba split); returns the model card."""
+    split of `data_dir` (default: the bundled Tatoeba split); returns the model card. `length_penalty`,
+    `lexicon`: decoding settings stored in the release (None: the checkpoint's)."""
     loaded = load_checkpoint(run)
     artifact = loaded.artifact
     if length_penalty is not None:
         artifact = apply_overrides(artifact, {"decode.length_penalty": length_penalty})
+    if lexicon is not None:
+        artifact = apply_overrides(artifact, {"decode.lexicon": lexicon})
     previous = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores")}
     facts = {**{k: previous[k] for k in CARRIED if k in previous},
              **{k: v for k, v in (("extra_data", extra_data), ("stages", stages), ("recipe", recipe)) if v}}
@@ -100,29 +104,30 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     model = artifact.model
     card_facts = {**facts, "digits_kept": digits, "parameters": translator.model.num_parameters(),
                   "vocab": (len(translator.src_tokenizer), len(translator.tgt_tokenizer)),
-                  "length_penalty": translator.decode.length_penalty, "artifact": {
+                  "length_penalty": translator.decode.length_penalty, "lexicon": translator.decode.lexicon, "artifact": {
                       "direction": artifact.direction, "architecture": (
                           f"{model.rnn_type.upper()} hidden {model.hidden_size}, {model.encoder_layers}+"
                           f"{model.decoder_layers} layers (bidirectional encoder), attention {model.mechanism}")}}
     everyday = EVERYDAY[artifact.src_lang]
-    card = model_card(target.name, card_facts, (sources, refs, hyps), list(zip(everyday, translator.translate(everyday))))
+    card = model_card(target.name, card_facts, (sources, refs, hyps), list(zip(everyday, with_glossaries(translator).translate(everyday))))
     (target / "MODEL_CARD.md").write_text(card, encoding="utf-8")
     return card
 
 
 def everyday_scores(translator: Translator, direction: str) -> dict[str, Any] | None:
-    """BLEU/chrF on the project's out-of-domain dev set (data/everyday, in a checkout), without and with
-    its glossary; None where the set is not at hand (an installed package)."""
+    """BLEU/chrF on the project's out-of-domain dev set (data/everyday, in a checkout) with the model's
+    decoding settings, without and with the set's glossary; None where the set is not at hand (an
+    installed package)."""
     folder = default_data_dir().parent / "everyday"
     if not (folder / "dev.tsv").is_file():
         return None
     sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": direction, "data_dir": str(folder)}),
                                     "dev")
-    plain = translate_and_score(translator, sources, refs, translator.tgt_lang).report
+    plain = translate_and_score(with_glossaries(translator), sources, refs, translator.tgt_lang).report
     figures: dict[str, Any] = {"sentences": len(sources), "bleu": round(plain.bleu, 2), "chrf": round(plain.chrf, 2)}
     if (folder / "glossary.tsv").is_file():
         glossary = Glossary.read(folder / "glossary.tsv")
-        hyps = GlossaryTranslator(translator, glossary).translate(sources)
+        hyps = with_glossaries(translator, [glossary]).translate(sources)
         report = score(hyps, refs, translator.tgt_lang)
         used, total = term_use(glossary, sources, hyps, translator.src_lang, translator.tgt_lang)
         figures["with_glossary"] = {"bleu": round(report.bleu, 2), "chrf": round(report.chrf, 2),

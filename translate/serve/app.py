@@ -190,7 +190,7 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)
     glossary = _glossary(req)
-    jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention, glossary), [texts[i] for i in rows])
+    jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon), [texts[i] for i in rows])
             for name, rows in groups.items()]
     try:
         outputs = await asyncio.wait_for(asyncio.gather(*jobs), settings.timeout_s)

@@ -13,7 +13,7 @@ from translate.config.paths import find_model, released_models
 from translate.config.schema import ArtifactConfig
 from translate.data.normalize import normalize_source, split_sentences
 from translate.errors import ConfigError
-from translate.inference.glossary import Glossary, GlossaryTranslator
+from translate.inference.glossary import Glossary, with_glossaries
 from translate.inference.notices import reading_notices
 from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
 from translate.tokens import EOS_ID
@@ -27,6 +27,7 @@ class BatchKey(NamedTuple):
     n_best: int
     attention: bool
     glossary: tuple[tuple[str, str], ...] = ()
+    lexicon: bool | None = None
 
 
 @dataclass
@@ -41,7 +42,7 @@ class ServedModel:
         return {"name": self.name, "direction": a.direction, "source": a.src_lang, "target": a.tgt_lang,
                 "mechanism": a.model.mechanism, "heads": a.model.attention.multihead.heads if a.model.attention.kind == "multihead" else None,
                 "parameters": self.translator.model.num_parameters(), "step": self.meta.get("step"),
-                "scores": self.meta.get("scores", {})}
+                "scores": self.meta.get("scores", {}), "lexicon": self.translator.decode.lexicon}
 
 
 def _parse_spec(spec: str) -> tuple[str, str]:
@@ -95,10 +96,8 @@ class Models:
 def _sentences(translator: Translator, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
     """The work on single sentences: n-best lists, pieces, attention, flags."""
     decode = dataclasses.replace(translator.decode, beam_size=key.beam, n_best=key.n_best)
-    if key.glossary:
-        n_bests = GlossaryTranslator(translator, Glossary.from_pairs(list(key.glossary))).translate_n_best(texts, decode)
-    else:
-        n_bests = translator.translate_n_best(texts, decode)
+    glossaries = [Glossary.from_pairs(list(key.glossary))] if key.glossary else []
+    n_bests = with_glossaries(translator, glossaries, key.lexicon).translate_n_best(texts, decode)
     flat = [(i, hyp) for i, hyps in enumerate(n_bests) for hyp in hyps]
     if key.attention:
         alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])

@@ -23,6 +23,9 @@ class TranslateRequest(BaseModel):
     glossary: list[tuple[str, str]] | None = Field(None, max_length=100, description=(
         "Term pairs [English, Chinese] (used in both directions) that every translation of a text holding "
         "the term must contain, e.g. [[\"Beijing\", \"北京\"]]; decoded by a constrained beam search."))
+    lexicon: bool | None = Field(None, strict=True, description=(
+        "CC-CEDICT's names as glossary terms too (北京 = Beijing); default: as the model's settings say "
+        "(GET /models: `lexicon`)."))
 
     @model_validator(mode="after")
     def _consistent(self) -> TranslateRequest:
@@ -85,6 +88,7 @@ class ModelInfo(BaseModel):
     parameters: int
     step: int | None
     scores: dict[str, object]
+    lexicon: bool = Field(description="Whether the names lexicon is on by default (a request's `lexicon` overrides it).")
 
 
 class ErrorBody(BaseModel):
