@@ -222,6 +222,9 @@ def info(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT) -> None:
                f"self-attention {'on' if art.model.encoder_self_attention else 'off'}")
     typer.echo(f"parameters: {loaded.model.num_parameters():,}")
     typer.echo(f"vocabulary: {len(loaded.src_tokenizer)} src / {len(loaded.tgt_tokenizer)} tgt pieces")
+    d = art.decode
+    typer.echo(f"decoding: beam {d.beam_size}, length penalty {d.length_penalty:g}, names lexicon "
+               f"{'on' if d.lexicon else 'off'} by default")
     typer.echo(f"meta: {json.dumps(loaded.meta, ensure_ascii=False)}")
 
 
