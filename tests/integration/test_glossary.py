@@ -104,6 +104,8 @@ def test_cli_and_evaluate_use_the_glossary(tmp_path: Path, tiny_config: RunConfi
 
 
 CEDICT = """# CC-CEDICT sample
+京劇 京剧 [Jing1 ju4] /Beijing opera/CL:場|场[chang3]/
+京師 京师 [Jing1 shi1] /Beijing city (old)/
 北京 北京 [Bei3 jing1] /Beijing, capital of People's Republic of China/Peking/
 上海 上海 [Shang4 hai3] /Shanghai municipality, central east China, abbr. to 滬|沪[Hu4]/
 台灣 台湾 [Tai2 wan1] /variant of 臺灣|台湾[Tai2 wan1]/
@@ -124,7 +126,9 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
     (tmp_path / "cedict.txt").write_text(CEDICT, encoding="utf-8")
     assert {zh: en for en, zh in lexicon.name_pairs(CEDICT.splitlines())} == {
         "北京": "Beijing", "上海": "Shanghai", "台湾": "Taiwan", "和县": "He", "爱玛": "Emma", "玛丽": "Mary",
-        "长城": "the Great Wall"}  # not 成功 (also "success"), not 京 (one character)
+        "长城": "the Great Wall", "京师": "Beijing"}  # not 成功 (also "success"), not 京 (one character), not 京剧 (an opera)
+    # an English name maps to the Chinese whose whole sense it is (北京), before one it only starts (京师 "Beijing city")
+    assert [zh for en, zh in lexicon.name_pairs(CEDICT.splitlines()) if en == "Beijing"] == ["北京", "京师"]
     monkeypatch.setattr(lexicon, "package_files", lambda: (tmp_path / "cedict.txt", tmp_path / "hsk.txt"))
     names = {zh: en for en, zh in lexicon.cedict_names()}
     assert "和县" not in names and names["北京"] == "Beijing"  # "he" is written lowercase in the training split

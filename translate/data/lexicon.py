@@ -59,6 +59,9 @@ def parse_cedict(lines: Iterable[str], words: set[str] | None, glosses: int) -> 
 
 PROPER = re.compile(r"\[[A-Z]")  # CC-CEDICT writes the pinyin of names (people, places, brands) capitalised
 NOT_A_NAME = re.compile(r"\s*(variant of|see |surname|abbr|also written|old name|CL:|pr\.|used in|erhua)", re.IGNORECASE)
+# a sense whose name is followed by one of these words names another thing ("Beijing opera", "Ming dynasty")
+ANOTHER_THING = {"opera", "dynasty", "language", "languages", "dialect", "disease", "army", "people", "person", "ethnic",
+                 "cuisine", "style", "school", "party", "script", "era", "period", "calendar", "festival", "family"}
 NAME = re.compile(r"^(?:the )?[A-Z][\w'’.-]*(?: (?:of |and |de )?[A-Z][\w'’.-]*){0,4}")
 
 
@@ -67,7 +70,9 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
     least `min_chars` characters, that are no common word as well (no entry of the same characters with
     lowercase pinyin: 成功 is "success" before it is a place), whose first real sense starts with a capitalised name ("Beijing",
     "the Great Wall", "Hong Kong"); one pair per Chinese name (its first such entry), shortest Chinese first
-    (so a glossary built from them maps an English name to its shortest Chinese form)."""
+    (so a glossary built from them maps an English name to its shortest Chinese form), names that are a whole
+    sense before those that only start one; not where the words after the name make it another thing
+    ("Beijing opera")."""
     lines = list(lines)
     common = {m.group(2) for m in map(ENTRY.match, lines) if m and not PROPER.search(m.group(0))}
     seen_zh: set[str] = set()
@@ -83,11 +88,14 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
             if NOT_A_NAME.match(sense):
                 continue
             name = NAME.match(sense.strip())
-            if name and name.group().lower() != "the":
+            rest = re.split(r"[,;(]", sense.strip()[name.end():])[0].split() if name else []
+            if name and name.group().lower() != "the" and not (rest and rest[0].lower() in ANOTHER_THING):
                 seen_zh.add(simplified)
-                pairs.append((name.group().rstrip("."), simplified))
+                pairs.append((name.group().rstrip("."), simplified, bool(rest)))
             break
-    yield from sorted(pairs, key=lambda pair: len(pair[1]))
+    # the whole sense a name ("Beijing") before a name that only starts it ("Beijing, capital of ..." is
+    # whole; "Shanghai municipality" starts one): an English name maps to the first Chinese form
+    yield from ((en, zh) for en, zh, _ in sorted(pairs, key=lambda pair: (pair[2], len(pair[1]))))
 
 
 def cedict_names() -> list[tuple[str, str]]:
