@@ -153,8 +153,20 @@ def test_a_killed_rank_ends_the_run_within_a_minute_and_the_run_resumes(tmp_path
     finally:
         if launcher.poll() is None:
             launcher.kill()
+    from translate.errors import CheckpointError
     from translate.training.train import train
 
     step = __import__("json").loads((run / "last" / "meta.json").read_text())["step"]
-    result = train(load_config(None, {**overrides, "train.max_steps": step + 5}), resume=True)
-    assert result.state.step == step + 5  # continued from its last checkpoint, not from scratch
+    try:
+        result = train(load_config(None, {**overrides, "train.max_steps": step + 5}), resume=True)
+    except CheckpointError as exc:
+        # torchrun stopped rank 0 inside an epoch (it saved there): that data position resumes only with 2 processes
+        assert "resume it with 2 (torchrun --nproc-per-node 2)" in str(exc)
+        again = subprocess.run([torchrun, "--standalone", "--nproc-per-node", "2", "-m", "translate", "train", "--resume",
+                                str(run), f"--max-steps={step + 5}"], check=False, capture_output=True, text=True,
+                               timeout=300)
+        assert again.returncode == 0, again.stderr[-2000:]
+        step_now = __import__("json").loads((run / "last" / "meta.json").read_text())["step"]
+        assert step_now == step + 5
+    else:
+        assert result.state.step == step + 5  # continued from its last checkpoint, not from scratch
