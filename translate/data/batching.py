@@ -14,7 +14,7 @@ import pyarrow as pa
 from translate.data.batch import Batch, collate
 from translate.data.cache import read_arrow, seal
 from translate.data.sampling import SubwordSampler
-from translate.data.tokenizer import Tokenizer, source_ids, target_ids
+from translate.data.tokenizer import Tokenizer, fits, source_ids, target_ids
 
 
 def fingerprint(*parts: str | bytes) -> str:
@@ -44,7 +44,7 @@ def numericalize(ds: datasets.Dataset, src_lang: str, tgt_lang: str, src_tok: To
 
     def encode(rows: dict[str, list[str]]) -> dict[str, list[list[int]]]:
         pairs = zip(src_tok.encode(rows[src_lang]), tgt_tok.encode(rows[tgt_lang]))
-        kept = [(s, t) for s, t in pairs if not max_tokens or (len(s) < max_tokens and len(t) <= max_tokens - 1)]
+        kept = [(s, t) for s, t in pairs if not max_tokens or fits(s, t, max_tokens)]
         return {"src_ids": [source_ids(s) for s, _ in kept], "tgt_ids": [target_ids(t) for _, t in kept]}
 
     ids = datasets.Sequence(datasets.Value("int32"))

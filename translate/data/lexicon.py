@@ -110,8 +110,8 @@ def cedict_names() -> list[tuple[str, str]]:
 
 
 def write_names(out: Path) -> int:
-    """<out>/names.tsv: `cedict_names()` as en<TAB>zh lines, in their order (shortest Chinese first: the
-    names lexicon maps an English name to its first Chinese form), each side as `normalize_source` writes
+    """<out>/names.tsv: `cedict_names()` as en<TAB>zh lines, in their order (the names lexicon maps an
+    English name to its first Chinese form), each side as `normalize_source` writes
     it (so reading it needs no normalisation); the file the names lexicon reads."""
     pairs = [(normalize_source(en, "en"), normalize_source(zh, "zh")) for en, zh in cedict_names()]
     out.mkdir(parents=True, exist_ok=True)

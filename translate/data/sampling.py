@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import sentencepiece as spm
 
-from translate.data.tokenizer import Tokenizer, source_ids, target_ids
+from translate.data.tokenizer import Tokenizer, fits, source_ids, target_ids
 
 
 class SubwordSampler:
@@ -27,11 +27,10 @@ class SubwordSampler:
     def __call__(self, src: Sequence[np.ndarray], tgt: Sequence[np.ndarray]) -> tuple[list[list[int]], list[list[int]]]:
         src_text = self.src_tokenizer.decode([row.tolist() for row in src])
         tgt_text = self.tgt_tokenizer.decode([row.tolist() for row in tgt])
-        new_src = [source_ids(ids) for ids in self.src_tokenizer.sample(src_text, self.alpha)]
-        new_tgt = [target_ids(ids) for ids in self.tgt_tokenizer.sample(tgt_text, self.alpha)]
         out_src, out_tgt = [], []
-        for old_s, old_t, s, t in zip(src, tgt, new_src, new_tgt):
-            fits = len(s) <= self.max_tokens and len(t) <= self.max_tokens + 1
-            out_src.append(s if fits else old_s.tolist())
-            out_tgt.append(t if fits else old_t.tolist())
+        for old_s, old_t, s, t in zip(src, tgt, self.src_tokenizer.sample(src_text, self.alpha),
+                                      self.tgt_tokenizer.sample(tgt_text, self.alpha)):
+            kept = fits(s, t, self.max_tokens)
+            out_src.append(source_ids(s) if kept else old_s.tolist())
+            out_tgt.append(target_ids(t) if kept else old_t.tolist())
         return out_src, out_tgt

@@ -31,6 +31,12 @@ def target_ids(pieces: list[int]) -> list[int]:
     return [BOS_ID, *pieces, EOS_ID]
 
 
+def fits(src_pieces: list[int], tgt_pieces: list[int], max_tokens: int) -> bool:
+    """Whether a pair stays within `max_tokens` once its special tokens are added: what the encoder reads
+    (pieces + EOS) and what the decoder reads and predicts (BOS + pieces, pieces + EOS)."""
+    return len(src_pieces) < max_tokens and len(tgt_pieces) <= max_tokens - 1
+
+
 def train_tokenizer(sentences: Iterable[str], lang: str, cfg: TokenizerConfig) -> bytes:
     """Train a SentencePiece model on `sentences`; return the serialized model."""
     model = io.BytesIO()

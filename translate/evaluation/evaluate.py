@@ -161,9 +161,9 @@ def tune_length_penalty(checkpoint: Path | str | list[Path | str], alphas: list[
     translator, loaded = _translator(ckpts, device, overrides or {}, None)
     data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, loaded.artifact.direction, data_dir)
     sources, refs = load_eval_split(data, split)
-    rows = []
+    rows, as_users = [], with_glossaries(translator)
     for alpha in alphas:
         decode = apply_overrides(translator.decode, {"length_penalty": alpha})
-        report = translate_and_score(with_glossaries(translator), sources, refs, data.tgt_lang, decode).report
+        report = translate_and_score(as_users, sources, refs, data.tgt_lang, decode).report
         rows.append(PenaltyRow(alpha, report))
     return rows

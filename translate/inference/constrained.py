@@ -29,6 +29,11 @@ from translate.inference.deadline import check_deadline
 from translate.inference.hypothesis import Hypothesis, length_penalty
 
 
+def _ranked(log_prob: float, forced: float, alpha: float, length: int) -> float:
+    """What ranks hypotheses: the constraint tokens' log-probability + the free tokens', length-penalised."""
+    return forced + (log_prob - forced) / length_penalty(length, alpha)
+
+
 @dataclass(frozen=True)
 class _Live:
     tokens: tuple[int, ...]
@@ -40,8 +45,7 @@ class _Live:
     forced: float = 0.0  # log-probability of the tokens that produced constraints
 
     def ranked(self, alpha: float, length: int) -> float:
-        """The constraint tokens' log-probability + the free tokens' log-probability, length-penalised."""
-        return self.forced + (self.log_prob - self.forced) / length_penalty(length, alpha)
+        return _ranked(self.log_prob, self.forced, alpha, length)
 
     def next_tokens(self, constraints: list[list[int]]) -> set[int]:
         if self.active >= 0:
@@ -114,7 +118,7 @@ def constrained_beam_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.T
             for token in options:
                 score = hyp.log_prob + float(log_probs[row, token])
                 if token == eos:
-                    ranked = hyp.forced + (score - hyp.forced) / length_penalty(len(hyp.tokens) + 1, alpha)
+                    ranked = _ranked(score, hyp.forced, alpha, len(hyp.tokens) + 1)
                     if all(hyp.met):
                         finished.append(Hypothesis(list(hyp.tokens), ranked, score))
                     elif t == max_len:
