@@ -8,7 +8,7 @@ import math
 import pytest
 
 from tests.unit.test_search import BOS, EOS, TINY, A, B, C, context, limits, step
-from translate.inference.constrained import _allocate, _Live, constrained_beam_search
+from translate.inference.constrained import _allocate, _Live, constrained_beam_search, constrained_search
 from translate.inference.search import beam_search
 
 
@@ -77,3 +77,16 @@ def test_a_costly_term_does_not_make_the_length_penalty_pay_for_running_on() -> 
     assert longer and all(h.score < best.score for h in longer)
     whole_sum = [h.log_prob / ((5 + len(h.tokens) + 1) / 6) for h in hyps]
     assert max(whole_sum) > whole_sum[0]  # what the old ranking would have preferred
+
+
+def test_sentences_searched_together_get_what_each_gets_alone() -> None:
+    # different sentences, constraints (none, one, two) and length limits, so they end at different steps
+    cases = [(0, [[C]], 10), (1, [[A, B], [C]], 8), (3, [[B, C]], 12), (0, [], 3), (1, [[B]], 6)]
+    for alpha in (0.0, 1.0):
+        alone = [constrained_beam_search(step, context([sid]), limit, BOS, EOS, 4, cons, alpha=alpha, n_best=3)
+                 for sid, cons, limit in cases]
+        together = constrained_search(step, context([sid for sid, _, _ in cases]), [limit for _, _, limit in cases],
+                                      BOS, EOS, 4, [cons for _, cons, _ in cases], alpha=alpha, n_best=3)
+        assert [[h.tokens for h in hyps] for hyps in together] == [[h.tokens for h in hyps] for hyps in alone]
+        assert [[h.score for h in hyps] for hyps in together] == [[h.score for h in hyps] for hyps in alone]
+        assert all(C in h.tokens for h in together[0]) and all(B in h.tokens for h in together[4])

@@ -87,52 +87,98 @@ def _allocate(candidates: list[tuple[_Live, int]], k: int, constraints: list[lis
     return chosen
 
 
+class _Sentence:
+    """One sentence's search: its live hypotheses (one row of the batch each), finished and
+    incomplete hypotheses, and whether it is over."""
+
+    def __init__(self, constraints: list[list[int]], max_len: int) -> None:
+        self.constraints, self.max_len = constraints, max_len
+        self.live = [_Live((), 0.0, tuple(False for _ in constraints))]
+        self.finished: list[Hypothesis] = []
+        self.incomplete: list[Hypothesis] = []  # ended at the length limit without every constraint
+        self.over = False
+
+    def advance(self, log_probs: torch.Tensor, top: list[list[int]], t: int, k: int, alpha: float, eos: int,
+                banned: set[int]) -> list[int]:
+        """Step t on this sentence's rows of log-probabilities (rows, V) and their top-k tokens: returns
+        the rows the new live hypotheses extend (empty once the sentence is over)."""
+        options = [sorted({eos} if t == self.max_len else set(top[row]) | hyp.next_tokens(self.constraints))
+                   for row, hyp in enumerate(self.live)]
+        rows = [row for row, tokens in enumerate(options) for _ in tokens]
+        flat = [token for tokens in options for token in tokens]
+        scores = iter(log_probs[rows, flat].tolist())  # one gather, not one tensor read per option
+        candidates: list[tuple[_Live, int]] = []
+        for row, (hyp, tokens) in enumerate(zip(self.live, options)):
+            for token in tokens:
+                score = hyp.log_prob + next(scores)
+                if token == eos:
+                    ranked = _ranked(score, hyp.forced, alpha, len(hyp.tokens) + 1)
+                    if all(hyp.met):
+                        self.finished.append(Hypothesis(list(hyp.tokens), ranked, score))
+                    elif t == self.max_len:
+                        self.incomplete.append(Hypothesis(list(hyp.tokens), ranked, score))
+                elif score > float("-inf") and not (hyp.just_met and token in banned):
+                    candidates.append((hyp.then(token, score, self.constraints), row))
+        self.over = not candidates
+        if candidates and len(self.finished) >= k:
+            worst_kept = sorted(h.score for h in self.finished)[-k]
+            self.over = max(c.ranked(alpha, t + 2) for c, _ in candidates) <= worst_kept
+        if self.over:
+            return []
+        chosen = _allocate(candidates, k, self.constraints)
+        self.live = [c for c, _ in chosen]
+        return [row for _, row in chosen]
+
+    def best(self, n_best: int) -> list[Hypothesis]:
+        return (sorted(self.finished, key=lambda h: -h.score) + sorted(self.incomplete, key=lambda h: -h.score))[:n_best]
+
+
 @torch.no_grad()
-def constrained_beam_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.Tensor, Any]], ctx: Any, max_len: int,
-                            bos: int, eos: int, beam_size: int, constraints: list[list[int]], alpha: float = 1.0,
-                            n_best: int = 1, pad: int = 0, device: torch.device | str = "cpu",
-                            banned_after: list[int] | None = None) -> list[Hypothesis]:
-    """One sentence (ctx with one row, on `device`) -> its n-best hypotheses holding every constraint
-    (token lists, none empty), ordered by length-penalised score. `banned_after`: tokens that may not
-    directly follow a completed constraint (for English, pieces that would glue a word onto the term). It stops, like `search.beam_search`,
-    once `beam_size` hypotheses have ended and the best live one, normalised at the next length,
-    cannot beat the worst of them."""
-    live = [_Live((), 0.0, tuple(False for _ in constraints))]
-    tokens = torch.full((1,), bos, dtype=torch.long, device=device)
-    finished: list[Hypothesis] = []
-    incomplete: list[Hypothesis] = []  # ended at the length limit without every constraint
+def constrained_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.Tensor, Any]], ctx: Any, max_lens: list[int],
+                       bos: int, eos: int, beam_size: int, constraints: list[list[list[int]]], alpha: float = 1.0,
+                       n_best: int = 1, pad: int = 0, device: torch.device | str = "cpu",
+                       banned_after: list[int] | None = None) -> list[list[Hypothesis]]:
+    """Sentences (ctx with one row each, on `device`) searched together, each with its own constraints
+    (token lists, none empty) and length limit -> per sentence its n-best hypotheses holding every
+    constraint, ordered by length-penalised score. One model step serves the live hypotheses of all
+    sentences; each sentence's search is its own, so its result does not depend on its neighbours.
+    `banned_after`: tokens that may not directly follow a completed constraint (for English, pieces
+    that would glue a word onto the term). A sentence stops, like `search.beam_search`, once
+    `beam_size` hypotheses have ended and its best live one, normalised at the next length, cannot
+    beat the worst of them."""
+    searches = [_Sentence(cons, limit) for cons, limit in zip(constraints, max_lens)]
+    active = list(searches)
+    tokens = torch.full((len(searches),), bos, dtype=torch.long, device=device)
     banned = set(banned_after or [])
-    for t in range(max_len + 1):
+    for t in range(max(max_lens, default=-1) + 1):
         check_deadline()
         log_probs, ctx = step_fn(tokens, ctx)
         log_probs = log_probs.float().cpu()
         log_probs[:, [pad, bos]] = float("-inf")
         if banned_after:
-            glued = [row for row, hyp in enumerate(live) if hyp.just_met]
+            glued = [row for row, hyp in enumerate(h for s in active for h in s.live) if hyp.just_met]
             if glued:
                 log_probs[torch.tensor(glued).unsqueeze(1), torch.tensor(banned_after).unsqueeze(0)] = float("-inf")
         top = log_probs.topk(min(beam_size, log_probs.size(1)), dim=1).indices.tolist()
-        candidates: list[tuple[_Live, int]] = []
-        for row, hyp in enumerate(live):
-            options = {eos} if t == max_len else set(top[row]) | hyp.next_tokens(constraints)
-            for token in options:
-                score = hyp.log_prob + float(log_probs[row, token])
-                if token == eos:
-                    ranked = _ranked(score, hyp.forced, alpha, len(hyp.tokens) + 1)
-                    if all(hyp.met):
-                        finished.append(Hypothesis(list(hyp.tokens), ranked, score))
-                    elif t == max_len:
-                        incomplete.append(Hypothesis(list(hyp.tokens), ranked, score))
-                elif score > float("-inf") and not (hyp.just_met and token in banned):
-                    candidates.append((hyp.then(token, score, constraints), row))
-        if not candidates:
+        rows: list[int] = []
+        start = 0
+        for search in active:
+            end = start + len(search.live)
+            rows += [start + row for row in search.advance(log_probs[start:end], top[start:end], t, beam_size, alpha,
+                                                           eos, banned)]
+            start = end
+        active = [s for s in active if not s.over]
+        if not active:
             break
-        if len(finished) >= beam_size:
-            worst_kept = sorted(h.score for h in finished)[-beam_size]
-            if max(c.ranked(alpha, t + 2) for c, _ in candidates) <= worst_kept:
-                break
-        chosen = _allocate(candidates, beam_size, constraints)
-        live = [c for c, _ in chosen]
-        ctx = ctx.select(torch.tensor([r for _, r in chosen], dtype=torch.long, device=device))
-        tokens = torch.tensor([c.tokens[-1] for c in live], dtype=torch.long, device=device)
-    return (sorted(finished, key=lambda h: -h.score) + sorted(incomplete, key=lambda h: -h.score))[:n_best]
+        ctx = ctx.select(torch.tensor(rows, dtype=torch.long, device=device))
+        tokens = torch.tensor([hyp.tokens[-1] for s in active for hyp in s.live], dtype=torch.long, device=device)
+    return [search.best(n_best) for search in searches]
+
+
+def constrained_beam_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.Tensor, Any]], ctx: Any, max_len: int,
+                            bos: int, eos: int, beam_size: int, constraints: list[list[int]], alpha: float = 1.0,
+                            n_best: int = 1, pad: int = 0, device: torch.device | str = "cpu",
+                            banned_after: list[int] | None = None) -> list[Hypothesis]:
+    """One sentence's `constrained_search` (ctx with one row)."""
+    return constrained_search(step_fn, ctx, [max_len], bos, eos, beam_size, [constraints], alpha, n_best, pad, device,
+                              banned_after)[0]

@@ -4,7 +4,8 @@ A glossary is a list of English–Chinese term pairs (a TSV file `en<TAB>zh`, or
 API) used in both directions. Sentences are first translated as usual, in batches; a sentence that
 holds a term whose counterpart its translation lacks is translated again by a lexically constrained
 beam search (`inference.constrained`) that must produce every counterpart, where the model finds
-it fits best. The first pass runs on either engine; the constrained search runs on PyTorch (for the
+it fits best; those sentences are searched again together, in batches of as many beam rows as a
+plain batch. The first pass runs on either engine; the constrained search runs on PyTorch (for the
 fast engine, the checkpoint's PyTorch model is loaded the first time a sentence needs it), and this
 module imports PyTorch only then.
 """
@@ -234,11 +235,17 @@ class GlossaryTranslator(TextTranslator):
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         decode = decode or self.decode
         results = self.inner.translate_n_best(texts, decode)
+        redo: list[tuple[int, list[str]]] = []
         for i, (text, n_best) in enumerate(zip(texts, results)):
             found = self.matches(normalize_source(text, self.src_lang))
             wanted = list(dict.fromkeys(m.term.side(self.tgt_lang) for m in found))
             if wanted and not all(contains(n_best[0].text, term, self.tgt_lang) for term in wanted):
-                results[i] = self._constrained(text, wanted, decode)
+                redo.append((i, wanted))
+        per_batch = max(1, decode.batch_size // max(decode.beam_size, self.MIN_BEAM))  # rows as in a plain batch
+        for start in range(0, len(redo), per_batch):
+            chunk = redo[start:start + per_batch]
+            for (i, _), n_best in zip(chunk, self._constrained([texts[i] for i, _ in chunk], [w for _, w in chunk], decode)):
+                results[i] = n_best
         return results
 
     def matches(self, sentence: str) -> list[Match]:
@@ -262,10 +269,11 @@ class GlossaryTranslator(TextTranslator):
             self._loaded_engine = self._torch_engine()
         return self._loaded_engine
 
-    def _constrained(self, text: str, terms: list[str], decode: DecodeConfig) -> list[Translation]:
+    def _constrained(self, texts: list[str], terms: list[list[str]], decode: DecodeConfig) -> list[list[Translation]]:
+        """Sentences searched again together, each bound to produce its terms."""
         import torch
 
-        from translate.inference.constrained import constrained_beam_search
+        from translate.inference.constrained import constrained_search
 
         engine = self._torch()
         model = engine.model
@@ -273,12 +281,13 @@ class GlossaryTranslator(TextTranslator):
         model.eval()
         try:
             with torch.inference_mode():
-                ctx, limits = engine.encoded(self.encode_sources([text]), decode)
-                constraints = [ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in terms) if ids]
-                hyps = constrained_beam_search(model.step, ctx, int(limits[0]), BOS_ID, EOS_ID,
-                                               max(decode.beam_size, self.MIN_BEAM), constraints, decode.length_penalty,
-                                               decode.n_best, PAD_ID, model.device,
-                                               self._word_pieces() if self.tgt_lang == "en" else None)
+                ctx, limits = engine.encoded(self.encode_sources(texts), decode)
+                constraints = [[ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in wanted) if ids]
+                               for wanted in terms]
+                n_bests = constrained_search(model.step, ctx, limits.tolist(), BOS_ID, EOS_ID,
+                                             max(decode.beam_size, self.MIN_BEAM), constraints, decode.length_penalty,
+                                             decode.n_best, PAD_ID, model.device,
+                                             self._word_pieces() if self.tgt_lang == "en" else None)
         finally:
             model.train(was_training)
-        return self.translations(text, hyps, decode)
+        return [self.translations(text, hyps, decode) for text, hyps in zip(texts, n_bests)]
