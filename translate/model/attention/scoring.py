@@ -32,7 +32,8 @@ def additive_score(query_proj: torch.Tensor, keys_proj: torch.Tensor, v: torch.T
 
     Shapes: query_proj (..., A), keys_proj (..., S, A), v (A,) or (heads, A) -> (..., S).
     """
-    return (torch.tanh(keys_proj + query_proj.unsqueeze(-2)) @ v.unsqueeze(-1)).squeeze(-1)
+    # tanh in place on the fresh sum: one (..., S, A) tensor less to allocate and fill per step
+    return ((keys_proj + query_proj.unsqueeze(-2)).tanh_() @ v.unsqueeze(-1)).squeeze(-1)
 
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
