@@ -125,16 +125,22 @@ def test_importing_the_translator_does_not_import_training_or_plotting_libraries
 
 def test_translate_text_on_the_fast_path_does_not_import_torch() -> None:
     """The point of `translate.inference.fast`: the CLI, the router and the released models' graphs on
-    ONNX Runtime start without PyTorch."""
+    ONNX Runtime start without PyTorch, also when the names lexicon sends a sentence to the
+    constrained search (北京 is one the released zh-en model does not translate by itself)."""
     import subprocess
     import sys
 
     code = ("import sys, translate.cli.app, translate.inference.router, translate.inference.fast, translate.cli.translation; "
             "from translate.inference.fast import FastTranslator; FastTranslator.from_checkpoint('checkpoints/en-zh'); "
-            "print(','.join(m for m in ('torch', 'datasets', 'matplotlib') if m in sys.modules))")
+            "from translate.inference.glossary import with_glossaries; "
+            "out = with_glossaries(FastTranslator.from_checkpoint('checkpoints/zh-en'), lexicon=True)"
+            ".translate(['我明天要去北京看我的朋友。'])[0]; "
+            "print(','.join(m for m in ('torch', 'datasets', 'matplotlib') if m in sys.modules) + '|' + out)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent).stdout.strip()
-    assert out == "", f"imported: {out}"
+    imported, translation = out.split("|")
+    assert imported == "", f"imported: {imported}"
+    assert "Beijing" in translation
 
 
 def test_every_subpackage_is_installed() -> None:

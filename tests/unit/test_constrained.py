@@ -5,16 +5,24 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+import torch
 
-from tests.unit.test_search import BOS, EOS, TINY, A, B, C, context, limits, step
+from tests.unit.test_search import BOS, EOS, TINY, A, B, C, Scripted, context, limits, step
 from translate.inference.constrained import _allocate, _Live, constrained_beam_search, constrained_search
 from translate.inference.search import beam_search
 
 
+def array_step(tokens: np.ndarray, ctx: Scripted) -> tuple[np.ndarray, Scripted]:
+    """The scripted step in NumPy, as the constrained search calls it."""
+    log_probs, ctx = step(torch.from_numpy(tokens), ctx)
+    return log_probs.numpy(), ctx
+
+
 def test_without_constraints_it_is_the_plain_beam_search() -> None:
     for alpha in (0.0, 1.0):
-        hyps = constrained_beam_search(step, context([0]), 10, BOS, EOS, 2, [], alpha=alpha, n_best=2)
+        hyps = constrained_beam_search(array_step, context([0]), 10, BOS, EOS, 2, [], alpha=alpha, n_best=2)
         [plain] = beam_search(step, context([0]), limits(1), BOS, EOS, 2, alpha, 2)
         assert [h.tokens for h in hyps] == [h.tokens for h in plain]
         assert [h.score for h in hyps] == pytest.approx([h.score for h in plain])
@@ -22,21 +30,21 @@ def test_without_constraints_it_is_the_plain_beam_search() -> None:
 
 def test_a_one_token_constraint_is_placed_where_it_scores_best() -> None:
     # sentence 0: A (0.5) then EOS (0.6) is best unconstrained; with C required: B C (0.4 * 0.7) beats A C (0.5 * 0.4)
-    [best] = constrained_beam_search(step, context([0]), 10, BOS, EOS, 3, [[C]], alpha=0.0)
+    [best] = constrained_beam_search(array_step, context([0]), 10, BOS, EOS, 3, [[C]], alpha=0.0)
     assert best.tokens == [B, C]
     assert best.log_prob == pytest.approx(math.log(0.4 * 0.7))
 
 
 def test_a_constraint_the_model_finds_unlikely_is_still_met() -> None:
     # sentence 1 never wants B before C C; the constraint forces it, and the sequence still ends
-    hyps = constrained_beam_search(step, context([1]), 6, BOS, EOS, 4, [[B]], alpha=0.0, n_best=4)
+    hyps = constrained_beam_search(array_step, context([1]), 6, BOS, EOS, 4, [[B]], alpha=0.0, n_best=4)
     assert hyps and all(B in h.tokens for h in hyps)
     assert hyps[0].tokens == [C, C, B]
     assert hyps[0].log_prob == pytest.approx(math.log(0.9 * 0.5 * 0.1 * 1.0))
 
 
 def test_a_multi_token_constraint_appears_contiguously_and_several_constraints_all_appear() -> None:
-    [best] = constrained_beam_search(step, context([1]), 8, BOS, EOS, 4, [[A, B], [C]], alpha=0.0)
+    [best] = constrained_beam_search(array_step, context([1]), 8, BOS, EOS, 4, [[A, B], [C]], alpha=0.0)
     tokens = best.tokens
     assert C in tokens and any(tokens[i:i + 2] == [A, B] for i in range(len(tokens) - 1))
     expected = math.log(0.9 * 0.3 * TINY * 1.0)  # C, A (0.3), B (not scripted: TINY), then EOS
@@ -44,14 +52,14 @@ def test_a_multi_token_constraint_appears_contiguously_and_several_constraints_a
 
 
 def test_at_the_length_limit_hypotheses_that_met_every_constraint_rank_first() -> None:
-    hyps = constrained_beam_search(step, context([0]), 1, BOS, EOS, 3, [[C]], alpha=0.0, n_best=3)
+    hyps = constrained_beam_search(array_step, context([0]), 1, BOS, EOS, 3, [[C]], alpha=0.0, n_best=3)
     assert hyps[0].tokens == [C]  # the only one-token output holding C, however unlikely
     assert all(C not in h.tokens for h in hyps[1:])
 
 
 def test_banned_after_keeps_a_term_from_being_glued_to_the_next_piece() -> None:
     # unconstrained-best with B is B C; with C banned right after the term B, C may not follow it
-    [best] = constrained_beam_search(step, context([0]), 4, BOS, EOS, 3, [[B]], alpha=0.0, banned_after=[C])
+    [best] = constrained_beam_search(array_step, context([0]), 4, BOS, EOS, 3, [[B]], alpha=0.0, banned_after=[C])
     assert best.tokens[:2] != [B, C] and B in best.tokens
 
 
@@ -67,7 +75,7 @@ def test_a_costly_term_does_not_make_the_length_penalty_pay_for_running_on() -> 
     # sentence 3: the term B C costs ~1e-7; after it each further A (0.7) is cheap next to ending (0.3).
     # Length-penalising the whole sum (alpha 1) would rank A B C A A ... A (to the limit) first; only
     # the freely chosen tokens are length-penalised, so A B C then EOS ranks first.
-    hyps = constrained_beam_search(step, context([3]), 12, BOS, EOS, 4, [[B, C]], alpha=1.0, n_best=4)
+    hyps = constrained_beam_search(array_step, context([3]), 12, BOS, EOS, 4, [[B, C]], alpha=1.0, n_best=4)
     best = hyps[0]
     assert best.tokens == [A, B, C]
     free, forced = math.log(0.99 * 0.3), math.log(0.1 * TINY)
@@ -83,9 +91,9 @@ def test_sentences_searched_together_get_what_each_gets_alone() -> None:
     # different sentences, constraints (none, one, two) and length limits, so they end at different steps
     cases = [(0, [[C]], 10), (1, [[A, B], [C]], 8), (3, [[B, C]], 12), (0, [], 3), (1, [[B]], 6)]
     for alpha in (0.0, 1.0):
-        alone = [constrained_beam_search(step, context([sid]), limit, BOS, EOS, 4, cons, alpha=alpha, n_best=3)
+        alone = [constrained_beam_search(array_step, context([sid]), limit, BOS, EOS, 4, cons, alpha=alpha, n_best=3)
                  for sid, cons, limit in cases]
-        together = constrained_search(step, context([sid for sid, _, _ in cases]), [limit for _, _, limit in cases],
+        together = constrained_search(array_step, context([sid for sid, _, _ in cases]), [limit for _, _, limit in cases],
                                       BOS, EOS, 4, [cons for _, cons, _ in cases], alpha=alpha, n_best=3)
         assert [[h.tokens for h in hyps] for hyps in together] == [[h.tokens for h in hyps] for hyps in alone]
         assert [[h.score for h in hyps] for hyps in together] == [[h.score for h in hyps] for hyps in alone]

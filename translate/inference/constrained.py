@@ -6,8 +6,9 @@ of every hypothesis plus, for each, the next token of every constraint it has no
 it is in the middle of); the beam is then shared out round-robin between banks of hypotheses that
 have produced the same number of constraint tokens, so hypotheses that have placed a term are not
 crowded out by ones that have not. A hypothesis may end only when it has met every constraint; at
-the length limit every hypothesis ends, and those that met every constraint rank first. Works with any step function (one
-model or an ensemble), like `search.beam_search`.
+the length limit every hypothesis ends, and those that met every constraint rank first. Works in NumPy on any step function
+that maps tokens (N,) to log-probabilities (N, V) and a context with `select(rows)`: PyTorch's
+model or ensemble (`TorchEngine`) and the graphs on ONNX Runtime (`FastEngine`) alike.
 
 Finished hypotheses rank by the log-probability of the constraints' own tokens plus the
 length-penalised log-probability of the tokens the model chose freely (with alpha 0: the plain
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import torch
+import numpy as np
 
 from translate.inference.deadline import check_deadline
 from translate.inference.hypothesis import Hypothesis, length_penalty
@@ -98,7 +99,7 @@ class _Sentence:
         self.incomplete: list[Hypothesis] = []  # ended at the length limit without every constraint
         self.over = False
 
-    def advance(self, log_probs: torch.Tensor, top: list[list[int]], t: int, k: int, alpha: float, eos: int,
+    def advance(self, log_probs: np.ndarray, top: list[list[int]], t: int, k: int, alpha: float, eos: int,
                 banned: set[int]) -> list[int]:
         """Step t on this sentence's rows of log-probabilities (rows, V) and their top-k tokens: returns
         the rows the new live hypotheses extend (empty once the sentence is over)."""
@@ -133,13 +134,20 @@ class _Sentence:
         return (sorted(self.finished, key=lambda h: -h.score) + sorted(self.incomplete, key=lambda h: -h.score))[:n_best]
 
 
-@torch.no_grad()
-def constrained_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.Tensor, Any]], ctx: Any, max_lens: list[int],
-                       bos: int, eos: int, beam_size: int, constraints: list[list[list[int]]], alpha: float = 1.0,
-                       n_best: int = 1, pad: int = 0, device: torch.device | str = "cpu",
+StepFn = Callable[[np.ndarray, Any], tuple[np.ndarray, Any]]  # tokens (N,) int64, context -> (N, V) float32, context
+
+
+def _top_k(log_probs: np.ndarray, k: int) -> list[list[int]]:
+    """Each row's k most probable tokens (in no particular order)."""
+    k = min(k, log_probs.shape[1])
+    return np.argpartition(-log_probs, k - 1, axis=1)[:, :k].tolist()
+
+
+def constrained_search(step_fn: StepFn, ctx: Any, max_lens: list[int], bos: int, eos: int, beam_size: int,
+                       constraints: list[list[list[int]]], alpha: float = 1.0, n_best: int = 1, pad: int = 0,
                        banned_after: list[int] | None = None) -> list[list[Hypothesis]]:
-    """Sentences (ctx with one row each, on `device`) searched together, each with its own constraints
-    (token lists, none empty) and length limit -> per sentence its n-best hypotheses holding every
+    """Sentences (ctx with one row each) searched together, each with its own constraints (token
+    lists, none empty) and length limit -> per sentence its n-best hypotheses holding every
     constraint, ordered by length-penalised score. One model step serves the live hypotheses of all
     sentences; each sentence's search is its own, so its result does not depend on its neighbours.
     `banned_after`: tokens that may not directly follow a completed constraint (for English, pieces
@@ -148,18 +156,18 @@ def constrained_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.Tensor
     beat the worst of them."""
     searches = [_Sentence(cons, limit) for cons, limit in zip(constraints, max_lens)]
     active = list(searches)
-    tokens = torch.full((len(searches),), bos, dtype=torch.long, device=device)
+    tokens = np.full(len(searches), bos, dtype=np.int64)
     banned = set(banned_after or [])
     for t in range(max(max_lens, default=-1) + 1):
         check_deadline()
         log_probs, ctx = step_fn(tokens, ctx)
-        log_probs = log_probs.float().cpu()
-        log_probs[:, [pad, bos]] = float("-inf")
+        log_probs = np.array(log_probs, dtype=np.float32)  # a copy: the masks below write into it
+        log_probs[:, [pad, bos]] = -np.inf
         if banned_after:
             glued = [row for row, hyp in enumerate(h for s in active for h in s.live) if hyp.just_met]
             if glued:
-                log_probs[torch.tensor(glued).unsqueeze(1), torch.tensor(banned_after).unsqueeze(0)] = float("-inf")
-        top = log_probs.topk(min(beam_size, log_probs.size(1)), dim=1).indices.tolist()
+                log_probs[np.ix_(glued, banned_after)] = -np.inf
+        top = _top_k(log_probs, beam_size)
         rows: list[int] = []
         start = 0
         for search in active:
@@ -170,15 +178,14 @@ def constrained_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.Tensor
         active = [s for s in active if not s.over]
         if not active:
             break
-        ctx = ctx.select(torch.tensor(rows, dtype=torch.long, device=device))
-        tokens = torch.tensor([hyp.tokens[-1] for s in active for hyp in s.live], dtype=torch.long, device=device)
+        ctx = ctx.select(np.array(rows, dtype=np.int64))
+        tokens = np.array([hyp.tokens[-1] for s in active for hyp in s.live], dtype=np.int64)
     return [search.best(n_best) for search in searches]
 
 
-def constrained_beam_search(step_fn: Callable[[torch.Tensor, Any], tuple[torch.Tensor, Any]], ctx: Any, max_len: int,
-                            bos: int, eos: int, beam_size: int, constraints: list[list[int]], alpha: float = 1.0,
-                            n_best: int = 1, pad: int = 0, device: torch.device | str = "cpu",
+def constrained_beam_search(step_fn: StepFn, ctx: Any, max_len: int, bos: int, eos: int, beam_size: int,
+                            constraints: list[list[int]], alpha: float = 1.0, n_best: int = 1, pad: int = 0,
                             banned_after: list[int] | None = None) -> list[Hypothesis]:
     """One sentence's `constrained_search` (ctx with one row)."""
-    return constrained_search(step_fn, ctx, [max_len], bos, eos, beam_size, [constraints], alpha, n_best, pad, device,
+    return constrained_search(step_fn, ctx, [max_len], bos, eos, beam_size, [constraints], alpha, n_best, pad,
                               banned_after)[0]

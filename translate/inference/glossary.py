@@ -5,19 +5,17 @@ API) used in both directions. Sentences are first translated as usual, in batche
 holds a term whose counterpart its translation lacks is translated again by a lexically constrained
 beam search (`inference.constrained`) that must produce every counterpart, where the model finds
 it fits best; those sentences are searched again together, in batches of as many beam rows as a
-plain batch. The first pass runs on either engine; the constrained search runs on PyTorch (for the
-fast engine, the checkpoint's PyTorch model is loaded the first time a sentence needs it), and this
-module imports PyTorch only then.
+plain batch. Both passes run on the translator's own engine (PyTorch or ONNX Runtime), so the fast
+path never imports PyTorch.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from translate.config.paths import names_file
 from translate.config.schema import DecodeConfig
@@ -26,10 +24,6 @@ from translate.data.normalize import normalize_source
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError, DataError
 from translate.inference.text_translator import TextTranslator, Translation
-from translate.tokens import BOS_ID, EOS_ID, PAD_ID
-
-if TYPE_CHECKING:
-    from translate.inference.translator import TorchEngine
 
 MAX_TERMS = 100_000
 _EN_UNITS = re.compile(r"\w+|[^\w\s]")
@@ -179,16 +173,15 @@ def names_lexicon() -> Glossary:
     return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True)
 
 
-def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] = (), lexicon: bool | None = None,
-                    torch_engine: Callable[[], TorchEngine] | None = None) -> TextTranslator:
+def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] = (),
+                    lexicon: bool | None = None) -> TextTranslator:
     """`translator` with the user's glossaries, then the names lexicon where `lexicon` says so (None: as the
-    model's `decode.lexicon` says); `translator` itself when there are no terms. `torch_engine`: see
-    `GlossaryTranslator`."""
+    model's `decode.lexicon` says); `translator` itself when there are no terms."""
     use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
     terms = [*glossaries, *([names_lexicon()] if use_lexicon else [])]
     if not terms:
         return translator
-    return GlossaryTranslator(translator, *terms, torch_engine=torch_engine)
+    return GlossaryTranslator(translator, *terms)
 
 
 def term_use(glossary: Glossary | Sequence[Glossary], sources: list[str], translations: list[str], src_lang: str,
@@ -219,17 +212,13 @@ class GlossaryTranslator(TextTranslator):
 
     MIN_BEAM = 8  # a constrained search needs room for hypotheses that have and have not placed a term
 
-    def __init__(self, inner: TextTranslator, glossary: Glossary, *more: Glossary,
-                 torch_engine: Callable[[], TorchEngine] | None = None) -> None:
-        """`more`: further glossaries (a lexicon), whose terms count where no earlier one's term overlaps;
-        `torch_engine`: where the constrained search gets a PyTorch model when `inner` runs on another
-        engine (called once, when a sentence first needs it)."""
+    def __init__(self, inner: TextTranslator, glossary: Glossary, *more: Glossary) -> None:
+        """`more`: further glossaries (a lexicon), whose terms count where no earlier one's term overlaps."""
         super().__init__(inner.engine, inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
         if {inner.src_lang, inner.tgt_lang} != {"en", "zh"}:
             raise ConfigError("a glossary needs the model's languages (en and zh); this translator has "
                               f"{inner.src_lang or '?'} -> {inner.tgt_lang or '?'}")
         self.inner, self.glossaries = inner, (glossary, *more)
-        self._torch_engine, self._loaded_engine = torch_engine, None
         self._continuations: list[int] | None = None
 
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
@@ -258,36 +247,11 @@ class GlossaryTranslator(TextTranslator):
             self._continuations = [i for i, p in enumerate(pieces) if p[:1].isalnum()]
         return self._continuations
 
-    def _torch(self) -> TorchEngine:
-        from translate.inference.translator import TorchEngine
-
-        if isinstance(self.inner.engine, TorchEngine):
-            return self.inner.engine
-        if self._loaded_engine is None:
-            if self._torch_engine is None:
-                raise ConfigError("a glossary's constrained search runs on PyTorch: use --engine torch")
-            self._loaded_engine = self._torch_engine()
-        return self._loaded_engine
-
     def _constrained(self, texts: list[str], terms: list[list[str]], decode: DecodeConfig) -> list[list[Translation]]:
         """Sentences searched again together, each bound to produce its terms."""
-        import torch
-
-        from translate.inference.constrained import constrained_search
-
-        engine = self._torch()
-        model = engine.model
-        was_training = model.training
-        model.eval()
-        try:
-            with torch.inference_mode():
-                ctx, limits = engine.encoded(self.encode_sources(texts), decode)
-                constraints = [[ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in wanted) if ids]
-                               for wanted in terms]
-                n_bests = constrained_search(model.step, ctx, limits.tolist(), BOS_ID, EOS_ID,
-                                             max(decode.beam_size, self.MIN_BEAM), constraints, decode.length_penalty,
-                                             decode.n_best, PAD_ID, model.device,
-                                             self._word_pieces() if self.tgt_lang == "en" else None)
-        finally:
-            model.train(was_training)
+        constraints = [[ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in wanted) if ids]
+                       for wanted in terms]
+        n_bests = self.engine.constrained(self.encode_sources(texts), decode, constraints,
+                                          max(decode.beam_size, self.MIN_BEAM),
+                                          self._word_pieces() if self.tgt_lang == "en" else None)
         return [self.translations(text, hyps, decode) for text, hyps in zip(texts, n_bests)]

@@ -18,7 +18,6 @@ from translate.inference.text_translator import TextTranslator
 
 if TYPE_CHECKING:
     from translate.inference.glossary import Glossary
-    from translate.inference.translator import TorchEngine
 
 logger = logging.getLogger(__name__)
 OTHER = {"en": "zh", "zh": "en"}
@@ -77,12 +76,7 @@ class Router:
         if self.engine == "onnx" and len(paths) == 1:
             from translate.inference.fast import FastTranslator
 
-            def torch_engine() -> TorchEngine:  # only for a sentence the constrained search must decode again
-                from translate.inference.translator import Translator
-
-                return Translator.from_checkpoint(paths[0]).engine
-
-            return with_glossaries(FastTranslator.from_checkpoint(paths[0]), self.glossaries, self.lexicon, torch_engine)
+            return with_glossaries(FastTranslator.from_checkpoint(paths[0]), self.glossaries, self.lexicon)
         from translate.inference.translator import Translator
 
         return with_glossaries(Translator.from_checkpoints(paths, self.device), self.glossaries, self.lexicon)

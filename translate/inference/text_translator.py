@@ -33,6 +33,11 @@ class Engine(Protocol):
         """Source ids (with EOS) -> per sentence its n-best hypotheses."""
         ...
 
+    def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
+                    beam_size: int, banned_after: list[int] | None = None) -> list[list[Hypothesis]]:
+        """Like `search`, each sentence bound to produce its constraints (`inference.constrained`)."""
+        ...
+
 
 class TextTranslator:
     """An engine, its tokenizers, default decoding settings and the text handling every engine shares."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from translate.checkpoint.store import Loaded, load_checkpoint
@@ -15,6 +17,7 @@ from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.tokenizer import Tokenizer, target_ids
+from translate.inference.constrained import constrained_search
 from translate.inference.ensemble import Ensemble, check_members
 from translate.inference.search import Hypothesis, beam_search, greedy, max_lengths
 from translate.inference.text_translator import MAX_SOURCE_TOKENS, TextTranslator, Translation
@@ -36,6 +39,17 @@ class Alignment:
     heads: list[list[list[float]]] | None = None
 
 
+@dataclass(frozen=True)
+class _ArrayContext:
+    """A PyTorch decoding context that follows NumPy row indices (for the NumPy constrained search)."""
+
+    inner: Any
+    device: torch.device
+
+    def select(self, indices: np.ndarray) -> _ArrayContext:
+        return _ArrayContext(self.inner.select(torch.from_numpy(indices).to(self.device)), self.device)
+
+
 class TorchEngine:
     """A PyTorch model (or an ensemble of them) searched in batches on its device, in eval mode."""
 
@@ -49,18 +63,37 @@ class TorchEngine:
         ctx = self.model.encode(pad(sources).to(device), src_lens)
         return ctx, max_lengths(src_lens, decode.max_len_a, decode.max_len_b).to(device)
 
-    @torch.inference_mode()  # no autograd bookkeeping at all (no version counters, no view tracking)
-    def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+    @contextmanager
+    def _evaluating(self) -> Iterator[None]:
+        """Eval mode and no autograd bookkeeping at all (no version counters, no view tracking)."""
         was_training = self.model.training
         self.model.eval()
         try:
+            with torch.inference_mode():
+                yield
+        finally:
+            self.model.train(was_training)
+
+    def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        with self._evaluating():
             ctx, limits = self.encoded(sources, decode)
             if decode.beam_size == 1:
                 return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
             return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,
                                decode.length_penalty, decode.n_best, PAD_ID)
-        finally:
-            self.model.train(was_training)
+
+    def _array_step(self, tokens: np.ndarray, ctx: _ArrayContext) -> tuple[np.ndarray, _ArrayContext]:
+        log_probs, inner = self.model.step(torch.from_numpy(tokens).to(ctx.device), ctx.inner)
+        return log_probs.float().cpu().numpy(), _ArrayContext(inner, ctx.device)
+
+    def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
+                    beam_size: int, banned_after: list[int] | None = None) -> list[list[Hypothesis]]:
+        """All sentences in one batch (the caller sizes it)."""
+        with self._evaluating():
+            ctx, limits = self.encoded(sources, decode)
+            return constrained_search(self._array_step, _ArrayContext(ctx, self.model.device), limits.tolist(), BOS_ID,
+                                      EOS_ID, beam_size, constraints, decode.length_penalty, decode.n_best, PAD_ID,
+                                      banned_after)
 
 
 class Translator(TextTranslator):

@@ -9,6 +9,7 @@ from translate.checkpoint.files import SRC_SPM, TGT_SPM, WEIGHTS, read_artifact,
 from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.tokenizer import Tokenizer
+from translate.inference.constrained import constrained_search
 from translate.inference.fast.graphs import graph_folder
 from translate.inference.fast.model import FastSeq2Seq
 from translate.inference.fast.search import beam_search, greedy, max_length
@@ -34,6 +35,13 @@ class FastEngine:
                 results.append(beam_search(self.model.step, ctx, limit, BOS_ID, EOS_ID, decode.beam_size,
                                            decode.length_penalty, decode.n_best, PAD_ID))
         return results
+
+    def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
+                    beam_size: int, banned_after: list[int] | None = None) -> list[list[Hypothesis]]:
+        return [constrained_search(self.model.step, self.model.encode(ids),
+                                   [max_length(len(ids), decode.max_len_a, decode.max_len_b)], BOS_ID, EOS_ID, beam_size,
+                                   [sentence_constraints], decode.length_penalty, decode.n_best, PAD_ID, banned_after)[0]
+                for ids, sentence_constraints in zip(sources, constraints)]
 
 
 class FastTranslator(TextTranslator):
