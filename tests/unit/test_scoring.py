@@ -8,8 +8,10 @@ from translate.model.attention.scoring import (
     additive_score,
     bilinear_score,
     dot_score,
+    dot_scores,
     masked_softmax,
     scaled_dot_score,
+    scaled_dot_scores,
 )
 
 Q = torch.tensor([[1.0, 2.0]])  # (B=1, D=2)
@@ -24,6 +26,17 @@ def test_scaled_dot_is_dot_over_sqrt_d() -> None:
     assert torch.allclose(scaled_dot_score(Q, K), torch.tensor([[1.0, 2.0, 3.0]]) / math.sqrt(2))
     q, k = torch.randn(4, 64), torch.randn(4, 7, 64)
     assert torch.allclose(dot_score(q, k), scaled_dot_score(q, k) * 8.0, atol=1e-5)
+
+
+def test_many_queries_at_once_score_what_each_query_scores_alone() -> None:
+    # self-attention: (B, H, T, d) queries against (B, H, S, d) keys, as one matrix product
+    queries, keys = torch.randn(3, 2, 5, 8), torch.randn(3, 2, 7, 8)
+    for many, one in ((dot_scores, dot_score), (scaled_dot_scores, scaled_dot_score)):
+        together = many(queries, keys)
+        assert together.shape == (3, 2, 5, 7)
+        for t in range(5):
+            assert torch.allclose(together[:, :, t], one(queries[:, :, t], keys), atol=1e-6)
+    assert dot_scores(Q.unsqueeze(1), K).tolist() == [[[1.0, 2.0, 3.0]]]
 
 
 def test_bilinear() -> None:

@@ -15,7 +15,14 @@ import torch
 from torch import nn
 
 from translate.model.attention.base import Attention, AttentionOutput, Memory
-from translate.model.attention.scoring import additive_score, dot_score, masked_softmax, scaled_dot_score
+from translate.model.attention.scoring import (
+    additive_score,
+    dot_score,
+    dot_scores,
+    masked_softmax,
+    scaled_dot_score,
+    scaled_dot_scores,
+)
 
 HeadScore = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -35,6 +42,7 @@ class MultiHeadAttention(Attention):
         self.out_proj = nn.Linear(memory_size, memory_size, bias=bias)
         self.v = nn.Parameter(torch.empty(heads, self.head_size).uniform_(-0.1, 0.1)) if scorer == "additive" else None
         self.score: HeadScore = {"dot": dot_score, "scaled-dot": scaled_dot_score, "additive": self._additive}[scorer]
+        self.score_all: HeadScore | None = {"dot": dot_scores, "scaled-dot": scaled_dot_scores}.get(scorer)
         self.context_size = memory_size
 
     def _additive(self, q: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
@@ -67,8 +75,10 @@ class MultiHeadAttention(Attention):
 
         Dot and scaled-dot scorers only (additive would need a (B, H, S, S, d) tensor).
         """
+        if self.score_all is None:
+            raise ValueError("self-attention scores with dot or scaled-dot")
         memory = self.prepare(states, mask)
         q = self._split(self.query_proj(states))  # (B, H, S, d)
-        scores = self.score(q, memory.keys.unsqueeze(2))  # (B, H, S_q, S_k)
+        scores = self.score_all(q, memory.keys)  # (B, H, S_q, S_k): one matrix product, no (B, H, S, S, d) broadcast
         weights = masked_softmax(scores, mask[:, None, None, :])
         return self.out_proj(self._merge(weights @ memory.values)), weights

@@ -1,7 +1,9 @@
 """Scoring functions s(q, k): pure maths on tensors, plus tiny modules that own the weights.
 
 All pure functions take a query `(..., D)` and keys `(..., S, D)` and return scores `(..., S)`;
-the leading dimensions may include heads, so multi-head attention reuses them unchanged.
+the leading dimensions may include heads, so multi-head attention reuses them unchanged. The dot
+products also come for many queries at once (`dot_scores`: `(..., T, D)` against `(..., S, D)`),
+which self-attention needs; the one-query forms are derived from them.
 """
 
 from __future__ import annotations
@@ -12,14 +14,26 @@ import torch
 from torch import nn
 
 
+def dot_scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Luong et al. 2015, eq. 8 "dot": s = kᵀq, every query against every key, as one matrix product
+    (no (..., T, S, D) broadcast). Shapes: (..., T, D), (..., S, D) -> (..., T, S)."""
+    return queries @ keys.transpose(-1, -2)
+
+
 def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """Luong et al. 2015, eq. 8 "dot": s = kᵀq. Shapes: (..., D), (..., S, D) -> (..., S)."""
-    return (keys @ query.unsqueeze(-1)).squeeze(-1)
+    """`dot_scores` of one query: (..., D), (..., S, D) -> (..., S)."""
+    return dot_scores(query.unsqueeze(-2), keys).squeeze(-2)
+
+
+def scaled_dot_scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Vaswani et al. 2017, eq. 1: s = kᵀq / √d, keeping score variance independent of d.
+    Shapes: (..., T, D), (..., S, D) -> (..., T, S)."""
+    return dot_scores(queries, keys) / math.sqrt(queries.size(-1))
 
 
 def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """Vaswani et al. 2017, eq. 1: s = kᵀq / √d, keeping score variance independent of d."""
-    return dot_score(query, keys) / math.sqrt(query.size(-1))
+    """`scaled_dot_scores` of one query: (..., D), (..., S, D) -> (..., S)."""
+    return scaled_dot_scores(query.unsqueeze(-2), keys).squeeze(-2)
 
 
 def bilinear_score(query: torch.Tensor, keys: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
