@@ -110,8 +110,13 @@ class _Sentence:
         scores = iter(log_probs[rows, flat].tolist())  # one gather, not one tensor read per option
         candidates: list[tuple[_Live, int]] = []
         for row, (hyp, tokens) in enumerate(zip(self.live, options)):
+            # tokens that neither start nor continue a constraint extend the hypothesis and nothing else
+            free = set() if hyp.active >= 0 else set(tokens) - hyp.next_tokens(self.constraints)
             for token in tokens:
                 score = hyp.log_prob + next(scores)
+                if token in free and token != eos and score > float("-inf") and not (hyp.just_met and token in banned):
+                    candidates.append((_Live(hyp.tokens + (token,), score, hyp.met, forced=hyp.forced), row))
+                    continue
                 if token == eos:
                     ranked = _ranked(score, hyp.forced, alpha, len(hyp.tokens) + 1)
                     if all(hyp.met):
@@ -139,8 +144,9 @@ StepFn = Callable[[np.ndarray, Any], tuple[np.ndarray, Any]]  # tokens (N,) int6
 
 def _top_k(log_probs: np.ndarray, k: int) -> list[list[int]]:
     """Each row's k most probable tokens (in no particular order)."""
-    k = min(k, log_probs.shape[1])
-    return np.argpartition(-log_probs, k - 1, axis=1)[:, :k].tolist()
+    vocab = log_probs.shape[1]
+    k = min(k, vocab)
+    return np.argpartition(log_probs, vocab - k, axis=1)[:, vocab - k:].tolist()
 
 
 def constrained_search(step_fn: StepFn, ctx: Any, max_lens: list[int], bos: int, eos: int, beam_size: int,
