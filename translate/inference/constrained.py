@@ -114,9 +114,6 @@ class _Sentence:
             free = set() if hyp.active >= 0 else set(tokens) - hyp.next_tokens(self.constraints)
             for token in tokens:
                 score = hyp.log_prob + next(scores)
-                if token in free and token != eos and score > float("-inf") and not (hyp.just_met and token in banned):
-                    candidates.append((_Live(hyp.tokens + (token,), score, hyp.met, forced=hyp.forced), row))
-                    continue
                 if token == eos:
                     ranked = _ranked(score, hyp.forced, alpha, len(hyp.tokens) + 1)
                     if all(hyp.met):
@@ -124,7 +121,9 @@ class _Sentence:
                     elif t == self.max_len:
                         self.incomplete.append(Hypothesis(list(hyp.tokens), ranked, score))
                 elif score > float("-inf") and not (hyp.just_met and token in banned):
-                    candidates.append((hyp.then(token, score, self.constraints), row))
+                    extended = (_Live(hyp.tokens + (token,), score, hyp.met, forced=hyp.forced) if token in free
+                                else hyp.then(token, score, self.constraints))
+                    candidates.append((extended, row))
         self.over = not candidates
         if candidates and len(self.finished) >= k:
             worst_kept = sorted(h.score for h in self.finished)[-k]
