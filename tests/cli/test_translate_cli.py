@@ -89,6 +89,24 @@ def test_file_keeps_empty_lines_and_joins_a_paragraph(models_dir: Path, tmp_path
     assert len(out) == 5 and out[1] == "" and out[4] == ""
 
 
+def test_file_sample_draws_seeded_translations_on_the_torch_engine(models_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "in.txt").write_text("a cat.\nthe dog runs.\nI like tea.\n" * 4, encoding="utf-8")
+    runs = {}
+    for name, extra in {"a": ["--seed", "1"], "b": ["--seed", "1"], "c": ["--seed", "2"], "beam": []}.items():
+        options = ["--sample", "1.5", *extra] if extra else []
+        result = runner.invoke(app, ["file", str(tmp_path / "in.txt"), "--direction", "en-zh", *options])
+        assert result.exit_code == 0, result.output
+        runs[name] = result.stdout.split("\n")
+        assert len(runs[name]) == 13 and runs[name][-1] == ""  # one line per input line, whatever the pieces spell
+    assert runs["a"] == runs["b"] and runs["a"] != runs["c"]
+    assert len(set(runs["a"][:-1])) > len(set(runs["beam"][:-1]))  # the same line drawn anew each time
+    refused = runner.invoke(app, ["file", str(tmp_path / "in.txt"), "--sample", "1", "--engine", "onnx"],
+                            env={"COLUMNS": "300"})
+    assert refused.exit_code == 2 and "--sample runs on --engine torch" in refused.output
+    negative = runner.invoke(app, ["file", str(tmp_path / "in.txt"), "--sample", "-1"], env={"COLUMNS": "300"})
+    assert negative.exit_code == 2 and "--sample" in negative.output and "must be >= 0" in negative.output
+
+
 @pytest.mark.slow
 def test_no_argument_on_a_terminal_is_a_prompt_until_ctrl_d(models_dir: Path) -> None:
     controller, terminal = pty.openpty()

@@ -49,3 +49,23 @@ def test_numbers_the_model_changed_are_copied_back(source: str, output: str, fix
     from translate.data.normalize import copy_digits
 
     assert copy_digits(source, output) == fixed
+
+
+def test_a_translation_is_one_line_whatever_its_byte_pieces_spell(tiny_model, tiny_tokenizers) -> None:  # type: ignore[no-untyped-def]
+    """Byte-fallback pieces can spell a newline or a form feed (sampling draws them now and then): the
+    translation text keeps one line, so a file's output keeps one line per input line."""
+    from pathlib import Path
+
+    from translate.config.schema import DecodeConfig
+    from translate.data.tokenizer import Tokenizer
+    from translate.inference.hypothesis import Hypothesis
+    from translate.inference.translator import Translator
+
+    tgt = Tokenizer.load(Path(__file__).resolve().parents[2] / "checkpoints" / "en-zh" / "tgt.spm.model")
+    [wo] = tgt.encode(["我"])
+    [hao] = tgt.encode(["好"])
+    ids = wo + [tgt.sp.PieceToId("<0x0A>"), tgt.sp.PieceToId("<0x0C>")] + hao
+    assert tgt.decode([ids]) == ["我\n\x0c好"]  # what the pieces spell
+    translator = Translator(tiny_model, tiny_tokenizers[0], tgt, DecodeConfig())
+    [translation] = translator.translations("I am well.", [Hypothesis(ids, 0.0, 0.0)], DecodeConfig())
+    assert translation.text == "我 好"

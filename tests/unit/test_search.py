@@ -1,4 +1,4 @@
-"""Beam search and greedy on scripted probabilities: exact hypotheses and scores."""
+"""Beam search, greedy and sampling on scripted probabilities: exact hypotheses, scores and frequencies."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from translate.inference.search import _Beams, _top_candidates, beam_search, greedy, length_penalty, max_lengths
+from translate.inference.search import _Beams, _top_candidates, beam_search, greedy, length_penalty, max_lengths, sample
 
 BOS, EOS, A, B, C = 2, 3, 4, 5, 6
 V = 7
@@ -150,3 +150,34 @@ def test_searches_stop_at_a_passed_deadline_and_run_without_one() -> None:
             constrained_beam_search(step, context([0]), 10, BOS, EOS, 2, [[C]])
     with deadline(time.monotonic() + 60):
         assert greedy(step, context([0]), limits(1), BOS, EOS)[0].tokens == [A]
+
+
+def test_sampling_draws_whole_sequences_with_the_model_probabilities() -> None:
+    """Sentence 0's five sequences have probabilities 0.3, 0.28, 0.2, 0.12, 0.1 (TINY mass aside);
+    4,000 draws in one batch land within 4 standard deviations of them, each scored by its log-probability."""
+    n = 4000
+    draws = sample(step, context([0] * n), limits(n), BOS, EOS, 1.0, torch.Generator().manual_seed(7))
+    expected = {(A,): 0.3, (B, C): 0.28, (A, C): 0.2, (B,): 0.12, (): 0.1}
+    counts = {seq: sum(tuple(h.tokens) == seq for h in draws) for seq in expected}
+    assert sum(counts.values()) >= n - 2  # tokens at TINY probability: almost never
+    for seq, p in expected.items():
+        assert abs(counts[seq] / n - p) < 4 * math.sqrt(p * (1 - p) / n), (seq, counts[seq])
+    for h in draws:
+        if tuple(h.tokens) in expected:
+            assert h.log_prob == pytest.approx(math.log(expected[tuple(h.tokens)]), abs=1e-5)
+            assert h.score == h.log_prob
+
+
+def test_sampling_is_seeded_sharpens_to_greedy_and_keeps_the_length_limit() -> None:
+    sentences = [0, 1, 0, 1] * 25
+    first = sample(step, context(sentences), limits(100), BOS, EOS, 1.0, torch.Generator().manual_seed(1))
+    again = sample(step, context(sentences), limits(100), BOS, EOS, 1.0, torch.Generator().manual_seed(1))
+    other = sample(step, context(sentences), limits(100), BOS, EOS, 1.0, torch.Generator().manual_seed(2))
+    assert [h.tokens for h in first] == [h.tokens for h in again]
+    assert [h.tokens for h in first] != [h.tokens for h in other]
+    cold = sample(step, context(sentences), limits(100), BOS, EOS, 0.01, torch.Generator().manual_seed(3))
+    assert [h.tokens for h in cold] == [h.tokens for h in greedy(step, context(sentences), limits(100), BOS, EOS)]
+    [capped] = sample(step, context([2]), limits(1, 3), BOS, EOS, 1.0, torch.Generator().manual_seed(4))
+    assert capped.tokens == [A, A, A] and capped.log_prob == pytest.approx(math.log(0.1))  # the forced EOS is scored
+    with pytest.raises(ValueError, match="temperature must be > 0"):
+        sample(step, context([0]), limits(1), BOS, EOS, 0.0)

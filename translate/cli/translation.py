@@ -59,13 +59,15 @@ def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: s
                   lexicon)
 
 
-def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None) -> str:
+def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None,
+            sampling: bool = False) -> str:
     """`translate.inference.router.resolve_engine`, its refusal as a usage error (exit 2)."""
     from translate.errors import ConfigError
     from translate.inference.router import resolve_engine
 
     try:
-        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1)
+        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1,
+                              sampling)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--engine") from None
 
@@ -78,8 +80,9 @@ def _align(translator: TextTranslator, lines: list[str], results: list[list[Tran
     return translator.align(lines, [hyps[0].tokens for hyps in results])
 
 
-def _decode_cfg(translator: TextTranslator, beam: int | None, n_best: int = 1, batch_size: int | None = None) -> Any:
-    overrides: dict[str, Any] = {"n_best": n_best}
+def _decode_cfg(translator: TextTranslator, beam: int | None, n_best: int = 1, batch_size: int | None = None,
+                sampling: dict[str, Any] | None = None) -> Any:
+    overrides: dict[str, Any] = {"n_best": n_best, **(sampling or {})}
     if beam is not None:
         overrides["beam_size"] = beam
     if batch_size is not None:
@@ -87,7 +90,8 @@ def _decode_cfg(translator: TextTranslator, beam: int | None, n_best: int = 1, b
     try:
         return apply_overrides(translator.decode, overrides)
     except TranslateError as exc:
-        raise typer.BadParameter(str(exc).replace("n_best", "--n-best").replace("beam_size", "--beam")) from None
+        raise typer.BadParameter(str(exc).replace("n_best", "--n-best").replace("beam_size", "--beam")
+                                 .replace("decode.sample", "--sample")) from None
 
 
 def _translate_lines(router: Router, inputs: list[str], beam: int | None, n_best: int, show_attention: bool,
@@ -172,16 +176,28 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
          checkpoint: ModelOpt = None, direction: ForceDirectionOpt = None, beam: BeamOpt = None,
          batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None,
          device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto, glossary: GlossaryOpt = None,
-         lexicon: LexiconOpt = None) -> None:
-    """Translate a file line by line, in batches; output keeps the line order (empty lines stay empty)."""
+         lexicon: LexiconOpt = None,
+         sample: Annotated[float, typer.Option(help=(
+             "Draw each token at this temperature (1.0 = the model's own distribution) instead of searching: "
+             "varied translations, e.g. synthetic sources for training (sampled back-translation); 0 = search. "
+             "PyTorch engine; reproducible for the same --seed and --batch-size (config key decode.sample)."))] = 0.0,
+         seed: Annotated[int, typer.Option(help="Seed of --sample's draws (config key decode.seed).")] = 1) -> None:
+    """Translate a file line by line, in batches; output keeps the line order (empty lines stay empty).
+
+    Examples:
+      translate file in.txt -o out.txt
+      translate file train.en -o bt.zh -m en-zh --sample 1.0 --seed 2     (sampled back-translation)
+    """
     from translate.data.text import read_text_lines
 
     lines = read_text_lines(input_path)
     hyps = [""] * len(lines)
     terms = glossaries(glossary)
-    router = _router(checkpoint, direction, device, _engine(engine, device, len(lines), False, checkpoint), terms, lexicon)
+    sampling = {"sample": sample, "seed": seed} if sample else None
+    router = _router(checkpoint, direction, device,
+                     _engine(engine, device, len(lines), False, checkpoint, sampling is not None), terms, lexicon)
     for translator, rows in router.groups(lines):
-        decode = _decode_cfg(translator, beam, batch_size=batch_size)
+        decode = _decode_cfg(translator, beam, batch_size=batch_size, sampling=sampling)
         for i, hyp in zip(rows, translator.translate_paragraphs([lines[i] for i in rows], decode)):
             hyps[i] = hyp
     out_text = "".join(h + "\n" for h in hyps)

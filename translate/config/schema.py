@@ -283,9 +283,16 @@ class DecodeConfig:
     # the names lexicon (CC-CEDICT's names, data/cedict-names) as a glossary by default: a sentence whose
     # translation lacks a name's counterpart is decoded again with it (inference/glossary.py); --no-lexicon
     lexicon: bool = False
+    # > 0: draw each token at this temperature instead of searching (varied translations, e.g. sampled
+    # back-translation of training text); seeded by decode.seed; 0 = beam search / greedy
+    sample: float = 0.0
+    seed: int = 1
 
     def __post_init__(self) -> None:
         _check(self.beam_size >= 1, "decode.beam_size", self.beam_size, "must be >= 1")
+        _check(self.sample >= 0, "decode.sample", self.sample, "must be >= 0 (0 = search, no sampling)")
+        _check(self.sample == 0 or self.n_best == 1, "decode.n_best", self.n_best,
+               "must be 1 when sampling (decode.sample > 0): draw again with another decode.seed")
         _check(1 <= self.n_best <= self.beam_size, "decode.n_best", self.n_best,
                f"must be in [1, decode.beam_size={self.beam_size}]")
         _check(self.length_penalty >= 0, "decode.length_penalty", self.length_penalty, "must be >= 0")

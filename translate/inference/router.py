@@ -24,19 +24,23 @@ OTHER = {"en": "zh", "zh": "en"}
 FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
 
 
-def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1) -> str:
+def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1,
+                   sampling: bool = False) -> str:
     """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU for up to FAST_MAX_LINES
-    lines of one model without attention views (`lines` None: an interactive prompt), else PyTorch;
-    "onnx" with a device, an attention view or an ensemble (`models` > 1) it cannot serve is an error.
+    lines of one model without attention views or sampling (`lines` None: an interactive prompt), else
+    PyTorch; "onnx" with a device, an attention view, sampling or an ensemble (`models` > 1) it cannot
+    serve is an error.
     (A glossary's constrained search runs on PyTorch whichever engine translates first; see
     `inference.glossary`.)"""
     if engine == "onnx" and (attention or device != "cpu"):
         raise ConfigError("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
                           "use --engine torch")
+    if engine == "onnx" and sampling:
+        raise ConfigError("--engine onnx searches, it does not sample; --sample runs on --engine torch")
     if engine == "onnx" and models > 1:
         raise ConfigError(f"--engine onnx decodes one model; an ensemble of {models} checkpoints runs on --engine torch")
     if engine == "auto":
-        fast = device == "cpu" and not attention and models == 1 and (lines or 0) <= FAST_MAX_LINES
+        fast = device == "cpu" and not (attention or sampling) and models == 1 and (lines or 0) <= FAST_MAX_LINES
         return "onnx" if fast else "torch"
     return engine
 

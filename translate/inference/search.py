@@ -1,4 +1,4 @@
-"""Greedy and batched beam search over any step function; knows nothing about RNNs.
+"""Greedy, sampled and batched beam search over any step function; knows nothing about RNNs.
 
 A step function maps the previous tokens (N,) and a context to log-probabilities (N, V) and the
 next context; the context only needs `select(indices)` to follow beams. Finished sentences are
@@ -18,7 +18,7 @@ import torch
 from translate.inference.deadline import check_deadline
 from translate.inference.hypothesis import Hypothesis, length_penalty
 
-__all__ = ["Hypothesis", "beam_search", "greedy", "length_penalty", "max_lengths"]
+__all__ = ["Hypothesis", "beam_search", "greedy", "length_penalty", "max_lengths", "sample"]
 
 
 class Selectable(Protocol):
@@ -70,9 +70,12 @@ def _only_eos(log_probs: torch.Tensor, rows: torch.Tensor, eos: int, banned: tup
     return log_probs
 
 
-@torch.no_grad()
-def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int, pad: int = 0) -> list[Hypothesis]:
-    """Pick the most probable token at each step. max_lens (B,)."""
+Pick = Callable[[torch.Tensor], torch.Tensor]  # (N, V) log-probabilities -> (N,) chosen tokens
+
+
+def _token_by_token(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int, pad: int,
+                    pick: Pick) -> list[Hypothesis]:
+    """One hypothesis per sentence, `pick` choosing each next token; scores are the model's log-probabilities."""
     batch, device = max_lens.size(0), max_lens.device
     tokens = torch.full((batch,), bos, dtype=torch.long, device=device)
     outputs: list[list[int]] = [[] for _ in range(batch)]
@@ -83,8 +86,8 @@ def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: in
         with _region("model.step"):
             log_probs, ctx = step_fn(tokens, ctx)
         log_probs = _only_eos(log_probs, max_lens[active] <= t, eos, (pad, bos))
-        best, tokens = log_probs.max(-1)
-        total[active] += best
+        tokens = pick(log_probs)
+        total[active] += log_probs.gather(1, tokens.unsqueeze(1)).squeeze(1)
         for row, token in zip(active.tolist(), tokens.tolist()):
             if token != eos:
                 outputs[row].append(token)
@@ -95,6 +98,28 @@ def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: in
             keep = going.nonzero().squeeze(1)
             active, tokens, ctx = active[keep], tokens[keep], ctx.select(keep)  # type: ignore[assignment]
     return [Hypothesis(out, float(s), float(s)) for out, s in zip(outputs, total)]
+
+
+@torch.no_grad()
+def greedy(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int, pad: int = 0) -> list[Hypothesis]:
+    """Pick the most probable token at each step. max_lens (B,)."""
+    return _token_by_token(step_fn, ctx, max_lens, bos, eos, pad, lambda log_probs: log_probs.argmax(-1))
+
+
+@torch.no_grad()
+def sample(step_fn: StepFn[C], ctx: C, max_lens: torch.Tensor, bos: int, eos: int, temperature: float = 1.0,
+           generator: torch.Generator | None = None, pad: int = 0) -> list[Hypothesis]:
+    """Draw each token from the model's distribution sharpened (temperature < 1) or flattened (> 1):
+    softmax(log p / temperature). Varied translations of the same text, e.g. synthetic training sources
+    (sampled back-translation). Reproducible for the same generator state and the same batch."""
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+
+    def pick(log_probs: torch.Tensor) -> torch.Tensor:
+        probs = torch.softmax(log_probs.float() / temperature, dim=-1)
+        return torch.multinomial(probs, 1, generator=generator).squeeze(1)
+
+    return _token_by_token(step_fn, ctx, max_lens, bos, eos, pad, pick)
 
 
 @dataclass

@@ -89,8 +89,9 @@ class TextTranslator:
         return results
 
     def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
-        """One source text's hypotheses as strings (digits the model changed copied back)."""
-        outputs = self.tgt_tokenizer.decode([h.tokens for h in hyps])
+        """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another
+        control character: they become spaces), digits the model changed copied back."""
+        outputs = [normalize_whitespace(out) for out in self.tgt_tokenizer.decode([h.tokens for h in hyps])]
         if decode.copy_digits:
             outputs = [copy_digits(text, out) for out in outputs]
         return [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]

@@ -19,7 +19,7 @@ from translate.data.batch import collate, pad
 from translate.data.tokenizer import Tokenizer, target_ids
 from translate.inference.constrained import constrained_search
 from translate.inference.ensemble import Ensemble, check_members
-from translate.inference.search import Hypothesis, beam_search, greedy, max_lengths
+from translate.inference.search import Hypothesis, beam_search, greedy, max_lengths, sample
 from translate.inference.text_translator import MAX_SOURCE_TOKENS, TextTranslator, Translation
 from translate.model import Seq2Seq
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
@@ -77,6 +77,9 @@ class TorchEngine:
     def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
         with self._evaluating():
             ctx, limits = self.encoded(sources, decode)
+            if decode.sample > 0:
+                generator = torch.Generator(self.model.device).manual_seed(decode.seed)
+                return [[h] for h in sample(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.sample, generator, PAD_ID)]
             if decode.beam_size == 1:
                 return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
             return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,

@@ -9,6 +9,7 @@ from translate.checkpoint.files import SRC_SPM, TGT_SPM, WEIGHTS, read_artifact,
 from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.tokenizer import Tokenizer
+from translate.errors import ConfigError
 from translate.inference.constrained import constrained_search
 from translate.inference.fast.graphs import graph_folder
 from translate.inference.fast.model import FastSeq2Seq
@@ -26,6 +27,8 @@ class FastEngine:
         self.model = model
 
     def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+        if decode.sample > 0:
+            raise ConfigError("sampling (decode.sample > 0) runs on the PyTorch engine: use --engine torch")
         results = []
         for ids in sources:
             ctx, limit = self.model.encode(ids), max_length(len(ids), decode.max_len_a, decode.max_len_b)
