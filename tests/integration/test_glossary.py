@@ -117,6 +117,10 @@ CEDICT = """# CC-CEDICT sample
 瑪麗 玛丽 [Ma3 li4] /Mary (name)/
 京 京 [Jing1] /abbr. for Beijing/
 長城 长城 [Chang2 cheng2] /the Great Wall/
+美元 美元 [Mei3 yuan2] /American dollar/US dollar/
+日元 日元 [Ri4 yuan2] /Japanese yen (unit of currency)/also written 日圓|日圆/
+漢江 汉江 [Han4 Jiang1] /Han River, Shaanxi/
+七美 七美 [Qi1 mei3] /Qimei or Chimei township in Penghu county, Taiwan/
 """
 
 
@@ -126,7 +130,8 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
     (tmp_path / "cedict.txt").write_text(CEDICT, encoding="utf-8")
     assert {zh: en for en, zh in lexicon.name_pairs(CEDICT.splitlines())} == {
         "北京": "Beijing", "上海": "Shanghai", "台湾": "Taiwan", "和县": "He", "爱玛": "Emma", "玛丽": "Mary",
-        "长城": "the Great Wall", "京师": "Beijing"}  # not 成功 (also "success"), not 京 (one character), not 京剧 (an opera)
+        "长城": "the Great Wall", "京师": "Beijing", "汉江": "Han River", "七美": "Qimei"}
+    # not 成功 (also "success"), not 京 (one character), not 京剧 (an opera), not 美元 / 日元 (currencies)
     # an English name maps to the Chinese whose whole sense it is (北京), before one it only starts (京师 "Beijing city")
     assert [zh for en, zh in lexicon.name_pairs(CEDICT.splitlines()) if en == "Beijing"] == ["北京", "京师"]
     monkeypatch.setattr(lexicon, "package_files", lambda: (tmp_path / "cedict.txt", tmp_path / "hsk.txt"))

@@ -59,9 +59,16 @@ def parse_cedict(lines: Iterable[str], words: set[str] | None, glosses: int) -> 
 
 PROPER = re.compile(r"\[[A-Z]")  # CC-CEDICT writes the pinyin of names (people, places, brands) capitalised
 NOT_A_NAME = re.compile(r"\s*(variant of|see |surname|abbr|also written|old name|CL:|pr\.|used in|erhua)", re.IGNORECASE)
-# a sense whose name is followed by one of these words names another thing ("Beijing opera", "Ming dynasty")
-ANOTHER_THING = {"opera", "dynasty", "language", "languages", "dialect", "disease", "army", "people", "person", "ethnic",
-                 "cuisine", "style", "school", "party", "script", "era", "period", "calendar", "festival", "family"}
+# A name that only starts its sense names the same thing where the next word says what kind of place it
+# is ("Shanghai municipality", "He county") or joins more description ("Qimei or Chimei township", "Aceh
+# province of Indonesia"); any other next word makes it another thing: "Beijing opera", "Ming dynasty",
+# "American dollar" (美元 is no "American"), "Japanese yen", "Bunsen burner", "China watcher".
+DESCRIBES_THE_NAME = {
+    "county", "county-level", "district", "prefecture", "prefecture-level", "subprefecture", "subprovincial",
+    "autonomous", "township", "city", "town", "village", "province", "state", "region", "banner", "league",
+    "suburban", "inner", "former", "municipality", "neighborhood", "port", "mountain", "mountains", "range",
+    "river", "lake", "sea", "bay", "strait", "island", "islands", "peninsula", "plain", "valley", "basin",
+    "gorge", "desert", "nahiyisi", "shehiri", "or", "in", "of", "on", "at", "near", "between", "and", "a.k.a.", "&"}
 NAME = re.compile(r"^(?:the )?[A-Z][\w'’.-]*(?: (?:of |and |de )?[A-Z][\w'’.-]*){0,4}")
 
 
@@ -71,8 +78,8 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
     lowercase pinyin: 成功 is "success" before it is a place), whose first real sense starts with a capitalised name ("Beijing",
     "the Great Wall", "Hong Kong"); one pair per Chinese name (its first such entry), shortest Chinese first
     (so a glossary built from them maps an English name to its shortest Chinese form), names that are a whole
-    sense before those that only start one; not where the words after the name make it another thing
-    ("Beijing opera")."""
+    sense before those that only start one; not where the word after the name makes it another thing
+    ("Beijing opera", "American dollar": see DESCRIBES_THE_NAME)."""
     lines = list(lines)
     common = {m.group(2) for m in map(ENTRY.match, lines) if m and not PROPER.search(m.group(0))}
     seen_zh: set[str] = set()
@@ -89,7 +96,8 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
                 continue
             name = NAME.match(sense.strip())
             rest = re.split(r"[,;(]", sense.strip()[name.end():])[0].split() if name else []
-            if name and name.group().lower() != "the" and not (rest and rest[0].lower() in ANOTHER_THING):
+            if name and name.group().lower() != "the" and (not rest or rest[0].lower() in DESCRIBES_THE_NAME
+                                                           or not rest[0].isascii()):  # a Chinese cross-reference
                 seen_zh.add(simplified)
                 pairs.append((name.group().rstrip("."), simplified, bool(rest)))
             break
