@@ -107,3 +107,36 @@ def test_release_writes_an_fp16_copy_with_graphs_scores_and_card_and_rereleases_
     for label in ("beam5", "greedy"):
         assert meta_again["scores"]["test"][label]["bleu"] == meta["scores"]["test"][label]["bleu"]
     assert meta_again["bleu_by_length"] == meta["bleu_by_length"] and meta_again["training"] == meta["training"]
+
+
+def test_release_ships_members_with_the_ensembles_scores_and_rereleases_them(
+        soft_checkpoint: Path, tmp_path: Path, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    torch.manual_seed(7)
+    other = build_model(tiny_config.model, len(tiny_tokenizers[0]), len(tiny_tokenizers[1]))
+    save_checkpoint(tmp_path / "other", tiny_config.artifact(), other, *tiny_tokenizers, {"step": 2})
+    first, second = tmp_path / "released", tmp_path / "again"
+    result = runner.invoke(app, ["release", str(soft_checkpoint), str(first), "--member", str(tmp_path / "other"),
+                                 "--data-dir", str(TINY_DIR), "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    member = first / "members" / "1"
+    assert {p.name for p in member.iterdir()} == {"model.safetensors", "config.json", "meta.json", "src.spm.model",
+                                                  "tgt.spm.model"}
+    assert all(t.dtype == torch.float16 for t in load_file(str(member / "model.safetensors")).values())
+    test = json.loads((first / "meta.json").read_text())["scores"]["test"]
+    assert test["ensemble"]["models"] == 2 and test["ensemble"]["sentences"] == test["beam5"]["sentences"]
+    ensemble = Translator.from_checkpoints([first, member])
+    from translate.data.corpus import load_eval_split
+    from translate.evaluation.metrics import score
+    from translate.inference.glossary import with_glossaries
+
+    sources, refs = load_eval_split(apply_overrides(tiny_config.data, {"data_dir": str(TINY_DIR)}), "test")
+    hyps = with_glossaries(ensemble).translate(sources, apply_overrides(ensemble.decode, {"beam_size": 5}))
+    assert test["ensemble"]["bleu"] == score(hyps, refs, "zh").bleu  # as `--ensemble` decodes it
+    assert "- test ensemble of 2 (this model and the members in members/, `--ensemble`" in (first / "MODEL_CARD.md").read_text()
+    assert runner.invoke(app, ["release", str(first), str(second), "--data-dir", str(TINY_DIR),
+                               "--threads", "1"]).exit_code == 0  # keeps the members it ships
+    again = load_file(str(second / "members" / "1" / "model.safetensors"))
+    assert all(torch.equal(t, again[k]) for k, t in load_file(str(member / "model.safetensors")).items())
+    assert json.loads((second / "meta.json").read_text())["scores"]["test"]["ensemble"]["bleu"] == test["ensemble"]["bleu"]
+    models = runner.invoke(app, ["models"], env={"TRANSLATE_MODELS": str(tmp_path), "COLUMNS": "300"})
+    assert "(+1 ensemble members: --ensemble)" in models.output

@@ -13,6 +13,7 @@ from tests.conftest import TINY_DIR
 from translate.checkpoint.store import load_checkpoint, save_checkpoint
 from translate.cli.app import app
 from translate.config.loading import apply_overrides
+from translate.config.paths import with_members
 from translate.config.schema import RunConfig
 from translate.data.batch import pad
 from translate.data.tokenizer import Tokenizer, train_tokenizer
@@ -119,3 +120,27 @@ def test_the_cli_decodes_an_ensemble_in_text_file_and_evaluate(
     assert written == [] and evaluation.hypotheses != alone.hypotheses
     result = runner.invoke(app, ["evaluate", "-m", str(a), "-m", str(b), "--data-dir", str(TINY_DIR)])
     assert result.exit_code == 0 and result.output.startswith(f"BLEU {evaluation.report.bleu:.2f} ")
+
+
+def test_a_model_folder_ships_members_that_ensemble_decodes(
+        tmp_path: Path, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    a = saved(tmp_path, "a", tiny_config, tiny_tokenizers, 0)
+    b = saved(a / "members", "1", tiny_config, tiny_tokenizers, 1)
+    c = saved(a / "members", "2", tiny_config, tiny_tokenizers, 2, **{"model.attention.scorer": "dot"})
+    (a / "members" / "notes").mkdir()  # not a checkpoint: not a member
+    assert with_members([a]) == [a, b, c]
+    explicit = runner.invoke(app, ["text", "-m", str(a), "-m", str(b), "-m", str(c), *SENTENCES])
+    shipped = runner.invoke(app, ["text", "-m", str(a), "--ensemble", *SENTENCES])
+    assert shipped.exit_code == 0, shipped.output
+    assert shipped.stdout == explicit.stdout
+    assert shipped.stdout != runner.invoke(app, ["text", "-m", str(a), *SENTENCES]).stdout  # the members count
+    (tmp_path / "in.txt").write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
+    assert runner.invoke(app, ["file", str(tmp_path / "in.txt"), "-m", str(a), "--ensemble"]).stdout == explicit.stdout
+    together, _ = evaluate_checkpoint([a, b, c], "dev", data_dir=str(TINY_DIR))
+    result = runner.invoke(app, ["evaluate", "-m", str(a), "--ensemble", "--data-dir", str(TINY_DIR)])
+    assert result.exit_code == 0 and result.output.startswith(f"BLEU {together.report.bleu:.2f} ")
+    refused = runner.invoke(app, ["text", "-m", str(a), "--ensemble", "--engine", "onnx", "hi"], env={"COLUMNS": "300"})
+    assert refused.exit_code == 2 and "--ensemble runs on --engine torch" in refused.output
+    alone = runner.invoke(app, ["text", "-m", str(b), "--ensemble", *SENTENCES])
+    assert alone.exit_code == 0 and alone.stdout.splitlines() == Translator.from_checkpoint(b).translate(SENTENCES)
+    assert f"{b} has no ensemble members" in alone.stderr and "decoded alone" in alone.stderr

@@ -22,6 +22,7 @@ from translate.cli.common import (
     DataDirOpt,
     DeviceOpt,
     DirectionOpt,
+    EnsembleOpt,
     NameOpt,
     SetOpt,
     SplitChoice,
@@ -176,7 +177,7 @@ def evaluate(checkpoint: CheckpointsOpt = None,
              glossary: Annotated[Path | None, typer.Option(help=(
                  "Term pairs the translations must hold (TSV en<TAB>zh); prints how many of the terms in the "
                  "sources were used, e.g. --data-dir data/everyday --glossary data/everyday/glossary.tsv."))] = None,
-             lexicon: LexiconOpt = None) -> None:
+             lexicon: LexiconOpt = None, ensemble: EnsembleOpt = False) -> None:
     """Translate dev or test, print BLEU and chrF with the sacrebleu signatures.
 
     A run's checkpoint writes hypotheses and report.<split>.json into the run folder; a released
@@ -190,11 +191,11 @@ def evaluate(checkpoint: CheckpointsOpt = None,
     checkpoints = checkpoint or [DEFAULT_CHECKPOINT]
     if length_penalty:
         rows = tune_length_penalty(checkpoints, list(length_penalty), plain(split), data_dir, plain(device) or "cpu",
-                                   overrides)
+                                   overrides, ensemble)
         typer.echo(_penalty_table(rows))
         return
     result, written = evaluate_checkpoint(checkpoints, plain(split), data_dir, beam, output, plain(direction),
-                                          plain(device) or "cpu", overrides, glossaries(glossary), lexicon)
+                                          plain(device) or "cpu", overrides, glossaries(glossary), lexicon, ensemble)
     typer.echo(result.report.summary())
     if result.terms is not None:
         used, total = result.terms
@@ -255,11 +256,17 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                 "it on dev first: translate evaluate --lexicon / --no-lexicon); default: as the checkpoint says."),
                 show_default=False)] = None,
             threads: Annotated[int, typer.Option(help="CPU threads for the test decoding (its speed goes in the card).")] = 2,
+            member: Annotated[list[Path] | None, typer.Option(help=(
+                "A run or checkpoint shipped with the model for ensemble decoding (same direction and "
+                "vocabularies; give it once per member): fp16 copies in TARGET/members/, the ensemble's "
+                "test scores in the card, decoded with --ensemble. Default: the members RUN already ships."))] = None,
             data_dir: DataDirOpt = None) -> None:
     """Release a model: an fp16 copy with its fast-path graphs, test scores measured on that copy with its
     decoding settings (beam 5 and greedy; the names lexicon where they turn it on), BLEU by source length,
-    digits kept, and MODEL_CARD.md. No training state or
-    paths are copied; releasing a released model again gives the same weights and scores."""
+    digits kept, and MODEL_CARD.md; with --member, ensemble members and the ensemble's scores. No training
+    state or paths are copied; releasing a released model again gives the same weights and scores.
+
+    Example: translate release runs/zh-en-a checkpoints/zh-en --member runs/zh-en-b --member runs/zh-en-c"""
     import torch
 
     from translate.release.release import timed_release
@@ -267,7 +274,8 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
     _quiet_datasets()
     torch.set_num_threads(threads)
     card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
-                                        length_penalty=length_penalty, lexicon=lexicon, data_dir=data_dir)
+                                        length_penalty=length_penalty, lexicon=lexicon, data_dir=data_dir,
+                                        members=member)
     typer.echo(card)
     typer.echo(f"released {target} ({size:.1f} MB) in {seconds:.0f} s")
 

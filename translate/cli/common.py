@@ -44,6 +44,10 @@ CheckpointsOpt = Annotated[list[str] | None, typer.Option("--checkpoint", "-m", 
     "info`); default: the released en-zh model. Give it several times to decode an ensemble (same "
     "direction and vocabularies; mean log-probabilities)."))]
 BeamOpt = Annotated[int | None, typer.Option("--beam", "-b", help="Beam size; 1 = greedy (config key decode.beam_size).")]
+EnsembleOpt = Annotated[bool, typer.Option("--ensemble", help=(
+    "Decode each model together with the ensemble members shipped in its folder (members/): the released "
+    "zh-en model ships two, about 2 BLEU better at about a third of the speed (docs/results/released-models.md). "
+    "PyTorch engine; a model without members is decoded alone, with a warning."))]
 DEFAULT_CHECKPOINT = DEFAULT_MODEL
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from translate.cli.common import BeamOpt, DeviceOpt, DirectionChoice, EngineChoice, handle_errors, plain
+from translate.cli.common import BeamOpt, DeviceOpt, DirectionChoice, EngineChoice, EnsembleOpt, handle_errors, plain
 from translate.config.loading import apply_overrides
 from translate.errors import TranslateError
 
@@ -52,22 +52,22 @@ def glossaries(glossary: Path | None) -> list[Any]:
 
 
 def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: str = "torch",
-            terms: list[Any] | None = None, lexicon: bool | None = None) -> Router:
+            terms: list[Any] | None = None, lexicon: bool | None = None, ensemble: bool = False) -> Router:
     from translate.inference.router import Router
 
     return Router(checkpoint, plain(device) or "cpu", plain(direction), engine, terms or [],  # type: ignore[arg-type]
-                  lexicon)
+                  lexicon, ensemble)
 
 
 def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None,
-            sampling: bool = False) -> str:
+            sampling: bool = False, ensemble: bool = False) -> str:
     """`translate.inference.router.resolve_engine`, its refusal as a usage error (exit 2)."""
     from translate.errors import ConfigError
     from translate.inference.router import resolve_engine
 
     try:
         return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1,
-                              sampling)
+                              sampling, ensemble)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--engine") from None
 
@@ -144,7 +144,7 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
          show_attention: Annotated[bool, typer.Option(help="Print which source pieces each output piece attended to.")] = False,
          attention_png: Annotated[Path | None, typer.Option(help="Write the attention heatmaps to this PNG.")] = None,
          device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto, glossary: GlossaryOpt = None,
-         lexicon: LexiconOpt = None) -> None:
+         lexicon: LexiconOpt = None, ensemble: EnsembleOpt = False) -> None:
     """Translate sentences given as arguments, or lines on stdin; on a terminal without arguments, a prompt.
 
     Each line goes to the released model of its direction, detected from its script (Chinese when
@@ -156,16 +156,18 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
       translate text "Where is the station?" "火车站在哪里？"
       translate text --show-attention --attention-png att.png "Tea, please."
       translate text -m runs/en-zh-a -m runs/en-zh-b "Tea, please."     (an ensemble)
+      translate text --ensemble "我明天去北京。"      (the released model with its members)
       translate text --glossary terms.tsv "我明天去北京。"      (terms.tsv: Beijing<TAB>北京)
     """
     attention = show_attention or attention_png is not None
     terms = glossaries(glossary)
     if not sentences and sys.stdin.isatty():
-        return _interactive(_router(checkpoint, direction, device, _engine(engine, device, None, attention, checkpoint),
-                                    terms, lexicon), beam, n_best, show_attention)
+        return _interactive(_router(checkpoint, direction, device,
+                                    _engine(engine, device, None, attention, checkpoint, ensemble=ensemble),
+                                    terms, lexicon, ensemble), beam, n_best, show_attention)
     inputs = sentences or [line.rstrip("\n") for line in sys.stdin]
-    router = _router(checkpoint, direction, device, _engine(engine, device, len(inputs), attention, checkpoint),
-                     terms, lexicon)
+    router = _router(checkpoint, direction, device,
+                     _engine(engine, device, len(inputs), attention, checkpoint, ensemble=ensemble), terms, lexicon, ensemble)
     for line in _translate_lines(router, inputs, beam, n_best, show_attention, attention_png):
         typer.echo(line)
 
@@ -181,11 +183,13 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
              "Draw each token at this temperature (1.0 = the model's own distribution) instead of searching: "
              "varied translations, e.g. synthetic sources for training (sampled back-translation); 0 = search. "
              "PyTorch engine; reproducible for the same --seed and --batch-size (config key decode.sample)."))] = 0.0,
-         seed: Annotated[int, typer.Option(help="Seed of --sample's draws (config key decode.seed).")] = 1) -> None:
+         seed: Annotated[int, typer.Option(help="Seed of --sample's draws (config key decode.seed).")] = 1,
+         ensemble: EnsembleOpt = False) -> None:
     """Translate a file line by line, in batches; output keeps the line order (empty lines stay empty).
 
     Examples:
       translate file in.txt -o out.txt
+      translate file in.zh -o out.en --ensemble     (the released zh-en model with its members)
       translate file train.en -o bt.zh -m en-zh --sample 1.0 --seed 2     (sampled back-translation)
     """
     from translate.data.text import read_text_lines
@@ -195,7 +199,8 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
     terms = glossaries(glossary)
     sampling = {"sample": sample, "seed": seed} if sample else None
     router = _router(checkpoint, direction, device,
-                     _engine(engine, device, len(lines), False, checkpoint, sampling is not None), terms, lexicon)
+                     _engine(engine, device, len(lines), False, checkpoint, sampling is not None, ensemble), terms,
+                     lexicon, ensemble)
     for translator, rows in router.groups(lines):
         decode = _decode_cfg(translator, beam, batch_size=batch_size, sampling=sampling)
         for i, hyp in zip(rows, translator.translate_paragraphs([lines[i] for i in rows], decode)):
@@ -224,10 +229,12 @@ def models(as_json: Annotated[bool, typer.Option("--json", help="One JSON object
         beam5 = meta.get("scores", {}).get("test", {}).get("beam5", {})
         row = {"name": name, "direction": art.direction, "mechanism": art.model.mechanism, "step": meta.get("step"),
                "test_bleu": beam5.get("bleu"), "test_chrf": beam5.get("chrf"), "bleu_signature": beam5.get("bleu_signature"),
-               "size_mb": round(sum(p.stat().st_size for p in folder.iterdir()) / 1e6, 1), "path": str(folder)}
+               "size_mb": round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 1),
+               "members": len(paths.ensemble_members(folder)), "path": str(folder)}
         if as_json:
             typer.echo(json.dumps(row, ensure_ascii=False))
         else:
             bleu = "–" if row["test_bleu"] is None else f"{row['test_bleu']:.2f}"
             typer.echo(f"{name:<8} {art.direction}  {row['mechanism']:<16} test BLEU {bleu} (beam 5)  "
-                       f"{row['size_mb']} MB  {folder}")
+                       f"{row['size_mb']} MB  {folder}"
+                       + (f"  (+{row['members']} ensemble members: --ensemble)" if row["members"] else ""))

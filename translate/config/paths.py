@@ -2,6 +2,7 @@
 
 - released models: $TRANSLATE_MODELS, else the models installed with the package
   (`translate/released/`, from the repository's `checkpoints/`), else a source checkout's `checkpoints/`;
+  a model may ship ensemble members in its folder (`members/<name>/`, each a checkpoint; `--ensemble`);
 - the default corpus (the bundled Tatoeba split): $TRANSLATE_DATA, else the installed copy, else
   a source checkout's `data/tatoeba-cmn-eng/`;
 - caches (tokenizers, tokenised corpora): $TRANSLATE_CACHE, else $XDG_CACHE_HOME/translate, else
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from importlib import resources
@@ -17,8 +19,10 @@ from pathlib import Path
 
 from translate.errors import CheckpointError
 
+logger = logging.getLogger(__name__)
 DEFAULT_MODEL = "en-zh"
 _SOURCE_ROOT = Path(__file__).resolve().parents[2]  # a source checkout (editable install)
+MEMBERS = "members"  # a model folder's ensemble members: members/<name>/, each a checkpoint
 _MODEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -84,3 +88,24 @@ def find_model(name_or_path: Path | str) -> Path:
         raise CheckpointError(f"checkpoint not found: {text} (not a folder, nor a released model in "
                               f"{models_dir()}: {known})")
     raise CheckpointError(f"checkpoint not found: {text}")
+
+
+def ensemble_members(model: Path) -> list[Path]:
+    """The ensemble members shipped in a model's folder (`members/<name>/` holding model.safetensors), in
+    name order; none for a folder without them (a run folder, a checkpoint of one's own)."""
+    folder = model / MEMBERS
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if (p / "model.safetensors").is_file())
+
+
+def with_members(models: list[Path]) -> list[Path]:
+    """Each model followed by its ensemble members (`ensemble_members`); a model without members is
+    decoded alone, with a warning."""
+    paths = []
+    for model in models:
+        members = ensemble_members(model)
+        if not members:
+            logger.warning("%s has no ensemble members (no %s/<name>/ checkpoints in it): decoded alone", model, MEMBERS)
+        paths += [model, *members]
+    return paths

@@ -19,7 +19,7 @@ from typing import Any
 from translate.checkpoint.store import Loaded, decoded_as, load_checkpoint, resolve
 from translate.config.device import resolve_device
 from translate.config.loading import MOVED_ATTENTION_KEYS, apply_overrides, load_config, moved_key_error
-from translate.config.paths import find_model
+from translate.config.paths import find_model, with_members
 from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
@@ -98,21 +98,23 @@ def _translator(ckpts: list[Path], device: str, overrides: dict[str, Any], beam:
     return Translator.from_loaded(loaded, decode=decode), loaded
 
 
-def _checkpoints(checkpoint: Path | str | list[Path | str]) -> list[Path]:
-    return [resolve(find_model(c)) for c in (checkpoint if isinstance(checkpoint, list) else [checkpoint])]
+def _checkpoints(checkpoint: Path | str | list[Path | str], ensemble: bool = False) -> list[Path]:
+    """The checkpoints to load (a run folder: its best/), with each model's shipped members for `ensemble`."""
+    models = [find_model(c) for c in (checkpoint if isinstance(checkpoint, list) else [checkpoint])]
+    return [resolve(path) for path in (with_members(models) if ensemble else models)]
 
 
 def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, data_dir: str | None = None,
                         beam: int | None = None, output: Path | None = None, direction: str | None = None,
                         device: str = "cpu", overrides: dict[str, Any] | None = None,
                         glossary: Glossary | Sequence[Glossary] | None = None,
-                        lexicon: bool | None = None) -> tuple[Evaluation, list[Path]]:
+                        lexicon: bool | None = None, ensemble: bool = False) -> tuple[Evaluation, list[Path]]:
     """Translate dev or test with a checkpoint (or an ensemble: a list of several) and score it; returns
     the evaluation and the files written. `overrides`: `--set` keys of model.attention.* and decode.*
     (see `split_overrides`); `glossary`: terms the translations must hold (one glossary, or several);
     `lexicon`: the names lexicon too (None: as the model's `decode.lexicon` says). Where there are terms,
-    their use is counted."""
-    ckpts = _checkpoints(checkpoint)
+    their use is counted; `ensemble`: each model with the members shipped in its folder."""
+    ckpts = _checkpoints(checkpoint, ensemble)
     ckpt = ckpts[0]
     translator, loaded = _translator(ckpts, device, overrides or {}, beam)
     artifact_direction = loaded.artifact.direction
@@ -155,9 +157,9 @@ class PenaltyRow:
 
 def tune_length_penalty(checkpoint: Path | str | list[Path | str], alphas: list[float], split: str = "dev",
                         data_dir: str | None = None, device: str = "cpu",
-                        overrides: dict[str, Any] | None = None) -> list[PenaltyRow]:
+                        overrides: dict[str, Any] | None = None, ensemble: bool = False) -> list[PenaltyRow]:
     """Dev scores of the checkpoint's (or ensemble's) beam search under each length penalty (GNMT alpha), in order."""
-    ckpts = _checkpoints(checkpoint)
+    ckpts = _checkpoints(checkpoint, ensemble)
     translator, loaded = _translator(ckpts, device, overrides or {}, None)
     data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, loaded.artifact.direction, data_dir)
     sources, refs = load_eval_split(data, split)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from translate.config.paths import find_model, released_models
+from translate.config.paths import find_model, released_models, with_members
 from translate.config.schema import Engine
 from translate.data.cleaning import detect_language
 from translate.errors import CheckpointError, ConfigError
@@ -25,11 +25,11 @@ FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its lon
 
 
 def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1,
-                   sampling: bool = False) -> str:
+                   sampling: bool = False, ensemble: bool = False) -> str:
     """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU for up to FAST_MAX_LINES
     lines of one model without attention views or sampling (`lines` None: an interactive prompt), else
     PyTorch; "onnx" with a device, an attention view, sampling or an ensemble (`models` > 1) it cannot
-    serve is an error.
+    serve is an error; so is "onnx" with `ensemble` (the members a model ships, `--ensemble`).
     (A glossary's constrained search runs on PyTorch whichever engine translates first; see
     `inference.glossary`.)"""
     if engine == "onnx" and (attention or device != "cpu"):
@@ -37,10 +37,12 @@ def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bo
                           "use --engine torch")
     if engine == "onnx" and sampling:
         raise ConfigError("--engine onnx searches, it does not sample; --sample runs on --engine torch")
+    if engine == "onnx" and ensemble:
+        raise ConfigError("--engine onnx decodes one model; --ensemble runs on --engine torch")
     if engine == "onnx" and models > 1:
         raise ConfigError(f"--engine onnx decodes one model; an ensemble of {models} checkpoints runs on --engine torch")
     if engine == "auto":
-        fast = device == "cpu" and not (attention or sampling) and models == 1 and (lines or 0) <= FAST_MAX_LINES
+        fast = device == "cpu" and not (attention or sampling or ensemble) and models == 1 and (lines or 0) <= FAST_MAX_LINES
         return "onnx" if fast else "torch"
     return engine
 
@@ -53,11 +55,13 @@ def direction_of(text: str, source: str | None = None) -> str:
 
 class Router:
     def __init__(self, checkpoint: str | Sequence[str] | None = None, device: str = "cpu", direction: str | None = None,
-                 engine: str = "torch", glossaries: Sequence[Glossary] = (), lexicon: bool | None = None) -> None:
+                 engine: str = "torch", glossaries: Sequence[Glossary] = (), lexicon: bool | None = None,
+                 ensemble: bool = False) -> None:
         """`checkpoint`: one, several (an ensemble, on the torch engine) or none (the released models);
         `engine`: "torch" or "onnx", as `resolve_engine` chose; `glossaries`: terms every translation holds
-        (a user's glossary); `lexicon`: the names lexicon too (None: where the model's settings say)."""
-        self.glossaries, self.lexicon = list(glossaries), lexicon
+        (a user's glossary); `lexicon`: the names lexicon too (None: where the model's settings say);
+        `ensemble`: each model decoded together with the members shipped in its folder (`with_members`)."""
+        self.glossaries, self.lexicon, self.ensemble = list(glossaries), lexicon, ensemble
         self.checkpoints = [checkpoint] if isinstance(checkpoint, str) else list(checkpoint or [])
         self.checkpoint = "+".join(self.checkpoints) or None
         self.device, self.direction, self.engine = device, direction, engine
@@ -71,7 +75,8 @@ class Router:
                 installed = ", ".join(released_models()) or "none"
                 raise CheckpointError(f"no released model for {direction} (installed: {installed}); "
                                       f"train one (translate train --direction {direction}) and pass --checkpoint")
-            self._loaded[key] = self._load([find_model(path) for path in self.checkpoints or [key]])
+            paths = [find_model(path) for path in self.checkpoints or [key]]
+            self._loaded[key] = self._load(with_members(paths) if self.ensemble else paths)
         return self._loaded[key]
 
     def _load(self, paths: list[Path]) -> TextTranslator:

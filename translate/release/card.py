@@ -41,12 +41,17 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
     sources, refs, hyps = split
     lines = _header(name, facts)
     for label, fig in facts["scores"]["test"].items():
+        label = (f"ensemble of {fig['models']} (this model and the members in members/, `--ensemble`, beam 5)"
+                 if label == "ensemble" else label)
         lines.append(f"- test {label}: BLEU {fig['bleu']:.2f}, chrF {fig['chrf']:.2f} ({fig['bleu_signature']}; "
                      f"{fig['chrf_signature']}), {fig['sentences_per_second']} sentences/s on {fig['threads']} CPU threads")
     if facts.get("everyday"):
         e = facts["everyday"]
         lines.append(f"- everyday text (`data/everyday`, {e['sentences']} pairs written for the project, beam 5): "
                      f"BLEU {e['bleu']:.2f}, chrF {e['chrf']:.2f}")
+        if e.get("ensemble"):
+            lines.append(f"- the same as an ensemble with its members (`--ensemble`): BLEU {e['ensemble']['bleu']:.2f}, "
+                         f"chrF {e['ensemble']['chrf']:.2f}")
         if e.get("with_glossary"):
             g = e["with_glossary"]
             lines.append(f"- the same with its glossary (`--glossary data/everyday/glossary.tsv`): BLEU {g['bleu']:.2f}, "

@@ -3,7 +3,9 @@
 Writes an fp16 copy (no training state, no paths), the fast path's graphs (`onnx/`), test scores of
 the released copy (beam 5 and greedy, sacrebleu signatures, sentences/s), BLEU by source length (the
 study's groups, `translate.evaluation.by_length`), how often digits come through, and MODEL_CARD.md.
-Releasing a released model again gives the same weights and scores.
+Ensemble members (other runs of the same direction and vocabularies) go in as fp16 copies under
+`members/1/`, `members/2/`, ... and the ensemble's test scores beside the model's (`--ensemble` decodes
+them). Releasing a released model again gives the same weights and scores (and keeps its members).
 """
 
 from __future__ import annotations
@@ -17,14 +19,15 @@ from typing import Any
 import torch
 
 from translate.checkpoint.files import META
-from translate.checkpoint.store import load_checkpoint, save_checkpoint
+from translate.checkpoint.store import Loaded, load_checkpoint, save_checkpoint
 from translate.config.loading import apply_overrides
-from translate.config.paths import default_data_dir
-from translate.config.schema import DataConfig
+from translate.config.paths import MEMBERS, default_data_dir, ensemble_members
+from translate.config.schema import ArtifactConfig, DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.by_length import bleu_by_length, length_buckets
 from translate.evaluation.evaluate import translate_and_score
 from translate.evaluation.metrics import score
+from translate.inference.ensemble import check_members
 from translate.inference.fast.graphs import ship_graphs
 from translate.inference.glossary import Glossary, term_use, with_glossaries
 from translate.inference.translator import Translator
@@ -66,25 +69,44 @@ def _scores(translator: Translator, sources: list[str], refs: list[str], tgt_lan
     return out, hyps
 
 
+def _member_meta(loaded: Loaded, run: Path) -> dict[str, Any]:
+    previous = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores")}
+    return {**previous, "training": training_facts(run) or previous.get("training", {})}
+
+
+def _save_members(target: Path, members: list[tuple[Path, Loaded]]) -> list[Path]:
+    """fp16 copies of the members as target/members/1/, 2/, ... (no graphs: an ensemble runs on PyTorch)."""
+    folders = []
+    for k, (run, loaded) in enumerate(members, 1):
+        folder = target / MEMBERS / str(k)
+        save_checkpoint(folder, loaded.artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
+                        _member_meta(loaded, run), half=True)
+        folders.append(folder)
+    return folders
+
+
 def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", stages: str = "",
-            length_penalty: float | None = None, data_dir: str | None = None, lexicon: bool | None = None) -> str:
+            length_penalty: float | None = None, data_dir: str | None = None, lexicon: bool | None = None,
+            members: list[Path] | None = None) -> str:
     """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
     split of `data_dir` (default: the bundled Tatoeba split); returns the model card. `length_penalty`,
-    `lexicon`: decoding settings stored in the release (None: the checkpoint's)."""
+    `lexicon`: decoding settings stored in the release (None: the checkpoint's); `members`: runs or
+    checkpoints shipped with it for ensemble decoding (None: the members `run` already ships)."""
     loaded = load_checkpoint(run)
+    member_runs = ensemble_members(run) if members is None else members
+    extra = [(path, load_checkpoint(path)) for path in member_runs]  # in memory before `target` is replaced
+    check_members([loaded, *(m for _, m in extra)])
     artifact = loaded.artifact
     if length_penalty is not None:
         artifact = apply_overrides(artifact, {"decode.length_penalty": length_penalty})
     if lexicon is not None:
         artifact = apply_overrides(artifact, {"decode.lexicon": lexicon})
     previous = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores")}
-    facts = {**{k: previous[k] for k in CARRIED if k in previous},
-             **{k: v for k, v in (("extra_data", extra_data), ("stages", stages), ("recipe", recipe)) if v}}
-    facts["training"] = training_facts(run) or previous.get("training", {})
-    facts.setdefault("recipe", f"translate train -c recipes/{artifact.direction}.yaml")
+    facts = _carried_facts(previous, run, artifact.direction, recipe=recipe, extra_data=extra_data, stages=stages)
     save_checkpoint(target, artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
                     {**previous, **facts}, half=True)
     ship_graphs(target)
+    member_folders = _save_members(target, extra)
     translator = Translator.from_checkpoint(target)  # the fp16 copy, as users load it
     data = apply_overrides(DataConfig(), {"direction": artifact.direction, **({"data_dir": data_dir} if data_dir else {})})
     sources, refs = load_eval_split(data, "test")
@@ -92,6 +114,10 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     buckets = length_buckets(sources, artifact.src_lang)
     digits = digits_kept(sources, hyps)
     everyday = everyday_scores(translator, artifact.direction)
+    if member_folders:
+        test["ensemble"], everyday_ensemble = _ensemble_scores([target, *member_folders], sources, refs)
+        if everyday is not None and everyday_ensemble is not None:
+            everyday["ensemble"] = everyday_ensemble
     if everyday is not None:
         facts["everyday"] = everyday
     facts.update(scores={"test": test}, digits_kept={k: v for k, v in digits.items() if k != "lost"},
@@ -101,23 +127,48 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     meta = json.loads((target / META).read_text(encoding="utf-8"))
     (target / META).write_text(json.dumps({**meta, **facts}, indent=1, ensure_ascii=False, sort_keys=True),
                                encoding="utf-8")
-    model = artifact.model
-    card_facts = {**facts, "digits_kept": digits, "parameters": translator.model.num_parameters(),
-                  "vocab": (len(translator.src_tokenizer), len(translator.tgt_tokenizer)),
-                  "length_penalty": translator.decode.length_penalty, "lexicon": translator.decode.lexicon, "artifact": {
-                      "direction": artifact.direction, "architecture": (
-                          f"{model.rnn_type.upper()} hidden {model.hidden_size}, {model.encoder_layers}+"
-                          f"{model.decoder_layers} layers (bidirectional encoder), attention {model.mechanism}")}}
+    card_facts = {**facts, **_card_facts(translator, artifact), "digits_kept": digits}
     everyday = EVERYDAY[artifact.src_lang]
     card = model_card(target.name, card_facts, (sources, refs, hyps), list(zip(everyday, with_glossaries(translator).translate(everyday))))
     (target / "MODEL_CARD.md").write_text(card, encoding="utf-8")
     return card
 
 
-def everyday_scores(translator: Translator, direction: str) -> dict[str, Any] | None:
+def _ensemble_scores(models: list[Path], sources: list[str], refs: list[str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The released model decoded with its members as users decode it (`--ensemble`): beam-5 test
+    scores, and BLEU/chrF on the everyday set where it is at hand."""
+    ensemble = Translator.from_checkpoints(models)
+    decode = apply_overrides(ensemble.decode, {"beam_size": 5, "n_best": 1})
+    result = translate_and_score(with_glossaries(ensemble), sources, refs, ensemble.tgt_lang, decode)
+    test = {**result.report.to_dict(), "sentences_per_second": round(result.sentences_per_second, 1),
+            "threads": torch.get_num_threads(), "models": len(models)}
+    return test, everyday_scores(ensemble, f"{ensemble.src_lang}-{ensemble.tgt_lang}", glossary=False)
+
+
+def _card_facts(translator: Translator, artifact: ArtifactConfig) -> dict[str, Any]:
+    """What the card tells of the released model itself: size, vocabularies, decoding, architecture."""
+    model = artifact.model
+    return {"parameters": translator.model.num_parameters(),
+            "vocab": (len(translator.src_tokenizer), len(translator.tgt_tokenizer)),
+            "length_penalty": translator.decode.length_penalty, "lexicon": translator.decode.lexicon, "artifact": {
+                "direction": artifact.direction, "architecture": (
+                    f"{model.rnn_type.upper()} hidden {model.hidden_size}, {model.encoder_layers}+"
+                    f"{model.decoder_layers} layers (bidirectional encoder), attention {model.mechanism}")}}
+
+
+def _carried_facts(previous: dict[str, Any], run: Path, direction: str, **given: str) -> dict[str, Any]:
+    """What the card tells of the training: the facts a re-release keeps, those given now (recipe,
+    extra_data, stages) and the run's training summary."""
+    facts = {**{k: previous[k] for k in CARRIED if k in previous}, **{k: v for k, v in given.items() if v}}
+    facts["training"] = training_facts(run) or previous.get("training", {})
+    facts.setdefault("recipe", f"translate train -c recipes/{direction}.yaml")
+    return facts
+
+
+def everyday_scores(translator: Translator, direction: str, glossary: bool = True) -> dict[str, Any] | None:
     """BLEU/chrF on the project's out-of-domain dev set (data/everyday, in a checkout) with the model's
-    decoding settings, without and with the set's glossary; None where the set is not at hand (an
-    installed package)."""
+    decoding settings, without and (with `glossary`) with the set's glossary; None where the set is not
+    at hand (an installed package)."""
     folder = default_data_dir().parent / "everyday"
     if not (folder / "dev.tsv").is_file():
         return None
@@ -125,11 +176,11 @@ def everyday_scores(translator: Translator, direction: str) -> dict[str, Any] | 
                                     "dev")
     plain = translate_and_score(with_glossaries(translator), sources, refs, translator.tgt_lang).report
     figures: dict[str, Any] = {"sentences": len(sources), "bleu": round(plain.bleu, 2), "chrf": round(plain.chrf, 2)}
-    if (folder / "glossary.tsv").is_file():
-        glossary = Glossary.read(folder / "glossary.tsv")
-        hyps = with_glossaries(translator, [glossary]).translate(sources)
+    if glossary and (folder / "glossary.tsv").is_file():
+        terms = Glossary.read(folder / "glossary.tsv")
+        hyps = with_glossaries(translator, [terms]).translate(sources)
         report = score(hyps, refs, translator.tgt_lang)
-        used, total = term_use(glossary, sources, hyps, translator.src_lang, translator.tgt_lang)
+        used, total = term_use(terms, sources, hyps, translator.src_lang, translator.tgt_lang)
         figures["with_glossary"] = {"bleu": round(report.bleu, 2), "chrf": round(report.chrf, 2),
                                     "terms_used": used, "terms": total}
     return figures
