@@ -396,6 +396,13 @@ def test_an_ensemble_is_served_under_one_name(tmp_path: Any, tiny_tokenizers: An
     assert out.status_code == 200 and [t["translation"] for t in out.json()["translations"]] == expected
     with pytest.raises(ConfigError, match="an ensemble needs a name"):
         Models.load([f"{tmp_path / 'a'}+{tmp_path / 'b'}"])
+    save_checkpoint(tmp_path / "a" / "members" / "1", models.by_name["ens"].artifact,
+                    load_checkpoint(tmp_path / "b").model, *tiny_tokenizers, {"step": 1})  # b shipped in a
+    shipped = Models.load([str(tmp_path / "a")], ensemble=True)
+    assert isinstance(shipped.by_name["a"].translator.model, Ensemble)
+    with TestClient(create_app(shipped, ServeSettings(burst=100)), base_url="http://localhost") as c:
+        out = post(c, q=EN[:2], source="en", beam=3)
+    assert out.status_code == 200 and [t["translation"] for t in out.json()["translations"]] == expected
 
 
 def test_a_body_that_is_not_utf8_gets_a_clear_400(client: TestClient) -> None:

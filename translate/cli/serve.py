@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from translate.cli.common import DeviceOpt, handle_errors, plain
+from translate.cli.common import DeviceOpt, EnsembleOpt, handle_errors, plain
 from translate.serve.settings import ServeSettings, read_api_key
 
 _LIMITS = {f.name: f for f in dataclasses.fields(ServeSettings) if f.name not in ("host", "port", "api_key")}
@@ -53,7 +53,7 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
               "Require this key (first line of the file) as X-API-Key or Bearer token; "
               "without it, $TRANSLATE_API_KEY if set, else no key."))] = None,
           threads: Annotated[int, typer.Option(help="Torch CPU threads (0 = torch's default).")] = 0,
-          device: DeviceOpt = None) -> None:
+          device: DeviceOpt = None, ensemble: EnsembleOpt = False) -> None:
     """Serve the page (/) and the API (/translate, /models, /health; its reference at /docs).
 
     Requests that arrive together with the same model, beam and n-best are searched as one batch.
@@ -69,7 +69,7 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
 
     if threads > 0:
         torch.set_num_threads(threads)
-    served = Models.load(models, plain(device) or "cpu")
+    served = Models.load(models, plain(device) or "cpu", ensemble)
     for name, model in served.by_name.items():
         typer.echo(f"model {name}: {model.artifact.direction}, {model.artifact.model.mechanism}", err=True)
     typer.echo(f"serving on http://{host}:{port}/  (API key {'required' if settings.api_key else 'off'}; Ctrl-C stops)",

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from translate.checkpoint.store import load_checkpoint
 from translate.config.device import resolve_device
-from translate.config.paths import find_model, released_models
+from translate.config.paths import find_model, released_models, with_members
 from translate.config.schema import ArtifactConfig
 from translate.data.normalize import normalize_source, split_sentences
 from translate.errors import ConfigError
@@ -66,12 +66,14 @@ class Models:
             raise ConfigError(f"--models: two models share a name ({', '.join(m.name for m in served)}); use NAME=PATH")
 
     @classmethod
-    def load(cls, specs: list[str] | None, device: str = "cpu") -> Models:
+    def load(cls, specs: list[str] | None, device: str = "cpu", ensemble: bool = False) -> Models:
         """The given checkpoints, or every released model (both directions when installed). A spec
-        `NAME=PATH+PATH...` serves an ensemble (see `inference.ensemble`) under NAME."""
+        `NAME=PATH+PATH...` serves an ensemble (see `inference.ensemble`) under NAME; `ensemble`: each
+        model with the members shipped in its folder (`config.paths.with_members`)."""
         served = []
         for name, path in map(_parse_spec, specs or released_models()):
-            members = [load_checkpoint(find_model(p), resolve_device(device)) for p in path.split("+")]
+            paths = [find_model(p) for p in path.split("+")]
+            members = [load_checkpoint(p, resolve_device(device)) for p in (with_members(paths) if ensemble else paths)]
             translator = Translator.from_ensemble(members) if len(members) > 1 else Translator.from_loaded(members[0])
             served.append(ServedModel(name, translator, members[0].artifact, members[0].meta))
         return cls(served)
