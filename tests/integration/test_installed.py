@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import site
 import subprocess
@@ -9,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from translate.config.paths import ensemble_members
 
 pytestmark = pytest.mark.slow  # seconds each: `pytest -m "not slow"` skips them in the inner loop
 
@@ -52,6 +55,10 @@ def test_installed_wheel_translates_from_any_folder(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() and any("\u4e00" <= c <= "\u9fff" for c in result.stdout)
 
+    listed = run("-m", "translate", "models", "--json")  # the ensemble members a checkout's models ship, installed too
+    installed = {row["name"]: row["members"] for row in map(json.loads, listed.stdout.splitlines())}
+    assert installed == {m.name: len(ensemble_members(m)) for m in (REPO / "checkpoints").iterdir()
+                         if (m / "model.safetensors").is_file()}
     info = run("-m", "translate", "info")
     assert info.returncode == 0, info.stderr
     assert f"cache: {tmp_path / 'home' / '.cache' / 'translate'}" in info.stdout
