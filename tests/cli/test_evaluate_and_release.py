@@ -132,7 +132,9 @@ def test_release_ships_members_with_the_ensembles_scores_and_rereleases_them(
     sources, refs = load_eval_split(apply_overrides(tiny_config.data, {"data_dir": str(TINY_DIR)}), "test")
     hyps = with_glossaries(ensemble).translate(sources, apply_overrides(ensemble.decode, {"beam_size": 5}))
     assert test["ensemble"]["bleu"] == score(hyps, refs, "zh").bleu  # as `--ensemble` decodes it
-    assert "- test ensemble of 2 (this model and the members in members/, `--ensemble`" in (first / "MODEL_CARD.md").read_text()
+    card = (first / "MODEL_CARD.md").read_text()
+    assert "- test ensemble of 2 (this model and the members in members/, `--ensemble`" in card
+    assert f"- ensemble member `members/1`: 2 updates, {tiny_config.model.mechanism}, hidden" in card  # a bare checkpoint: its step
     assert runner.invoke(app, ["release", str(first), str(second), "--data-dir", str(TINY_DIR),
                                "--threads", "1"]).exit_code == 0  # keeps the members it ships
     again = load_file(str(second / "members" / "1" / "model.safetensors"))

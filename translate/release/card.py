@@ -56,6 +56,10 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
             g = e["with_glossary"]
             lines.append(f"- the same with its glossary (`--glossary data/everyday/glossary.tsv`): BLEU {g['bleu']:.2f}, "
                          f"chrF {g['chrf']:.2f}, {g['terms_used']} of {g['terms']} terms used")
+    for m in facts.get("members", []):
+        known = [f"{label} {m[key]}" for key, label in (("run", "run"), ("seed", "seed")) if m.get(key) is not None]
+        known += [f"{m[key]} {unit}" for key, unit in (("updates", "updates"), ("minutes", "min")) if m.get(key) is not None]
+        lines.append(f"- ensemble member `{m['folder']}`: {', '.join(known + [str(m['mechanism'])])}, hidden {m['hidden']}")
     by_length = facts["bleu_by_length"]
     lines += ["", f"BLEU by source length (beam 5, test; {by_length['unit']}, groups of about equal size):", "",
               "| source length | sentences | BLEU |", "|---|---|---|"]

@@ -74,15 +74,20 @@ def _member_meta(loaded: Loaded, run: Path) -> dict[str, Any]:
     return {**previous, "training": training_facts(run) or previous.get("training", {})}
 
 
-def _save_members(target: Path, members: list[tuple[Path, Loaded]]) -> list[Path]:
-    """fp16 copies of the members as target/members/1/, 2/, ... (no graphs: an ensemble runs on PyTorch)."""
-    folders = []
+def _save_members(target: Path, members: list[tuple[Path, Loaded]]) -> tuple[list[Path], list[dict[str, Any]]]:
+    """fp16 copies of the members as target/members/1/, 2/, ... (no graphs: an ensemble runs on
+    PyTorch), and what the card tells of each (its run, seed, updates, minutes)."""
+    folders, facts = [], []
     for k, (run, loaded) in enumerate(members, 1):
         folder = target / MEMBERS / str(k)
-        save_checkpoint(folder, loaded.artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
-                        _member_meta(loaded, run), half=True)
+        meta = _member_meta(loaded, run)
+        save_checkpoint(folder, loaded.artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, meta, half=True)
         folders.append(folder)
-    return folders
+        provenance, training = meta.get("provenance", {}), meta.get("training") or {}
+        facts.append({"folder": f"{MEMBERS}/{k}", "run": provenance.get("run"), "seed": provenance.get("seed"),
+                      "updates": training.get("updates") or meta.get("step"), "minutes": training.get("minutes"),
+                      "mechanism": loaded.artifact.model.mechanism, "hidden": loaded.artifact.model.hidden_size})
+    return folders, facts
 
 
 def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", stages: str = "",
@@ -101,12 +106,12 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
         artifact = apply_overrides(artifact, {"decode.length_penalty": length_penalty})
     if lexicon is not None:
         artifact = apply_overrides(artifact, {"decode.lexicon": lexicon})
-    previous = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores")}
+    previous = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores", "members")}
     facts = _carried_facts(previous, run, artifact.direction, recipe=recipe, extra_data=extra_data, stages=stages)
     save_checkpoint(target, artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
                     {**previous, **facts}, half=True)
     ship_graphs(target)
-    member_folders = _save_members(target, extra)
+    member_folders, member_facts = _save_members(target, extra)
     translator = Translator.from_checkpoint(target)  # the fp16 copy, as users load it
     data = apply_overrides(DataConfig(), {"direction": artifact.direction, **({"data_dir": data_dir} if data_dir else {})})
     sources, refs = load_eval_split(data, "test")
@@ -115,6 +120,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     digits = digits_kept(sources, hyps)
     everyday = everyday_scores(translator, artifact.direction)
     if member_folders:
+        facts["members"] = member_facts
         test["ensemble"], everyday_ensemble = _ensemble_scores([target, *member_folders], sources, refs)
         if everyday is not None and everyday_ensemble is not None:
             everyday["ensemble"] = everyday_ensemble
