@@ -59,6 +59,8 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
     for m in facts.get("members", []):
         known = [f"{label} {m[key]}" for key, label in (("run", "run"), ("seed", "seed")) if m.get(key) is not None]
         known += [f"{m[key]} {unit}" for key, unit in (("updates", "updates"), ("minutes", "min")) if m.get(key) is not None]
+        if m.get("averaged_steps"):
+            known.append("the average of the checkpoints at " + ", ".join(map(str, m["averaged_steps"])))
         lines.append(f"- ensemble member `{m['folder']}`: {', '.join(known + [str(m['mechanism'])])}, hidden {m['hidden']}")
     by_length = facts["bleu_by_length"]
     lines += ["", f"BLEU by source length (beam 5, test; {by_length['unit']}, groups of about equal size):", "",

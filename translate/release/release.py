@@ -83,9 +83,10 @@ def _save_members(target: Path, members: list[tuple[Path, Loaded]]) -> tuple[lis
         meta = _member_meta(loaded, run)
         save_checkpoint(folder, loaded.artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer, meta, half=True)
         folders.append(folder)
-        provenance, training = meta.get("provenance", {}), meta.get("training") or {}
+        provenance = meta.get("provenance", {})  # the checkpoint's own, not the run's last state
         facts.append({"folder": f"{MEMBERS}/{k}", "run": provenance.get("run"), "seed": provenance.get("seed"),
-                      "updates": training.get("updates") or meta.get("step"), "minutes": training.get("minutes"),
+                      "updates": provenance.get("updates") or meta.get("step"),
+                      "minutes": provenance.get("training_minutes"), "averaged_steps": meta.get("averaged_steps"),
                       "mechanism": loaded.artifact.model.mechanism, "hidden": loaded.artifact.model.hidden_size})
     return folders, facts
 
