@@ -142,3 +142,21 @@ def test_release_ships_members_with_the_ensembles_scores_and_rereleases_them(
     assert json.loads((second / "meta.json").read_text())["scores"]["test"]["ensemble"]["bleu"] == test["ensemble"]["bleu"]
     models = runner.invoke(app, ["models"], env={"TRANSLATE_MODELS": str(tmp_path), "COLUMNS": "300"})
     assert "(+1 ensemble members: --ensemble)" in models.output
+
+
+def test_length_penalty_tuning_decodes_with_or_without_the_names_lexicon_as_asked(
+        soft_checkpoint: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from translate.evaluation.evaluate import evaluate_checkpoint, tune_length_penalty
+    from translate.inference.glossary import Glossary, Term
+
+    # a names lexicon the tiny vocabulary can spell: "Tea" (capitalised, as names match) -> 咖啡
+    monkeypatch.setattr("translate.inference.glossary.names_lexicon",
+                        lambda: Glossary([Term("Tea", "咖啡")], cased=True, normalized=True))
+    data = tmp_path / "names"
+    data.mkdir()
+    (data / "dev.tsv").write_text("I like Tea.\t我喜欢咖啡。\nYou like tea.\t你喜欢茶。\n", encoding="utf-8")
+    for lexicon in (True, False):
+        [row] = tune_length_penalty(soft_checkpoint, [1.0], "dev", str(data), lexicon=lexicon)
+        alone, _ = evaluate_checkpoint(soft_checkpoint, "dev", str(data), lexicon=lexicon)
+        assert (row.report.bleu, row.report.chrf) == (alone.report.bleu, alone.report.chrf)
+        assert ("咖啡" in alone.hypotheses[0]) == lexicon, alone.hypotheses

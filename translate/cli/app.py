@@ -191,7 +191,7 @@ def evaluate(checkpoint: CheckpointsOpt = None,
     checkpoints = checkpoint or [DEFAULT_CHECKPOINT]
     if length_penalty:
         rows = tune_length_penalty(checkpoints, list(length_penalty), plain(split), data_dir, plain(device) or "cpu",
-                                   overrides, ensemble)
+                                   overrides, ensemble, lexicon)
         typer.echo(_penalty_table(rows))
         return
     result, written = evaluate_checkpoint(checkpoints, plain(split), data_dir, beam, output, plain(direction),

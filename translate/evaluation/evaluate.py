@@ -157,13 +157,15 @@ class PenaltyRow:
 
 def tune_length_penalty(checkpoint: Path | str | list[Path | str], alphas: list[float], split: str = "dev",
                         data_dir: str | None = None, device: str = "cpu",
-                        overrides: dict[str, Any] | None = None, ensemble: bool = False) -> list[PenaltyRow]:
-    """Dev scores of the checkpoint's (or ensemble's) beam search under each length penalty (GNMT alpha), in order."""
+                        overrides: dict[str, Any] | None = None, ensemble: bool = False,
+                        lexicon: bool | None = None) -> list[PenaltyRow]:
+    """Dev scores of the checkpoint's (or ensemble's) beam search under each length penalty (GNMT alpha), in
+    order; `lexicon`: the names lexicon too (None: as the model's `decode.lexicon` says)."""
     ckpts = _checkpoints(checkpoint, ensemble)
     translator, loaded = _translator(ckpts, device, overrides or {}, None)
     data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, loaded.artifact.direction, data_dir)
     sources, refs = load_eval_split(data, split)
-    rows, as_users = [], with_glossaries(translator)
+    rows, as_users = [], with_glossaries(translator, (), lexicon)
     for alpha in alphas:
         decode = apply_overrides(translator.decode, {"length_penalty": alpha})
         report = translate_and_score(as_users, sources, refs, data.tgt_lang, decode).report
