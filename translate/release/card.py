@@ -34,6 +34,15 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
              f"digits copied from the source")]
 
 
+def _member_line(m: dict[str, Any]) -> str:
+    """An ensemble member as the card names it: what is known of its run and its architecture."""
+    known = [f"{label} {m[key]}" for key, label in (("run", "run"), ("seed", "seed")) if m.get(key) is not None]
+    known += [f"{m[key]} {unit}" for key, unit in (("updates", "updates"), ("minutes", "min")) if m.get(key) is not None]
+    if m.get("averaged_steps"):
+        known.append("the average of the checkpoints at " + ", ".join(map(str, m["averaged_steps"])))
+    return f"- ensemble member `{m['folder']}`: {', '.join(known + [str(m['mechanism'])])}, hidden {m['hidden']}"
+
+
 def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[str], list[str]],
                everyday: list[tuple[str, str]]) -> str:
     """`facts`: meta.json's figures plus artifact/architecture, parameters, vocab, recipe, length_penalty;
@@ -56,12 +65,7 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
             g = e["with_glossary"]
             lines.append(f"- the same with its glossary (`--glossary data/everyday/glossary.tsv`): BLEU {g['bleu']:.2f}, "
                          f"chrF {g['chrf']:.2f}, {g['terms_used']} of {g['terms']} terms used")
-    for m in facts.get("members", []):
-        known = [f"{label} {m[key]}" for key, label in (("run", "run"), ("seed", "seed")) if m.get(key) is not None]
-        known += [f"{m[key]} {unit}" for key, unit in (("updates", "updates"), ("minutes", "min")) if m.get(key) is not None]
-        if m.get("averaged_steps"):
-            known.append("the average of the checkpoints at " + ", ".join(map(str, m["averaged_steps"])))
-        lines.append(f"- ensemble member `{m['folder']}`: {', '.join(known + [str(m['mechanism'])])}, hidden {m['hidden']}")
+    lines += [_member_line(m) for m in facts.get("members", [])]
     by_length = facts["bleu_by_length"]
     lines += ["", f"BLEU by source length (beam 5, test; {by_length['unit']}, groups of about equal size):", "",
               "| source length | sentences | BLEU |", "|---|---|---|"]
