@@ -57,10 +57,12 @@ def training_facts(run: Path) -> dict[str, Any] | None:
             "stop_reason": summary.get("stop_reason")}
 
 
-def _scores(translator: Translator, sources: list[str], refs: list[str], tgt_lang: str) -> tuple[dict[str, Any], list[str]]:
+def _scores(translator: Translator, sources: list[str], refs: list[str], tgt_lang: str,
+            beams: tuple[tuple[str, int], ...] = (("beam5", 5), ("greedy", 1))) -> tuple[dict[str, Any], list[str]]:
+    """Scores and speed per (label, beam size), and the first one's hypotheses."""
     out, hyps = {}, []
     as_users = with_glossaries(translator)  # with the names lexicon where the model's settings turn it on
-    for label, beam in (("beam5", 5), ("greedy", 1)):
+    for label, beam in beams:
         decode = apply_overrides(translator.decode, {"beam_size": beam, "n_best": 1})
         result = translate_and_score(as_users, sources, refs, tgt_lang, decode)
         out[label] = {**result.report.to_dict(), "sentences_per_second": round(result.sentences_per_second, 1),
@@ -69,8 +71,13 @@ def _scores(translator: Translator, sources: list[str], refs: list[str], tgt_lan
     return out, hyps
 
 
+def _previous_meta(loaded: Loaded) -> dict[str, Any]:
+    """A checkpoint's meta.json without what a release writes anew (format, version, scores, members)."""
+    return {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores", "members")}
+
+
 def _member_meta(loaded: Loaded, run: Path) -> dict[str, Any]:
-    previous = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores")}
+    previous = _previous_meta(loaded)
     return {**previous, "training": training_facts(run) or previous.get("training", {})}
 
 
@@ -107,7 +114,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
         artifact = apply_overrides(artifact, {"decode.length_penalty": length_penalty})
     if lexicon is not None:
         artifact = apply_overrides(artifact, {"decode.lexicon": lexicon})
-    previous = {k: v for k, v in loaded.meta.items() if k not in ("format_version", "version", "scores", "members")}
+    previous = _previous_meta(loaded)
     facts = _carried_facts(previous, run, artifact.direction, recipe=recipe, extra_data=extra_data, stages=stages)
     save_checkpoint(target, artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
                     {**previous, **facts}, half=True)
@@ -145,11 +152,8 @@ def _ensemble_scores(models: list[Path], sources: list[str], refs: list[str]) ->
     """The released model decoded with its members as users decode it (`--ensemble`): beam-5 test
     scores, and BLEU/chrF on the everyday set where it is at hand."""
     ensemble = Translator.from_checkpoints(models)
-    decode = apply_overrides(ensemble.decode, {"beam_size": 5, "n_best": 1})
-    result = translate_and_score(with_glossaries(ensemble), sources, refs, ensemble.tgt_lang, decode)
-    test = {**result.report.to_dict(), "sentences_per_second": round(result.sentences_per_second, 1),
-            "threads": torch.get_num_threads(), "models": len(models)}
-    return test, everyday_scores(ensemble, f"{ensemble.src_lang}-{ensemble.tgt_lang}", glossary=False)
+    test, _ = _scores(ensemble, sources, refs, ensemble.tgt_lang, (("ensemble", 5),))
+    return {**test["ensemble"], "models": len(models)}, everyday_scores(ensemble, f"{ensemble.src_lang}-{ensemble.tgt_lang}", glossary=False)
 
 
 def _card_facts(translator: Translator, artifact: ArtifactConfig) -> dict[str, Any]:
