@@ -59,7 +59,8 @@ def test_user_errors_are_one_line_and_exit_1(tmp_path: Path, args: list[str], me
 @pytest.mark.parametrize(("args", "option"), [(["evaluate", "--split", "train"], "--split"),
                                               (["evaluate", "--direction", "en-de"], "--direction"),
                                               (["train", "--direction", "en-de"], "--direction"),
-                                              (["text", "hi", "--device", "tpu"], "--device")])
+                                              (["text", "hi", "--device", "tpu"], "--device"),
+                                              (["compare", "--report-only", "--restore"], "--restore")])
 def test_bad_choices_are_usage_errors_naming_the_option(args: list[str], option: str) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import shutil
 import subprocess
 from pathlib import Path
@@ -124,7 +125,8 @@ def _git(cwd: Path, *args: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path, tiny_config: RunConfig) -> None:
+def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path, tiny_config: RunConfig,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
     """The repository's .gitignore keeps every per-run result file of a study under docs/; a clone rebuilds
     the same tables; without the hypotheses the figures that need them come from the committed results.json."""
     cfg = apply_overrides(tiny_config, {"train.max_steps": 6, "train.validate_every": 3, "decode.beam_size": 1})
@@ -146,6 +148,15 @@ def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path
     rebuild_report(cfg, cloned)
     assert {name: (cloned / name).read_text(encoding="utf-8") for name in expected} == expected
     assert (cloned / "heatmaps.png").is_file()
+    # a mechanism's attention matrices not at hand: the complete figure stays, and the log names the run
+    drawn = (cloned / "heatmaps.png").read_bytes()
+    attention = cloned / "runs" / "additive-seed1" / "attention.json"
+    attention.rename(tmp_path / "attention.json")
+    with caplog.at_level(logging.WARNING, logger="translate.study.report"):
+        rebuild_report(cfg, cloned)
+    assert (cloned / "heatmaps.png").read_bytes() == drawn
+    assert "heatmaps.png not redrawn: attention.json missing" in caplog.text and "additive-seed1" in caplog.text
+    (tmp_path / "attention.json").rename(attention)
     # hypotheses gone (a study committed before they were kept): intervals and p-values carried over
     for hyp in cloned.glob("runs/*/test.hyp.txt"):
         hyp.unlink()
@@ -158,6 +169,41 @@ def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path
     (extra / "compare.json").write_text(json.dumps({**record, "mechanism": "dot"}), encoding="utf-8")
     with pytest.raises(ConfigError, match="test.hyp.txt missing .* for none-seed1"):
         rebuild_report(cfg, cloned)
+
+
+@pytest.mark.slow
+def test_restore_gives_a_committed_study_back_its_hypotheses_only_where_the_retrain_reproduces_it(
+        tmp_path: Path, tiny_config: RunConfig) -> None:
+    """A study committed with only its compare.json files (and its weights gone) gets its hypotheses and
+    attention matrices back by retraining; a run whose committed scores the retrain does not reproduce
+    gets nothing, and the error names it."""
+    from translate.study.compare import restore
+
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 6, "train.validate_every": 3, "decode.beam_size": 1})
+    out = tmp_path / "study"
+    compare(cfg, ["none", "additive"], [1], out, tmp_path / "work")
+    runs = out / "runs"
+    kept = {p.relative_to(runs): p.read_bytes() for p in runs.glob("*/*") if p.name in ("test.hyp.txt", "attention.json")}
+    assert len(kept) == 3  # none has no attention matrices
+    for path in runs.glob("*/*"):
+        if path.name != "compare.json":
+            path.unlink()
+    heatmaps = (out / "heatmaps.png").read_bytes()
+    rebuild_report(cfg, out)  # without attention.json the figure drawn with it stays
+    assert (out / "heatmaps.png").read_bytes() == heatmaps
+
+    assert restore(cfg, ["none", "additive"], [1], out, tmp_path / "fresh") == ["none-seed1", "additive-seed1"]
+    assert {p.relative_to(runs): p.read_bytes() for p in runs.glob("*/*") if p.name in ("test.hyp.txt", "attention.json")} == kept
+    assert restore(cfg, ["none", "additive"], [1], out, tmp_path / "fresh") == []  # nothing lacking any more
+
+    (runs / "additive-seed1" / "test.hyp.txt").unlink()
+    record = json.loads((runs / "additive-seed1" / "compare.json").read_text(encoding="utf-8"))
+    (runs / "additive-seed1" / "compare.json").write_text(json.dumps({**record, "test_bleu": record["test_bleu"] + 1}),
+                                                         encoding="utf-8")
+    with pytest.raises(ConfigError, match="did not reproduce the committed scores of additive-seed1"):
+        restore(cfg, ["additive"], [1], out, tmp_path / "fresh")
+    assert not (runs / "additive-seed1" / "test.hyp.txt").is_file()
+    assert (tmp_path / "fresh" / "additive-seed1" / "restored" / "test.hyp.txt").is_file()
 
 
 @pytest.mark.slow

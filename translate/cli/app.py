@@ -299,6 +299,10 @@ def compare(mechanisms: Annotated[str, typer.Option(
             )] = None,
             report_only: Annotated[bool, typer.Option(
                 "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/.")] = False,
+            restore: Annotated[bool, typer.Option(
+                "--restore", help=("Retrain the finished runs in <out>/runs/ that lack their hypotheses or attention "
+                                   "matrices, with the study's budget and seeds, and add those files where the "
+                                   "retrain reproduces the committed scores."))] = False,
             config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
@@ -307,6 +311,7 @@ def compare(mechanisms: Annotated[str, typer.Option(
     p-values against `none` and against the best, attention entropy and sharpness, BLEU by source
     length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same
     command to resume: runs whose results exist in <out>/runs/ are reused, even without their weights.
+    With --restore, a study committed without its runs' hypotheses or attention matrices gets them back.
 
     Example:
       translate compare --steps 6000 --mechanisms none,additive,dot \\
@@ -314,7 +319,10 @@ def compare(mechanisms: Annotated[str, typer.Option(
     """
     from translate.study.compare import compare as run_compare
     from translate.study.compare import parse_mechanisms, rebuild_report
+    from translate.study.compare import restore as run_restore
 
+    if report_only and restore:
+        raise typer.BadParameter("--restore retrains runs; --report-only trains none: give one", param_hint="'--restore'")
     if report_only:
         _quiet_datasets()
         result_dir = rebuild_report(resolve_config(config, set_, data_dir=data_dir, direction=direction), out)
@@ -329,6 +337,10 @@ def compare(mechanisms: Annotated[str, typer.Option(
     names = parse_mechanisms(mechanisms)
     _quiet_datasets()
     cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
+    if restore:
+        restored = run_restore(cfg, names, seed_list, out, work)
+        typer.echo(f"restored {len(restored)} run(s) in {out / 'runs'}: {', '.join(restored) or 'none lacked files'}")
+        return
     result_dir = run_compare(cfg, names, seed_list, out, work)
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")

@@ -206,6 +206,56 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     return out_dir
 
 
+RESTORED_FILES = ("dev.hyp.txt", "test.hyp.txt", "attention.json", "config.yaml")
+REPRODUCED = ("steps", "best_step", "dev_bleu", "test_bleu", "test_chrf")  # equal, or a retrain is another model
+
+
+def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> list[str]:
+    """Retrain the finished runs of out_dir/runs/ whose hypotheses or attention matrices are missing (a study
+    committed before they were kept) and add those files, provided the retrain reproduces the committed
+    scores (same seed, data and budget: CPU training is deterministic); returns the runs restored.
+
+    The committed compare.json stays (its minutes and speeds are the original run's). A retrain that scores
+    otherwise is another model: its files stay in work_dir/<run>/restored/ and a ConfigError names it once
+    the other runs are done."""
+    work_dir = work_dir or out_dir / "runs"
+    restored, differing = [], []
+    for mechanism in mechanisms:
+        for seed in seeds:
+            results = out_dir / "runs" / f"{mechanism}-seed{seed}"
+            if not (results / "compare.json").is_file() or not _lacking(results):
+                continue
+            committed = RunFigures.load(results / "compare.json")
+            cfg = study_run_config(base, mechanism, seed, work_dir)
+            scratch = cfg.run_dir / "restored"
+            again = _evaluate_run(cfg, mechanism, seed, scratch)
+            changed = [f"{k} {getattr(committed, k)} -> {getattr(again, k)}" for k in REPRODUCED
+                       if getattr(committed, k) != getattr(again, k)]
+            if changed:
+                logger.error("== %s: the retrain is another model (%s); its files are in %s", results.name,
+                             ", ".join(changed), scratch)
+                differing.append(results.name)
+                continue
+            for name in RESTORED_FILES:
+                if (scratch / name).is_file():
+                    shutil.copyfile(scratch / name, results / name)
+            restored.append(results.name)
+            logger.info("== %s: reproduced (test BLEU %.2f); %s added", results.name, again.test_bleu,
+                        ", ".join(n for n in RESTORED_FILES if (results / n).is_file()))
+            rebuild_report(base, out_dir)
+    if differing:
+        raise ConfigError(f"retraining did not reproduce the committed scores of {', '.join(differing)} "
+                          f"(same seed and budget as in {out_dir / 'runs'}? see the log); nothing added for them")
+    return restored
+
+
+def _lacking(results: Path) -> list[str]:
+    """The files a finished run's report needs that its folder does not hold."""
+    attended = RunFigures.load(results / "compare.json").attention_entropy is not None
+    return [name for name in ("test.hyp.txt", *(("attention.json",) if attended else ()))
+            if not (results / name).is_file()]
+
+
 def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
     """Rewrite the tables and plots from the results already in out_dir/runs/ (no training, no weights)."""
     found = [RunFigures.load(path) for path in (out_dir / "runs").glob("*/compare.json")]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import logging
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,8 @@ from translate.errors import ConfigError
 from translate.evaluation.by_length import bleu_by_length, by_length_markdown, length_buckets
 from translate.evaluation.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
+
+logger = logging.getLogger(__name__)
 
 BASELINE = "none"
 WIDEST = 6  # mechanisms side by side in heatmaps.png before the grid turns
@@ -225,7 +228,14 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
               f"{base.data.direction}, test BLEU by attention mechanism (mean over seeds; bars: std, or 95 % CI for one seed)")
     plot_curves({n: by_name[n][0].curve for n in order}, out_dir / "dev_bleu_curves.png")
     plot_by_length([b.label for b in buckets], by_length, out_dir / "bleu_by_length.png", unit)
-    grid = heatmap_grid({n: out_dir / "runs" / f"{n}-seed{by_name[n][0].seed}" for n in order})
+    first_runs = {n: out_dir / "runs" / f"{n}-seed{by_name[n][0].seed}" for n in order}
+    lacking = [folder.name for n, folder in first_runs.items()
+               if by_name[n][0].attention_entropy is not None and not (folder / "attention.json").is_file()]
+    if lacking:  # a figure short of some mechanisms would replace the complete one drawn when they were at hand
+        logger.warning("heatmaps.png not redrawn: attention.json missing in %s for %s%s", out_dir / "runs",
+                       ", ".join(lacking[:5]), " ..." if len(lacking) > 5 else "")
+        return
+    grid = heatmap_grid(first_runs)
     if grid:  # rows are sentences; with many mechanisms, one row per mechanism reads better than a wide strip
         plot_heatmaps(grid if len(grid[0]) <= WIDEST else [list(column) for column in zip(*grid)],
                       out_dir / "heatmaps.png")
