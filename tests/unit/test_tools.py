@@ -90,6 +90,28 @@ def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survive
     assert "dot seed 1 (en-zh) failed; going on" in done.stderr
 
 
+def test_the_study_driver_restores_zh_en_then_en_zh_seed_1_then_its_other_seeds(tmp_path: Path) -> None:
+    """STAGE=restore: one `translate compare --restore` per step, with the study's budget; a failing step
+    does not stop the next."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
+    calls = tmp_path / "calls.txt"
+    stub = tmp_path / "bin" / "translate"
+    stub.parent.mkdir()
+    stub.write_text(f'#!/usr/bin/env bash\necho "$*" >> {calls}\n[[ "$*" != *"--direction zh-en"* ]]\n', encoding="utf-8")
+    stub.chmod(0o755)
+    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}", "STAGE": "restore"}
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "converged_study.sh")], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = calls.read_text(encoding="utf-8").splitlines()
+    assert [(line.split("--direction ")[1].split()[0], line.split("--seeds ")[1].split()[0]) for line in lines] == [
+        ("zh-en", "1"), ("en-zh", "1"), ("en-zh", "2,3")]
+    assert all(line.startswith("compare --restore --mechanisms all") and "--steps 6000 --set train.patience=4" in line
+               for line in lines)
+    assert "restoring zh-en seeds 1: failed" in done.stderr
+
+
 def test_the_study_driver_stops_at_once_without_the_translate_command(tmp_path: Path) -> None:
     """Without `translate` on PATH (environment not activated) the driver says so and stops,
     instead of reporting every run of the plan as failed."""
