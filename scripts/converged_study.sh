@@ -7,7 +7,7 @@
 #   STAGE=seeds bash scripts/converged_study.sh   # one stage only: first-pass | seeds | zh-en | more-seeds
 #   STAGE=restore bash scripts/converged_study.sh  # not part of `all`: retrain the finished runs committed
 #                                                  # without hypotheses / attention matrices (zh->en, then
-#                                                  # en->zh seed 1 for the heatmaps, then its seeds 2 and 3)
+#                                                  # en->zh seed 1 with attention for the heatmaps, then the rest)
 #
 # Every call resumes: a run whose small results are committed under docs/compare-converged-*/runs/
 # is never trained again, even without its weights (those stay in runs/, git-ignored). A run
@@ -66,9 +66,11 @@ if [[ $STAGE == all || $STAGE == more-seeds ]]; then  # beyond what the issue as
   done
 fi
 if [[ $STAGE == restore ]]; then  # each call adds the files of the runs it reproduces; commit as they come
-  for plan in "zh-en 1" "en-zh 1" "en-zh 2,3"; do
-    read -r direction seeds <<< "$plan"
-    translate compare --restore --mechanisms all --seeds "$seeds" "${BUDGET[@]}" --direction "$direction" \
+  # the heatmaps need seed 1 of every mechanism with attention; the p-values every run's hypotheses
+  with_attention=$(IFS=,; echo "${FIRST_PASS[*]:1}")  # FIRST_PASS without none
+  for plan in "zh-en 1 all" "en-zh 1 $with_attention" "en-zh 1,2,3 all"; do
+    read -r direction seeds mechanisms <<< "$plan"
+    translate compare --restore --mechanisms "$mechanisms" --seeds "$seeds" "${BUDGET[@]}" --direction "$direction" \
       --out "docs/compare-converged-$direction" --work "runs/compare-converged-$direction" ${EXTRA[@]+"${EXTRA[@]}"} \
       || echo "converged_study.sh: restoring $direction seeds $seeds: failed, or some runs not reproduced (see above)" >&2
   done

@@ -91,8 +91,8 @@ def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survive
 
 
 def test_the_study_driver_restores_zh_en_then_en_zh_seed_1_then_its_other_seeds(tmp_path: Path) -> None:
-    """STAGE=restore: one `translate compare --restore` per step, with the study's budget; a failing step
-    does not stop the next."""
+    """STAGE=restore: one `translate compare --restore` per step, with the study's budget (zh->en, en->zh seed 1
+    of the mechanisms with attention, then every en->zh run); a failing step does not stop the next."""
     (tmp_path / "scripts").mkdir()
     shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
     calls = tmp_path / "calls.txt"
@@ -105,10 +105,11 @@ def test_the_study_driver_restores_zh_en_then_en_zh_seed_1_then_its_other_seeds(
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     lines = calls.read_text(encoding="utf-8").splitlines()
-    assert [(line.split("--direction ")[1].split()[0], line.split("--seeds ")[1].split()[0]) for line in lines] == [
-        ("zh-en", "1"), ("en-zh", "1"), ("en-zh", "2,3")]
-    assert all(line.startswith("compare --restore --mechanisms all") and "--steps 6000 --set train.patience=4" in line
-               for line in lines)
+    assert [(line.split("--direction ")[1].split()[0], line.split("--seeds ")[1].split()[0],
+             line.split("--mechanisms ")[1].split()[0]) for line in lines] == [
+        ("zh-en", "1", "all"), ("en-zh", "1", ",".join(driver_first_pass()[1:])), ("en-zh", "1,2,3", "all")]
+    assert driver_first_pass()[0] == "none"  # seed 1 first for the heatmaps: only the mechanisms with attention
+    assert all(line.startswith("compare --restore") and "--steps 6000 --set train.patience=4" in line for line in lines)
     assert "restoring zh-en seeds 1: failed" in done.stderr
 
 
