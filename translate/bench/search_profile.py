@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -29,6 +29,7 @@ from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
 from translate.inference.search import REGIONS, named_regions
 from translate.inference.translator import Translator
+from translate.model.seq2seq import Seq2Seq
 
 MATRIX_PRODUCTS = ("aten::addmm", "aten::mm", "aten::bmm", "aten::_int_mm", "aten::baddbmm")
 
@@ -36,7 +37,8 @@ MATRIX_PRODUCTS = ("aten::addmm", "aten::mm", "aten::bmm", "aten::_int_mm", "ate
 @contextmanager
 def model_regions(translator: Translator) -> Iterator[list[str]]:
     """Profiler ranges around the model's parts (forward hooks, removed on exit); yields their names."""
-    model, decoder = translator.model, translator.model.decoder
+    model = cast(Seq2Seq, translator.model)  # one model, not an ensemble
+    decoder = model.decoder
     parts = {"encoder": model.encoder, "decoder.attention": decoder.attention, "decoder.combine": decoder.combine,
              "decoder.generator (output layer)": decoder.generator,
              **{f"decoder.rnn{i}": cell for i, cell in enumerate(decoder.cells)}}

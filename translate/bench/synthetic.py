@@ -16,12 +16,13 @@ import argparse
 import random
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from translate.config.paths import default_data_dir
 
 
-def variations(pairs: list[tuple[str, str]], total: int, seed: int):
+def variations(pairs: list[tuple[str, str]], total: int, seed: int) -> Iterator[tuple[str, str]]:
     """`total` rows: the original pairs first, then changed copies."""
     rng = random.Random(seed)
     yield from pairs[:total]

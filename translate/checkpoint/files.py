@@ -118,7 +118,7 @@ def read_artifact(path: Path, meta: dict[str, Any], notice: bool = True) -> Arti
         logger.warning("%s: checkpoint format %d; it loads, but re-save it as format %d with "
                        "`translate upgrade-checkpoint %s`", path, meta["format_version"], ARTIFACT_FORMAT, path)
     if meta["format_version"] == 1:
-        data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
+        data: dict[str, Any] = raw["data"] if isinstance(raw.get("data"), dict) else {}
         raw = {"direction": data.get("direction", "en-zh"), "format_version": ARTIFACT_FORMAT,
                **{key: raw[key] for key in ("model", "tokenizer", "decode") if key in raw}}
     model = raw.get("model")

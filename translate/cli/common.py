@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar, get_args
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, TypeVar, get_args
 
 import typer
 
@@ -26,12 +26,18 @@ DataDirOpt = Annotated[str | None, typer.Option(help="Folder with train/dev/test
 
 def _choices(name: str, literal: Any) -> Any:
     """A str Enum of a config Literal's values: typer shows them in --help and rejects others (exit 2)."""
-    return Enum(name, [(value, value) for value in get_args(literal)], type=str)  # type: ignore[misc]
+    return Enum(name, [(value, value) for value in get_args(literal)], type=str)
 
 
-DirectionChoice, DeviceChoice, SplitChoice = (_choices("DirectionChoice", Direction),
-                                              _choices("DeviceChoice", Device), _choices("SplitChoice", Split))
-EngineChoice = _choices("EngineChoice", Engine)
+if TYPE_CHECKING:  # built at run time; to the type checker, the str each member is
+    DirectionChoice: TypeAlias = str
+    DeviceChoice: TypeAlias = str
+    SplitChoice: TypeAlias = str
+    EngineChoice: TypeAlias = str
+else:
+    DirectionChoice, DeviceChoice, SplitChoice = (_choices("DirectionChoice", Direction),
+                                                  _choices("DeviceChoice", Device), _choices("SplitChoice", Split))
+    EngineChoice = _choices("EngineChoice", Engine)
 DirectionOpt = Annotated[DirectionChoice | None, typer.Option(help="Translation direction (config key data.direction).")]
 DeviceOpt = Annotated[DeviceChoice | None, typer.Option(
     help="Where to run: auto = CUDA when available (config key device).")]

@@ -24,7 +24,7 @@ def parse_limits(items: list[str]) -> dict[str, Any]:
         if not sep or name not in _LIMITS:
             raise typer.BadParameter(f"{item!r}: expected NAME=VALUE with NAME one of {', '.join(_LIMITS)}",
                                      param_hint="--limit")
-        kind = type(_LIMITS[name].default)
+        kind: type = type(_LIMITS[name].default)
         try:
             out[name] = kind(value)
         except ValueError:

@@ -55,7 +55,7 @@ def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: s
             terms: list[Any] | None = None, lexicon: bool | None = None, ensemble: bool = False) -> Router:
     from translate.inference.router import Router
 
-    return Router(checkpoint, plain(device) or "cpu", plain(direction), engine, terms or [],  # type: ignore[arg-type]
+    return Router(checkpoint, plain(device) or "cpu", plain(direction), engine, terms or [],
                   lexicon, ensemble)
 
 
@@ -143,7 +143,7 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
          n_best: Annotated[int, typer.Option(help="Print this many translations per sentence, with scores.")] = 1,
          show_attention: Annotated[bool, typer.Option(help="Print which source pieces each output piece attended to.")] = False,
          attention_png: Annotated[Path | None, typer.Option(help="Write the attention heatmaps to this PNG.")] = None,
-         device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto, glossary: GlossaryOpt = None,
+         device: DeviceOpt = None, engine: EngineOpt = "auto", glossary: GlossaryOpt = None,
          lexicon: LexiconOpt = None, ensemble: EnsembleOpt = False) -> None:
     """Translate sentences given as arguments, or lines on stdin; on a terminal without arguments, a prompt.
 
@@ -177,7 +177,7 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
          output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")] = None,
          checkpoint: ModelOpt = None, direction: ForceDirectionOpt = None, beam: BeamOpt = None,
          batch_size: Annotated[int | None, typer.Option(help="Sentences per batch.")] = None,
-         device: DeviceOpt = None, engine: EngineOpt = EngineChoice.auto, glossary: GlossaryOpt = None,
+         device: DeviceOpt = None, engine: EngineOpt = "auto", glossary: GlossaryOpt = None,
          lexicon: LexiconOpt = None,
          sample: Annotated[float, typer.Option(help=(
              "Draw each token at this temperature (1.0 = the model's own distribution) instead of searching: "

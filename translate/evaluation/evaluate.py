@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from translate.checkpoint.store import Loaded, decoded_as, load_checkpoint, resolve
+from translate.checkpoint.files import resolve
+from translate.checkpoint.store import Loaded, decoded_as, load_checkpoint
 from translate.config.device import resolve_device
 from translate.config.loading import MOVED_ATTENTION_KEYS, apply_overrides, load_config, moved_key_error
 from translate.config.paths import find_model, with_members
@@ -98,13 +99,13 @@ def _translator(ckpts: list[Path], device: str, overrides: dict[str, Any], beam:
     return Translator.from_loaded(loaded, decode=decode), loaded
 
 
-def _checkpoints(checkpoint: Path | str | list[Path | str], ensemble: bool = False) -> list[Path]:
+def _checkpoints(checkpoint: Path | str | Sequence[Path | str], ensemble: bool = False) -> list[Path]:
     """The checkpoints to load (a run folder: its best/), with each model's shipped members for `ensemble`."""
-    models = [find_model(c) for c in (checkpoint if isinstance(checkpoint, list) else [checkpoint])]
+    models = [find_model(c) for c in ([checkpoint] if isinstance(checkpoint, (Path, str)) else checkpoint)]
     return [resolve(path) for path in (with_members(models) if ensemble else models)]
 
 
-def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, data_dir: str | None = None,
+def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: str, data_dir: str | None = None,
                         beam: int | None = None, output: Path | None = None, direction: str | None = None,
                         device: str = "cpu", overrides: dict[str, Any] | None = None,
                         glossary: Glossary | Sequence[Glossary] | None = None,
@@ -127,6 +128,8 @@ def evaluate_checkpoint(checkpoint: Path | str | list[Path | str], split: str, d
     sources, refs = load_eval_split(data, split)
     user_terms = [glossary] if isinstance(glossary, Glossary) else list(glossary or [])
     with_terms = with_glossaries(translator, user_terms, lexicon)
+    hyp_path: Path | None
+    report_path: Path | None
     if output is not None:
         hyp_path, report_path = output, output.with_name(output.name + ".report.json")
     elif run is not None and not overrides and not user_terms and lexicon is None:
@@ -155,7 +158,7 @@ class PenaltyRow:
     report: EvalReport  # with the length ratio (hypothesis / reference length)
 
 
-def tune_length_penalty(checkpoint: Path | str | list[Path | str], alphas: list[float], split: str = "dev",
+def tune_length_penalty(checkpoint: Path | str | Sequence[Path | str], alphas: list[float], split: str = "dev",
                         data_dir: str | None = None, device: str = "cpu",
                         overrides: dict[str, Any] | None = None, ensemble: bool = False,
                         lexicon: bool | None = None) -> list[PenaltyRow]:

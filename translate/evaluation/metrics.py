@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.metrics.bleu import BLEU
+from sacrebleu.metrics.chrf import CHRF
 
 
 @dataclass
@@ -66,11 +68,13 @@ def paired_bootstrap(systems: list[tuple[str, list[str]]], refs: list[str], tgt_
     from sacrebleu.significance import PairedTest
 
     metric = bleu_metric(tgt_lang)
-    test = PairedTest(systems, {"BLEU": metric}, references=[refs], test_type="bs", n_samples=samples)
+    test = PairedTest(cast(list[tuple[str, Sequence[str]]], systems), {"BLEU": metric}, references=[refs], test_type="bs", n_samples=samples)
     signatures, scores = test()
+    names = cast(list[str], scores["System"])
+    measured = cast(list[Any], scores[next(k for k in scores if k != "System")])  # sacrebleu's Result objects
     results = [PairedResult(name, float(r.score), float(r.mean), float(r.ci),
                             None if i == 0 or r.p_value is None else float(r.p_value))
-               for i, (name, r) in enumerate(zip(scores["System"], scores[next(k for k in scores if k != "System")]))]
+               for i, (name, r) in enumerate(zip(names, measured))]
     return results, str(next(iter(signatures.values())))
 
 

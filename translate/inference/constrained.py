@@ -145,7 +145,8 @@ def _top_k(log_probs: np.ndarray, k: int) -> list[list[int]]:
     """Each row's k most probable tokens (in no particular order)."""
     vocab = log_probs.shape[1]
     k = min(k, vocab)
-    return np.argpartition(log_probs, vocab - k, axis=1)[:, vocab - k:].tolist()
+    top: list[list[int]] = np.argpartition(log_probs, vocab - k, axis=1)[:, vocab - k:].tolist()
+    return top
 
 
 def constrained_search(step_fn: StepFn, ctx: Any, max_lens: list[int], bos: int, eos: int, beam_size: int,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import nn
@@ -42,29 +43,34 @@ class Ensemble(nn.Module):
         self.members = nn.ModuleList(members)
 
     def encode(self, src: torch.Tensor, src_lens: torch.Tensor) -> EnsembleContext:
-        return EnsembleContext(tuple(member.encode(src, src_lens) for member in self.members))
+        return EnsembleContext(tuple(member.encode(src, src_lens) for member in self.models))
 
     def step(self, prev_tokens: torch.Tensor, ctx: EnsembleContext) -> tuple[torch.Tensor, EnsembleContext]:
         """prev_tokens (N,) -> the members' mean log-probabilities (N, V), the next contexts."""
-        outputs = [member.step(prev_tokens, member_ctx) for member, member_ctx in zip(self.members, ctx.members)]
+        outputs = [member.step(prev_tokens, member_ctx) for member, member_ctx in zip(self.models, ctx.members)]
         mean = torch.stack([log_probs for log_probs, _ in outputs]).mean(0)
         return mean, EnsembleContext(tuple(next_ctx for _, next_ctx in outputs))
 
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor, tgt_in: torch.Tensor) -> DecoderOutput:
         """Teacher forcing, for attention views: the first member's output with the members' mean
         attention weights (per-head weights only when there is one member)."""
-        outputs = [member(src, src_lens, tgt_in) for member in self.members]
+        outputs: list[DecoderOutput] = [member(src, src_lens, tgt_in) for member in self.models]
         if len(outputs) == 1:
             return outputs[0]
         weights = torch.stack([out.weights for out in outputs]).mean(0)
         return DecoderOutput(outputs[0].attentional, weights, None, None)
 
     @property
+    def models(self) -> list[Seq2Seq]:
+        """The members as models (the ModuleList that registers them holds plain modules)."""
+        return [cast(Seq2Seq, member) for member in self.members]
+
+    @property
     def device(self) -> torch.device:
         return next(self.parameters()).device
 
     def num_parameters(self) -> int:
-        return sum(member.num_parameters() for member in self.members)
+        return sum(member.num_parameters() for member in self.models)
 
 
 def check_members(loaded: Sequence[Loaded]) -> None:

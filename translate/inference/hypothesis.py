@@ -16,4 +16,4 @@ class Hypothesis:
 
 def length_penalty(length: int, alpha: float) -> float:
     """GNMT (Wu et al. 2016, eq. 14): ((5 + |Y|) / 6) ** alpha; alpha = 0 gives 1 (raw log-probability)."""
-    return ((5.0 + length) / 6.0) ** alpha
+    return float(((5.0 + length) / 6.0) ** alpha)

@@ -7,6 +7,7 @@ beam search calls it directly. The attention module is injected: the decoder nev
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import nn
@@ -165,7 +166,8 @@ class Decoder(nn.Module):
         runs over the whole sequence in one call, and attention over all positions in one batched call.
         Computes what a loop over `_step` computes (tested)."""
         x = embedded  # (B, T, E)
-        for layer, cell in enumerate(self.cells):
+        for layer, module in enumerate(self.cells):
+            cell = cast(nn.RNNCellBase, module)
             params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
             if self.is_lstm:
                 assert state.cell is not None

@@ -41,7 +41,8 @@ class Seq2Seq(nn.Module):
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor, tgt_in: torch.Tensor) -> DecoderOutput:
         """Teacher forcing. src (B, S), src_lens (B,), tgt_in (B, T) -> DecoderOutput (attentional (B, T, H))."""
         ctx = self.encode(src, src_lens)
-        return self.decoder(tgt_in, ctx.state, ctx.memory)
+        out: DecoderOutput = self.decoder(tgt_in, ctx.state, ctx.memory)
+        return out
 
     def step(self, prev_tokens: torch.Tensor, ctx: DecodingContext) -> tuple[torch.Tensor, DecodingContext]:
         """One search step: prev_tokens (N,) -> log-probabilities (N, V), next context."""

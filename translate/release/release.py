@@ -60,7 +60,8 @@ def training_facts(run: Path) -> dict[str, Any] | None:
 def _scores(translator: Translator, sources: list[str], refs: list[str], tgt_lang: str,
             beams: tuple[tuple[str, int], ...] = (("beam5", 5), ("greedy", 1))) -> tuple[dict[str, Any], list[str]]:
     """Scores and speed per (label, beam size), and the first one's hypotheses."""
-    out, hyps = {}, []
+    out: dict[str, Any] = {}
+    hyps: list[str] = []
     as_users = with_glossaries(translator)  # with the names lexicon where the model's settings turn it on
     for label, beam in beams:
         decode = apply_overrides(translator.decode, {"beam_size": beam, "n_best": 1})
@@ -142,8 +143,8 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     (target / META).write_text(json.dumps({**meta, **facts}, indent=1, ensure_ascii=False, sort_keys=True),
                                encoding="utf-8")
     card_facts = {**facts, **_card_facts(translator, artifact), "digits_kept": digits}
-    everyday = EVERYDAY[artifact.src_lang]
-    card = model_card(target.name, card_facts, (sources, refs, hyps), list(zip(everyday, with_glossaries(translator).translate(everyday))))
+    examples = EVERYDAY[artifact.src_lang]
+    card = model_card(target.name, card_facts, (sources, refs, hyps), list(zip(examples, with_glossaries(translator).translate(examples))))
     (target / "MODEL_CARD.md").write_text(card, encoding="utf-8")
     return card
 

@@ -45,7 +45,8 @@ class BodyLimit:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
-            return await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
+            return
         declared = dict(scope.get("headers", [])).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > self.limit:
             response = _error(413, f"request body is {int(declared)} bytes; the limit is max_body_bytes={self.limit}")
@@ -76,7 +77,8 @@ class HostGuard:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
-            return await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
+            return
         host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
         name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
         if "*" not in self.hosts and name.strip("[]") not in self.hosts:

@@ -87,7 +87,8 @@ class Batcher:
 
     def _take(self, key: Hashable) -> list[_Job]:
         """The oldest jobs with `key`, up to max_batch texts (always at least one job); dropped: cancelled ones."""
-        taken, size = [], 0
+        taken: list[_Job] = []
+        size = 0
         for job in list(self._jobs):
             if job.key != key or (taken and size + len(job.texts) > self.max_batch):
                 continue

@@ -132,7 +132,7 @@ def _joined(parts: list[dict[str, Any]], tgt_lang: str) -> dict[str, Any]:
     alternatives = []
     for rank in range(max(len(p["alternatives"]) for p in parts)):
         chosen = [p["alternatives"][min(rank, len(p["alternatives"]) - 1)] for p in parts]
-        attention = None
+        attention: dict[str, Any] | None = None
         if chosen[0]["attention"] is not None:
             attention = {"weights": _block_diagonal([a["attention"]["weights"] for a in chosen], widths), "heads": None}
             if chosen[0]["attention"]["heads"] is not None:

@@ -97,7 +97,7 @@ def _hypotheses(out_dir: Path, name: str, seed: int) -> list[str]:
 
 def _intervals(figures: list[RunFigures], out_dir: Path, refs: list[str], tgt_lang: str) -> tuple[dict[str, float], str]:
     """The 95 % paired-bootstrap interval of each mechanism's first seed (sacrebleu), and the signature."""
-    first = {}
+    first: dict[str, RunFigures] = {}
     for f in sorted(figures, key=lambda f: f.seed):
         first.setdefault(f.mechanism, f)
     systems = [(name, _hypotheses(out_dir, name, f.seed)) for name, f in first.items()]
@@ -165,7 +165,8 @@ def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPaire
         return None if value is None else round(value, digits)
 
     def mean_of(values: list[float | None]) -> float | None:
-        return statistics.mean(values) if values and all(v is not None for v in values) else None  # type: ignore[arg-type]
+        known = [v for v in values if v is not None]
+        return statistics.mean(known) if known and len(known) == len(values) else None
 
     return {
         "mechanism": name, "seeds": len(runs), "parameters": first.parameters,
@@ -228,14 +229,20 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
               f"{base.data.direction}, test BLEU by attention mechanism (mean over seeds; bars: std, or 95 % CI for one seed)")
     plot_curves({n: by_name[n][0].curve for n in order}, out_dir / "dev_bleu_curves.png")
     plot_by_length([b.label for b in buckets], by_length, out_dir / "bleu_by_length.png", unit)
-    first_runs = {n: out_dir / "runs" / f"{n}-seed{by_name[n][0].seed}" for n in order}
-    lacking = [folder.name for n, folder in first_runs.items()
-               if by_name[n][0].attention_entropy is not None and not (folder / "attention.json").is_file()]
-    if lacking:  # a figure short of some mechanisms would replace the complete one drawn when they were at hand
+    _draw_heatmaps({n: by_name[n][0] for n in order}, out_dir)
+
+
+def _draw_heatmaps(first: dict[str, RunFigures], out_dir: Path) -> None:
+    """heatmaps.png from each mechanism's first seed; left as it is while one of them lacks its matrices
+    (a figure short of some mechanisms would replace the complete one drawn when they were at hand)."""
+    folders = {n: out_dir / "runs" / f"{n}-seed{f.seed}" for n, f in first.items()}
+    lacking = [folders[n].name for n, f in first.items()
+               if f.attention_entropy is not None and not (folders[n] / "attention.json").is_file()]
+    if lacking:
         logger.warning("heatmaps.png not redrawn: attention.json missing in %s for %s%s", out_dir / "runs",
                        ", ".join(lacking[:5]), " ..." if len(lacking) > 5 else "")
         return
-    grid = heatmap_grid(first_runs)
+    grid = heatmap_grid(folders)
     if grid:  # rows are sentences; with many mechanisms, one row per mechanism reads better than a wide strip
         plot_heatmaps(grid if len(grid[0]) <= WIDEST else [list(column) for column in zip(*grid)],
                       out_dir / "heatmaps.png")

@@ -70,7 +70,7 @@ class _SmoothedNLL(torch.autograd.Function):
 def smoothed_nll(logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """logits (N, V), targets (N,) -> (-log p(target), -mean_v log p(v)), each (N,); the label-smoothed
     loss is (1 - ε)·first + ε·second. Same values and gradients as through `log_softmax` (tested)."""
-    nll, uniform = _SmoothedNLL.apply(logits, targets)
+    nll, uniform = _SmoothedNLL.apply(logits, targets)  # type: ignore[no-untyped-call]
     return nll, uniform
 
 
@@ -116,7 +116,7 @@ class _MixtureNLL(torch.autograd.Function):
 def mixture_nll(logits: torch.Tensor, log_weights: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """logits (N, S, V), log α (N, S), targets (N,) -> (-log p(target), -mean_v log p(v)) of the mixture
     p = Σᵢ αᵢ softmax(logitsᵢ), each (N,). Same values and gradients as autograd through the mixture (tested)."""
-    nll, uniform = _MixtureNLL.apply(logits, log_weights, targets)
+    nll, uniform = _MixtureNLL.apply(logits, log_weights, targets)  # type: ignore[no-untyped-call]
     return nll, uniform
 
 

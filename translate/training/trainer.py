@@ -175,7 +175,7 @@ class Trainer:
             if self.state.step % train.log_every == 0 and self.dist.main:
                 left = eta(self.state.step, self.state.seconds, train.max_steps, train.max_minutes)
                 self.files.log_progress(meter.flush(self.state.step, self.state.epoch, self.state.seconds,
-                                                    self.scheduler.get_last_lr()[0], left))
+                                                    float(self.scheduler.get_last_lr()[0]), left))
             if self.state.step % train.validate_every == 0:
                 if self.dist.main:
                     self.validate()

@@ -56,7 +56,8 @@ class _Graph:
         self.weights = load_arrays(weights, wanted)
 
     def run(self, values: dict[str, np.ndarray]) -> list[Any]:
-        return self.session.run(None, {**self.weights, **{name: values[name] for name in self.names}})
+        outputs: list[Any] = self.session.run(None, {**self.weights, **{name: values[name] for name in self.names}})
+        return outputs
 
 
 class FastSeq2Seq:

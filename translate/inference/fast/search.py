@@ -60,8 +60,9 @@ def _top(scores: np.ndarray, log_probs: np.ndarray, count: int) -> tuple[np.ndar
 def beam_search(step: StepFn, ctx: Any, limit: int, bos: int, eos: int, beam_size: int, alpha: float = 1.0,
                 n_best: int = 1, pad: int = 0) -> list[Hypothesis]:
     """The `n_best` best hypotheses by length-penalised score."""
-    k, scores, history = beam_size, np.zeros(1, np.float32), [[]]
-    tokens, finished = np.array([bos]), []
+    k, scores = beam_size, np.zeros(1, np.float32)
+    history: list[list[int]] = [[]]
+    tokens, finished = np.array([bos]), list[Hypothesis]()
     for t in range(limit + 1):
         check_deadline()
         log_probs, ctx = step(tokens, ctx)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +19,9 @@ _DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16}
 TIED = {"decoder.generator.weight": "decoder.embedding.weight"}  # stored once when the output layer is tied
 
 
-def _array(data: bytes, start: int, info: dict[str, object]) -> np.ndarray:
-    dtype, shape = _DTYPES[str(info["dtype"])], tuple(info["shape"])  # type: ignore[arg-type]
-    begin = info["data_offsets"][0]  # type: ignore[index]
+def _array(data: bytes, start: int, info: dict[str, Any]) -> np.ndarray:
+    dtype, shape = _DTYPES[str(info["dtype"])], tuple[int, ...](info["shape"])
+    begin = info["data_offsets"][0]
     raw = np.frombuffer(data, dtype=dtype, count=math.prod(shape), offset=start + begin)
     if dtype is np.uint16:  # bfloat16: the upper half of a float32
         return (raw.astype(np.uint32) << 16).view(np.float32).reshape(shape)

@@ -31,6 +31,9 @@ from translate.model.attention.soft import Choice, SoftAttention
 
 
 class HardAttention(SoftAttention):
+    baseline: torch.Tensor  # buffers (registered in __init__)
+    updates: torch.Tensor
+
     def __init__(self, scorer: Scorer, memory_size: int, key_value: bool, cfg: HardAttentionConfig) -> None:
         super().__init__(scorer, memory_size, key_value)
         # the estimator and its constants are fixed here, never re-read from strings per step

@@ -102,7 +102,8 @@ class AdditiveScorer(Scorer):
         self.v = nn.Parameter(torch.empty(size).uniform_(-0.1, 0.1))
 
     def prepare(self, keys: torch.Tensor) -> torch.Tensor:
-        return self.key_layer(keys)
+        prepared: torch.Tensor = self.key_layer(keys)
+        return prepared
 
     def forward(self, query: torch.Tensor, prepared_keys: torch.Tensor) -> torch.Tensor:
         return additive_score(self.query_layer(query), prepared_keys, self.v)
