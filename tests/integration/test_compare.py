@@ -13,7 +13,7 @@ import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
-from translate.config.loading import apply_overrides
+from translate.config.loading import apply_overrides, load_config
 from translate.config.schema import RunConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
@@ -169,6 +169,21 @@ def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path
     (extra / "compare.json").write_text(json.dumps({**record, "mechanism": "dot"}), encoding="utf-8")
     with pytest.raises(ConfigError, match="test.hyp.txt missing .* for none-seed1"):
         rebuild_report(cfg, cloned)
+
+
+@pytest.mark.slow
+def test_the_committed_zh_en_study_rebuilds_every_table_and_figure_from_its_files(tmp_path: Path) -> None:
+    """docs/compare-converged-zh-en holds every run's hypotheses and attention matrices: without its
+    results files and figures, --report-only writes the same tables (intervals, p-values, BLEU by length
+    computed again, not carried over) and every figure."""
+    study = tmp_path / "study"
+    shutil.copytree(REPO / "docs" / "compare-converged-zh-en" / "runs", study / "runs")
+    rebuild_report(load_config(None, {"data.direction": "zh-en"}), study)
+    for name in ("results.md", "results.csv", "results.json"):
+        assert (study / name).read_text(encoding="utf-8") == (
+            REPO / "docs" / "compare-converged-zh-en" / name).read_text(encoding="utf-8"), name
+    assert all((study / name).is_file() for name in ("bleu.png", "dev_bleu_curves.png", "bleu_by_length.png",
+                                                      "heatmaps.png"))
 
 
 @pytest.mark.slow
