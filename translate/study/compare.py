@@ -213,7 +213,8 @@ REPRODUCED = ("steps", "best_step", "dev_bleu", "test_bleu", "test_chrf")  # equ
 def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> list[str]:
     """Retrain the finished runs of out_dir/runs/ whose hypotheses or attention matrices are missing (a study
     committed before they were kept) and add those files, provided the retrain reproduces the committed
-    scores (same seed, data and budget: CPU training is deterministic); returns the runs restored.
+    scores (same seed, data, budget and training code: CPU training is deterministic); returns the runs
+    restored. A run already trained in work_dir (e.g. by the code of the study's time) is evaluated, not retrained.
 
     The committed compare.json stays (its minutes and speeds are the original run's). A retrain that scores
     otherwise is another model: its files stay in work_dir/<run>/restored/ and a ConfigError names it once
