@@ -23,7 +23,7 @@ from translate.data.tokenizer import target_ids
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import translate_and_score
 from translate.inference.translator import Translator
-from translate.study.report import RunFigures, write_report
+from translate.study.report import RunFigures, lacking_files, write_report
 from translate.tokens import PAD_ID
 from translate.training.train import train
 
@@ -224,9 +224,11 @@ def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     for mechanism in mechanisms:
         for seed in seeds:
             results = out_dir / "runs" / f"{mechanism}-seed{seed}"
-            if not (results / "compare.json").is_file() or not _lacking(results):
+            if not (results / "compare.json").is_file():
                 continue
             committed = RunFigures.load(results / "compare.json")
+            if not lacking_files(committed, results):
+                continue
             cfg = study_run_config(base, mechanism, seed, work_dir)
             scratch = cfg.run_dir / "restored"
             again = _evaluate_run(cfg, mechanism, seed, scratch)
@@ -248,13 +250,6 @@ def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
         raise ConfigError(f"retraining did not reproduce the committed scores of {', '.join(differing)} "
                           f"(same seed and budget as in {out_dir / 'runs'}? see the log); nothing added for them")
     return restored
-
-
-def _lacking(results: Path) -> list[str]:
-    """The files a finished run's report needs that its folder does not hold."""
-    attended = RunFigures.load(results / "compare.json").attention_entropy is not None
-    return [name for name in ("test.hyp.txt", *(("attention.json",) if attended else ()))
-            if not (results / name).is_file()]
 
 
 def rebuild_report(base: RunConfig, out_dir: Path) -> Path:

@@ -232,12 +232,18 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
     _draw_heatmaps({n: by_name[n][0] for n in order}, out_dir)
 
 
+def lacking_files(run: RunFigures, folder: Path) -> list[str]:
+    """What the report reads of a finished run and its folder lacks: test.hyp.txt, and attention.json
+    for a mechanism with attention."""
+    needed = ("test.hyp.txt", "attention.json") if run.attention_entropy is not None else ("test.hyp.txt",)
+    return [name for name in needed if not (folder / name).is_file()]
+
+
 def _draw_heatmaps(first: dict[str, RunFigures], out_dir: Path) -> None:
     """heatmaps.png from each mechanism's first seed; left as it is while one of them lacks its matrices
     (a figure short of some mechanisms would replace the complete one drawn when they were at hand)."""
     folders = {n: out_dir / "runs" / f"{n}-seed{f.seed}" for n, f in first.items()}
-    lacking = [folders[n].name for n, f in first.items()
-               if f.attention_entropy is not None and not (folders[n] / "attention.json").is_file()]
+    lacking = [folders[n].name for n, f in first.items() if "attention.json" in lacking_files(f, folders[n])]
     if lacking:
         logger.warning("heatmaps.png not redrawn: attention.json missing in %s for %s%s", out_dir / "runs",
                        ", ".join(lacking[:5]), " ..." if len(lacking) > 5 else "")
