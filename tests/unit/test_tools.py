@@ -113,6 +113,42 @@ def test_the_study_driver_restores_zh_en_then_en_zh_seed_1_then_its_other_seeds(
     assert "restoring zh-en seeds 1: failed" in done.stderr
 
 
+def test_the_study_driver_trains_the_first_en_zh_runs_with_the_code_of_their_time_before_restoring(tmp_path: Path) -> None:
+    """STAGE=restore with en->zh runs lacking hypotheses: each run of OLD_CODE_RUNS committed and not yet trained
+    in runs/compare-converged-en-zh is trained there first by that commit's code (a git worktree on PYTHONPATH);
+    a run already trained there is not; then the `--restore` calls."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
+    study = tmp_path / "docs" / "compare-converged-en-zh" / "runs"
+    for run in ("dot-seed1", "additive-seed1", "scaled-dot-seed1", "bilinear-seed1"):
+        (study / run).mkdir(parents=True)
+        (study / run / "compare.json").write_text("{}", encoding="utf-8")
+    (study / "additive-seed1" / "test.hyp.txt").write_text("", encoding="utf-8")  # restored, but its weights...
+    trained = tmp_path / "runs" / "compare-converged-en-zh" / "scaled-dot-seed1"
+    trained.mkdir(parents=True)
+    (trained / "train_summary.json").write_text("{}", encoding="utf-8")  # ...are needed by the warm starts
+    calls, bin_dir = tmp_path / "calls.txt", tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, line in (("translate", 'translate $*'), ("git", 'git $*'), ("python", 'python $PWD $PYTHONPATH $*')):
+        made = '\nmkdir -p "$4"' if name == "git" else ""  # the worktree
+        (bin_dir / name).write_text(f'#!/usr/bin/env bash\necho "{line}" >> {calls}{made}\n', encoding="utf-8")
+        (bin_dir / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "STAGE": "restore",
+           "TMPDIR": str(tmp_path / "tmp")}
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "converged_study.sh")], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = calls.read_text(encoding="utf-8").splitlines()
+    tree = tmp_path / "tmp" / "translate-code-91ff8f5"
+    assert lines[0] == f"git worktree add --detach {tree} 91ff8f5"
+    assert [line.split("--mechanisms ")[1].split()[0] for line in lines[1:3]] == ["additive", "dot"]
+    for line in lines[1:3]:
+        assert line.startswith(f"python {tree} {tree} -m translate compare ")
+        assert "--seeds 1 --steps 6000 --set train.patience=4" in line
+        assert line.endswith(f"--work {tmp_path / 'runs' / 'compare-converged-en-zh'}")
+    assert len(lines) == 6 and all(line.startswith("translate compare --restore") for line in lines[3:])
+
+
 def test_the_study_driver_stops_at_once_without_the_translate_command(tmp_path: Path) -> None:
     """Without `translate` on PATH (environment not activated) the driver says so and stops,
     instead of reporting every run of the plan as failed."""
