@@ -65,25 +65,27 @@ if [[ $STAGE == all || $STAGE == more-seeds ]]; then  # beyond what the issue as
     for seed in 2 3; do study en-zh "$mechanism" "$seed"; done
   done
 fi
-# The first en->zh runs were trained before the dropout mask changed (commit 4112fd7) and retrain bit for bit
-# only with the code of their time, OLD_CODE (a git worktree); `--restore` then evaluates them instead of
-# retraining them, and the warm starts from dot and additive start from them (docs/results/attention-study.md).
-OLD_CODE=91ff8f5
-OLD_CODE_RUNS=(none additive dot scaled-dot)
-old_code_train() {  # mechanism: en->zh seed 1 trained with OLD_CODE into runs/compare-converged-en-zh
-  local mechanism=$1 work="$PWD/runs/compare-converged-en-zh" tree="${TMPDIR:-/tmp}/translate-code-$OLD_CODE"
-  [[ -f docs/compare-converged-en-zh/runs/$mechanism-seed1/compare.json ]] || return 0
-  [[ -f $work/$mechanism-seed1/train_summary.json ]] && return 0
-  [[ -d $tree ]] || git worktree add --detach "$tree" "$OLD_CODE"
-  (cd "$tree" && PYTHONPATH="$tree" python -m translate compare --mechanisms "$mechanism" --seeds 1 "${BUDGET[@]}" \
+# en->zh runs that retrain bit for bit only with the code of their time (docs/results/attention-study.md): those
+# trained before the dropout mask changed (commit 4112fd7), and encoder self-attention before its scores became
+# one matrix product (c3d52f8). Each is trained first from a git worktree of that code into
+# runs/compare-converged-en-zh; `--restore` then evaluates it there (and warm starts start from it).
+OLD_CODE_RUNS=("91ff8f5 none 1" "91ff8f5 additive 1" "91ff8f5 dot 1" "91ff8f5 scaled-dot 1"
+               "5cc7421 self-attention+additive 1" "5cc7421 self-attention+additive 2"
+               "5cc7421 self-attention+additive 3")
+old_code_train() {  # commit, mechanism, seed: en->zh, trained with that commit's code into runs/compare-converged-en-zh
+  local commit=$1 mechanism=$2 seed=$3 work="$PWD/runs/compare-converged-en-zh" tree="${TMPDIR:-/tmp}/translate-code-$1"
+  [[ -f docs/compare-converged-en-zh/runs/$mechanism-seed$seed/compare.json ]] || return 0
+  [[ -f $work/$mechanism-seed$seed/train_summary.json ]] && return 0
+  [[ -d $tree ]] || git worktree add --detach "$tree" "$commit"
+  (cd "$tree" && PYTHONPATH="$tree" python -m translate compare --mechanisms "$mechanism" --seeds "$seed" "${BUDGET[@]}" \
     --out "$tree/study" --work "$work") \
-    || echo "converged_study.sh: $mechanism seed 1 (en-zh, code of $OLD_CODE) failed; going on" >&2
+    || echo "converged_study.sh: $mechanism seed $seed (en-zh, code of $commit) failed; going on" >&2
 }
 
 if [[ $STAGE == restore ]]; then  # each call adds the files of the runs it reproduces; commit as they come
   if compgen -G "docs/compare-converged-en-zh/runs/*/compare.json" > /dev/null \
      && [[ -n $(for d in docs/compare-converged-en-zh/runs/*/; do [[ -f $d/test.hyp.txt ]] || echo "$d"; done) ]]; then
-    for mechanism in "${OLD_CODE_RUNS[@]}"; do old_code_train "$mechanism"; done
+    for run in "${OLD_CODE_RUNS[@]}"; do read -r -a spec <<< "$run"; old_code_train "${spec[@]}"; done
   fi
   # the heatmaps need seed 1 of every mechanism with attention; the p-values every run's hypotheses
   with_attention=$(IFS=,; echo "${FIRST_PASS[*]:1}")  # FIRST_PASS without none
