@@ -220,6 +220,18 @@ def test_restore_gives_a_committed_study_back_its_hypotheses_only_where_the_retr
     assert not (runs / "additive-seed1" / "test.hyp.txt").is_file()
     assert (tmp_path / "fresh" / "additive-seed1" / "restored" / "test.hyp.txt").is_file()
 
+    # a retrain whose dev BLEU leaves the committed curve stops at that validation and is moved aside
+    first_step, first_bleu = record["curve"][0]
+    (runs / "additive-seed1" / "compare.json").write_text(json.dumps(
+        {**record, "curve": [[first_step, first_bleu + 1]] + record["curve"][1:]}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="additive-seed1"):
+        restore(cfg, ["additive"], [1], out, tmp_path / "again")
+    aside = tmp_path / "again" / "additive-seed1.not-reproduced"
+    assert not (tmp_path / "again" / "additive-seed1").exists() and not (aside / "train_summary.json").exists()
+    validated = [json.loads(line) for line in (aside / "metrics.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert max(r["step"] for r in validated) == first_step  # no update after the differing validation
+    assert not (runs / "additive-seed1" / "test.hyp.txt").is_file()
+
 
 @pytest.mark.slow
 def test_the_study_runs_zh_en_too(tmp_path: Path, tiny_config: RunConfig) -> None:

@@ -302,7 +302,8 @@ def compare(mechanisms: Annotated[str, typer.Option(
             restore: Annotated[bool, typer.Option(
                 "--restore", help=("Retrain the finished runs in <out>/runs/ that lack their hypotheses or attention "
                                    "matrices, with the study's budget and seeds, and add those files where the "
-                                   "retrain reproduces the committed scores."))] = False,
+                                   "retrain reproduces the committed scores; a retrain stops at the first validation "
+                                   "whose dev BLEU differs from the committed curve."))] = False,
             config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.

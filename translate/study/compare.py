@@ -25,7 +25,7 @@ from translate.evaluation.evaluate import translate_and_score
 from translate.inference.translator import Translator
 from translate.study.report import RunFigures, lacking_files, write_report
 from translate.tokens import PAD_ID
-from translate.training.train import train
+from translate.training.train import Validated, train
 
 logger = logging.getLogger(__name__)
 
@@ -93,12 +93,12 @@ def parse_mechanisms(text: str) -> list[str]:
 KEPT_FILES = ("train_summary.json", "metrics.jsonl", "config.yaml")  # small files copied next to the scores
 
 
-def _train_or_reuse(cfg: RunConfig) -> dict[str, Any]:
+def _train_or_reuse(cfg: RunConfig, on_validation: Validated | None = None) -> dict[str, Any]:
     summary = cfg.run_dir / "train_summary.json"
     if not summary.is_file():
         resume = (cfg.run_dir / "last" / "trainer.pt").is_file()
         logger.info("== %s: %s", cfg.name, "resuming" if resume else "training")
-        train(cfg, resume=resume)
+        train(cfg, resume=resume, on_validation=on_validation)
     return dict(json.loads(summary.read_text(encoding="utf-8")))
 
 
@@ -140,9 +140,10 @@ def attention_record(translator: Translator, sources: list[str], indices: list[i
             for i, text, a in zip(indices, picked, translator.align(picked, best))]
 
 
-def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path) -> RunFigures:
+def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
+                  on_validation: Validated | None = None) -> RunFigures:
     """Scores, hypotheses, attention statistics and matrices of a finished run, into `results`."""
-    summary = _train_or_reuse(cfg)
+    summary = _train_or_reuse(cfg, on_validation)
     results.mkdir(parents=True, exist_ok=True)
     for name in KEPT_FILES:
         if (cfg.run_dir / name).is_file() and cfg.run_dir.resolve() != results.resolve():
@@ -210,6 +211,21 @@ RESTORED_FILES = ("dev.hyp.txt", "test.hyp.txt", "attention.json", "config.yaml"
 REPRODUCED = ("steps", "best_step", "dev_bleu", "test_bleu", "test_chrf")  # equal, or a retrain is another model
 
 
+class NotReproduced(Exception):
+    """A retrain's dev BLEU left the committed curve: it is another model, no use training it on."""
+
+
+def follow_curve(curve: list[tuple[float, float]]) -> Validated:
+    """A validation hook that stops a retrain at the first step of the committed curve whose dev BLEU differs."""
+    expected = {int(step): float(bleu) for step, bleu in curve}
+
+    def check(record: dict[str, Any]) -> None:
+        step, bleu = int(record["step"]), float(record["dev_bleu"])
+        if step in expected and bleu != expected[step]:
+            raise NotReproduced(f"dev BLEU {expected[step]} -> {bleu} at step {step}")
+    return check
+
+
 def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> list[str]:
     """Retrain the finished runs of out_dir/runs/ whose hypotheses or attention matrices are missing (a study
     committed before they were kept) and add those files, provided the retrain reproduces the committed
@@ -218,7 +234,8 @@ def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
 
     The committed compare.json stays (its minutes and speeds are the original run's). A retrain that scores
     otherwise is another model: its files stay in work_dir/<run>/restored/ and a ConfigError names it once
-    the other runs are done."""
+    the other runs are done. One whose dev BLEU leaves the committed curve stops at that validation, and its
+    folder moves to work_dir/<run>.not-reproduced/ (a later restore trains it afresh)."""
     work_dir = work_dir or out_dir / "runs"
     restored, differing = [], []
     for mechanism in mechanisms:
@@ -231,7 +248,16 @@ def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
                 continue
             cfg = study_run_config(base, mechanism, seed, work_dir)
             scratch = cfg.run_dir / "restored"
-            again = _evaluate_run(cfg, mechanism, seed, scratch)
+            try:
+                again = _evaluate_run(cfg, mechanism, seed, scratch, follow_curve(committed.curve))
+            except NotReproduced as error:
+                aside = cfg.run_dir.with_name(f"{cfg.run_dir.name}.not-reproduced")
+                shutil.rmtree(aside, ignore_errors=True)
+                cfg.run_dir.rename(aside)
+                logger.error("== %s: the retrain is another model (%s); stopped there, its run moved to %s",
+                             results.name, error, aside)
+                differing.append(results.name)
+                continue
             changed = [f"{k} {getattr(committed, k)} -> {getattr(again, k)}" for k in REPRODUCED
                        if getattr(committed, k) != getattr(again, k)]
             if changed:

@@ -8,7 +8,7 @@ import logging
 import random
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from translate.training.run_dir import RunFiles, disk_errors, lock_run
 from translate.training.trainer import Trainer
 
 logger = logging.getLogger(__name__)
+Validated = Callable[[dict[str, Any]], None]  # a hook on each validation's record
 
 
 @dataclass
@@ -47,14 +48,16 @@ def set_seed(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def train(cfg: RunConfig, resume: bool = False) -> TrainResult:
+def train(cfg: RunConfig, resume: bool = False, on_validation: Validated | None = None) -> TrainResult:
     """Train (or resume) the run `cfg.run_dir`; returns when a budget or early stopping ends it.
-    Under torchrun every process calls this; only the main one writes to the run folder."""
+    Under torchrun every process calls this; only the main one writes to the run folder.
+    `on_validation` gets each periodic validation's record (step, dev_bleu, ...) after its checkpoints
+    are saved; an exception it raises ends the run there (one process only: the others would wait)."""
     files = RunFiles(cfg.run_dir, cfg.train.tensorboard)
     dist = from_environment(resolve_device(cfg.device).type)
     try:
         with lock_run(files.root) if dist.main else contextlib.nullcontext(), disk_errors(), terminate_as_interrupt():
-            return _train(cfg, resume, files, dist)
+            return _train(cfg, resume, files, dist, on_validation)
     finally:
         dist.close()
 
@@ -77,12 +80,13 @@ def terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _train(cfg: RunConfig, resume: bool, files: RunFiles, dist: Dist) -> TrainResult:
+def _train(cfg: RunConfig, resume: bool, files: RunFiles, dist: Dist, on_validation: Validated | None) -> TrainResult:
     if resume:
         trainer = _resume_trainer(cfg, files, dist)
     else:
         cfg, init = init_source(cfg)
         trainer = _new_trainer(cfg, files, init, dist)
+    trainer.on_validation = on_validation
     if dist.main:
         save_config(cfg, files.root / "config.yaml")
     try:

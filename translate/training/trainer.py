@@ -8,6 +8,7 @@ import json
 import logging
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,8 @@ class Trainer:
         self.translator = Translator(model, data.src_tokenizer, data.tgt_tokenizer, cfg.decode,
                                      cfg.data.src_lang, cfg.data.tgt_lang)
         self.history: list[dict[str, Any]] = []
+        # called with each validation's record once its checkpoints are written (main process); may raise to stop
+        self.on_validation: Callable[[dict[str, Any]], None] | None = None
         self._epoch_batches: tuple[int, list[list[int]]] | None = None
 
     # ------------------------------------------------------------------ state in and out
@@ -206,6 +209,8 @@ class Trainer:
         self.files.log_validation(record, [(sources[i], refs[i], hyps[i]) for i in (0, len(sources) // 2, -1)])
         if not tag:
             self.after_validation(bleu)
+            if self.on_validation is not None:
+                self.on_validation(record)
         return bleu
 
     def after_validation(self, bleu: float) -> None:
