@@ -158,10 +158,26 @@ def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path
     assert "heatmaps.png not redrawn: attention.json missing" in caplog.text and "additive-seed1" in caplog.text
     (tmp_path / "attention.json").rename(attention)
     # hypotheses gone (a study committed before they were kept): intervals and p-values carried over
+    additive = cloned / "runs" / "additive-seed1"
+    hypotheses = (additive / "test.hyp.txt").read_bytes()
     for hyp in cloned.glob("runs/*/test.hyp.txt"):
         hyp.unlink()
     rebuild_report(cfg, cloned)
     assert (cloned / "results.md").read_text(encoding="utf-8") == expected["results.md"]
+    # a run measured again (other scores, its own hypotheses): no carried p-values for it, the others' stay
+    before = json.loads(expected["results.json"])
+    record = json.loads((additive / "compare.json").read_text(encoding="utf-8"))
+    (additive / "compare.json").write_text(json.dumps({**record, "test_bleu": record["test_bleu"] + 1}), encoding="utf-8")
+    (additive / "test.hyp.txt").write_bytes(hypotheses)
+    for _ in range(2):  # and the next rebuild does not bring the old p-values back
+        rebuild_report(cfg, cloned)
+        after = json.loads((cloned / "results.json").read_text(encoding="utf-8"))
+        rows = {r["mechanism"]: r for r in after["rows"]}
+        assert rows["additive"]["test_bleu_mean"] == round(record["test_bleu"] + 1, 2)
+        assert rows["additive"]["p_vs_none"] is None and rows["additive"]["test_bleu_ci95"] is None
+        assert rows["none"] == before["rows"][0] and after["bleu_by_length"] == before["bleu_by_length"]
+    (additive / "compare.json").write_text(json.dumps(record), encoding="utf-8")
+    (additive / "test.hyp.txt").unlink()
     # ... but only for exactly the runs they were computed for
     extra = cloned / "runs" / "dot-seed1"
     shutil.copytree(cloned / "runs" / "additive-seed1", extra)

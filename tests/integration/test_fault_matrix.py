@@ -328,9 +328,59 @@ def test_sigterm_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatc
     assert signal.getsignal(signal.SIGTERM) == before
     monkeypatch.setattr(train_module.Trainer, "train_step", original)
     meta = load_checkpoint(tiny_config.run_dir / "last").meta
-    assert meta["interrupted"] and meta["step"] in (5, 6)  # the signal lands during or right after step 5
+    assert meta["interrupted"] and meta["step"] == 6  # the update under way when the signal came is completed
     assert "resume with: translate train --resume" in (tiny_config.run_dir / "train.log").read_text()
     assert _train(tiny_config, resume=True).state.step == tiny_config.train.max_steps
+
+
+@pytest.mark.parametrize("signum", ["SIGTERM", "SIGINT"])
+def test_a_stop_signal_halfway_through_an_update_resumes_as_the_same_run(
+        tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch, signum: str) -> None:
+    """The signal comes after the forward pass took its dropout draws and before the optimizer step: the
+    run stops after that update, and resuming gives the weights of a run never interrupted, bit for bit."""
+    import os
+    import signal
+
+    from safetensors.torch import load_file
+
+    from translate.training import trainer as trainer_module
+
+    cfg = apply_overrides(tiny_config, {"model.dropout": 0.2, "train.validate_every": 10, "train.max_steps": 20,
+                                        "train.average_last": 0})
+    straight = _train(apply_overrides(cfg, {"name": "straight"}))
+    original, calls = trainer_module.compute_loss, []
+
+    def signalled_in_update_8(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 8:
+            os.kill(os.getpid(), getattr(signal, signum))
+        return out
+
+    interrupted = apply_overrides(cfg, {"name": "interrupted"})
+    monkeypatch.setattr(trainer_module, "compute_loss", signalled_in_update_8)
+    with pytest.raises(KeyboardInterrupt, match=signum):
+        _train(interrupted)
+    monkeypatch.setattr(trainer_module, "compute_loss", original)
+    assert load_checkpoint(interrupted.run_dir / "last").meta["step"] == 8
+    resumed = _train(interrupted, resume=True)
+    a, b = (load_file(str(run.run_dir / "last" / "model.safetensors")) for run in (straight, resumed))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_second_stop_signal_does_not_wait_for_the_update() -> None:
+    import signal
+
+    from translate.training.signals import StopSignals
+
+    signals = StopSignals()
+    with pytest.raises(KeyboardInterrupt, match="SIGINT"):  # outside the training loop: at once
+        signals.handle(signal.SIGINT, None)
+    with signals.held():
+        signals.handle(signal.SIGTERM, None)
+        assert signals.received == "SIGTERM"
+        with pytest.raises(KeyboardInterrupt, match="SIGINT"):
+            signals.handle(signal.SIGINT, None)
 
 
 def test_crash_mid_save_keeps_the_previous_checkpoint(tmp_path: Path, tiny_config: RunConfig, tiny_model: Seq2Seq,

@@ -19,7 +19,7 @@ from typing import Any
 from translate.config.schema import RunConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
-from translate.evaluation.by_length import bleu_by_length, by_length_markdown, length_buckets
+from translate.evaluation.by_length import Bucket, bleu_by_length, by_length_markdown, length_buckets
 from translate.evaluation.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
 
@@ -120,39 +120,68 @@ def _significance(by_name: dict[str, list[RunFigures]], reference: str, out_dir:
     return results
 
 
+def _pair(a: str, b: str, question: str, seeds: list[int], out_dir: Path, refs: list[str], tgt_lang: str) -> dict[str, Any]:
+    """One pair the study asks about: A against B, paired over `seeds` (their test hypotheses)."""
+    result = seed_paired_bootstrap([_hypotheses(out_dir, a, s) for s in seeds],
+                                   [_hypotheses(out_dir, b, s) for s in seeds], refs, tgt_lang)
+    return {"a": a, "b": b, "question": question, "seeds": seeds, "bleu_a": round(result.mean_a, 2),
+            "bleu_b": round(result.mean_b, 2), "p_value": round(result.p_value, 4)}
+
+
 def _questions(by_name: dict[str, list[RunFigures]], out_dir: Path, refs: list[str], tgt_lang: str) -> list[dict[str, Any]]:
     """The QUESTIONS pairs that have finished runs on both sides, each paired over their common seeds."""
     pairs = []
     for a, b, question in QUESTIONS:
         seeds = sorted({f.seed for f in by_name.get(a, [])} & {f.seed for f in by_name.get(b, [])})
         if seeds:
-            result = seed_paired_bootstrap([_hypotheses(out_dir, a, s) for s in seeds],
-                                           [_hypotheses(out_dir, b, s) for s in seeds], refs, tgt_lang)
-            pairs.append({"a": a, "b": b, "question": question, "seeds": seeds, "bleu_a": round(result.mean_a, 2),
-                          "bleu_b": round(result.mean_b, 2), "p_value": round(result.p_value, 4)})
+            pairs.append(_pair(a, b, question, seeds, out_dir, refs, tgt_lang))
     return pairs
 
 
 CARRIED = ("test_bleu_ci95", "p_vs_none", "seeds_paired_vs_none", "p_vs_best", "seeds_paired_vs_best")
 
 
-def _carried(out_dir: Path, figures: list[RunFigures], by_name: dict[str, list[RunFigures]],
-             missing: list[str]) -> tuple[list[dict[str, Any]], str, list[dict[str, Any]], dict[str, list[float]]]:
+def _carried(out_dir: Path, figures: list[RunFigures], by_name: dict[str, list[RunFigures]], best: str,
+             missing: list[str], refs: list[str], buckets: list[Bucket],
+             tgt_lang: str) -> tuple[list[dict[str, Any]], str, list[dict[str, Any]], dict[str, list[float]]]:
     """Rows, signature, pairs and BLEU by length when some runs' test hypotheses are not at hand.
 
     What needs hypotheses (intervals, p-values, BLEU by length) is taken from the results.json that
     was written when they were, provided it covers exactly the same runs; the rest comes from the
-    runs' compare.json as usual."""
+    runs' compare.json as usual. A run whose compare.json differs from the one results.json holds was
+    measured again: its BLEU by length comes from its hypotheses; its row's intervals and p-values are left
+    empty (they need the hypotheses of the runs it is compared with); its pairs are computed again where
+    both sides' hypotheses are at hand, else they keep their BLEU but no p-value. If the best mechanism
+    changed with it, no row keeps its p-value against the best."""
     path = out_dir / "results.json"
     previous = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    had = {(r["mechanism"], r["seed"]) for r in previous.get("runs", [])}
-    if had != {(f.mechanism, f.seed) for f in figures}:
+    had = {(r["mechanism"], r["seed"]): r for r in previous.get("runs", [])}
+    if set(had) != {(f.mechanism, f.seed) for f in figures}:
         raise ConfigError(f"test.hyp.txt missing in {out_dir / 'runs'} for {', '.join(missing[:5])}"
                           f"{' ...' if len(missing) > 5 else ''}: intervals and p-values need every run's test "
                           f"hypotheses, and {path.name} does not hold figures for exactly these runs")
+    again = {f.mechanism for f in figures if json.loads(json.dumps(dataclasses.asdict(f))) != had[(f.mechanism, f.seed)]}
     kept = {r["mechanism"]: r for r in previous["rows"]}
-    rows = [{**_row(n, runs, None, None, None), **{k: kept[n][k] for k in CARRIED}} for n, runs in by_name.items()]
-    return rows, previous["bootstrap_signature"], previous["pairs"], previous["bleu_by_length"]["bleu"]
+    carried = CARRIED if best == previous["best"] else tuple(k for k in CARRIED if not k.endswith("vs_best"))
+    rows = [{**_row(n, runs, None, None, None), **({} if n in again else {k: kept[n][k] for k in carried})}
+            for n, runs in by_name.items()]
+    pairs = []
+    for pair in previous["pairs"]:
+        at_hand = all(f"{name}-seed{seed}" not in missing for name in (pair["a"], pair["b"]) for seed in pair["seeds"])
+        if (pair["a"] in again or pair["b"] in again) and at_hand:
+            pair = _pair(pair["a"], pair["b"], pair["question"], pair["seeds"], out_dir, refs, tgt_lang)
+        elif pair["a"] in again or pair["b"] in again:
+            a, b = ([f.test_bleu for f in by_name[name] if f.seed in pair["seeds"]] for name in (pair["a"], pair["b"]))
+            pair = {**pair, "bleu_a": round(statistics.mean(a), 2), "bleu_b": round(statistics.mean(b), 2), "p_value": None}
+        pairs.append(pair)
+    by_length = dict(previous["bleu_by_length"]["bleu"])
+    for name in again:
+        if all(f"{name}-seed{f.seed}" not in missing for f in by_name[name]):
+            by_length[name] = bleu_by_length([_hypotheses(out_dir, name, f.seed) for f in by_name[name]], refs,
+                                             buckets, tgt_lang)
+        else:
+            by_length.pop(name, None)
+    return rows, previous["bootstrap_signature"], pairs, by_length
 
 
 def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPairedResult | None,
@@ -202,7 +231,8 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
     missing = [f"{f.mechanism}-seed{f.seed}" for f in figures
                if not (out_dir / "runs" / f"{f.mechanism}-seed{f.seed}" / "test.hyp.txt").is_file()]
     if missing:
-        rows, signature, pairs, by_length = _carried(out_dir, figures, by_name, missing)
+        rows, signature, pairs, by_length = _carried(out_dir, figures, by_name, best, missing, refs, buckets,
+                                                     base.data.tgt_lang)
     else:
         intervals, signature = _intervals(figures, out_dir, refs, base.data.tgt_lang)
         vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)

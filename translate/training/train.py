@@ -6,9 +6,7 @@ import contextlib
 import dataclasses
 import logging
 import random
-import signal
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from translate.training.distributed import Dist, from_environment, threads_per_p
 from translate.training.progress import TrainState
 from translate.training.resume import check_resume, init_source
 from translate.training.run_dir import RunFiles, disk_errors, lock_run
+from translate.training.signals import StopSignals, stop_signals
 from translate.training.trainer import Trainer
 
 logger = logging.getLogger(__name__)
@@ -56,37 +55,20 @@ def train(cfg: RunConfig, resume: bool = False, on_validation: Validated | None 
     files = RunFiles(cfg.run_dir, cfg.train.tensorboard)
     dist = from_environment(resolve_device(cfg.device).type)
     try:
-        with lock_run(files.root) if dist.main else contextlib.nullcontext(), disk_errors(), terminate_as_interrupt():
-            return _train(cfg, resume, files, dist, on_validation)
+        with lock_run(files.root) if dist.main else contextlib.nullcontext(), disk_errors(), stop_signals() as signals:
+            return _train(cfg, resume, files, dist, on_validation, signals)
     finally:
         dist.close()
 
 
-@contextlib.contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM (`kill`, a job scheduler, torchrun stopping its workers) takes the Ctrl-C path: the
-    run stops with a resumable checkpoint instead of dying between two validations."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _train(cfg: RunConfig, resume: bool, files: RunFiles, dist: Dist, on_validation: Validated | None) -> TrainResult:
+def _train(cfg: RunConfig, resume: bool, files: RunFiles, dist: Dist, on_validation: Validated | None,
+           signals: StopSignals) -> TrainResult:
     if resume:
         trainer = _resume_trainer(cfg, files, dist)
     else:
         cfg, init = init_source(cfg)
         trainer = _new_trainer(cfg, files, init, dist)
-    trainer.on_validation = on_validation
+    trainer.on_validation, trainer.signals = on_validation, signals
     if dist.main:
         save_config(cfg, files.root / "config.yaml")
     try:

@@ -29,6 +29,7 @@ from translate.training.distributed import Dist
 from translate.training.loss import LossOutput, compute_loss, dev_loss, lr_factor
 from translate.training.progress import Meter, TrainState, eta
 from translate.training.run_dir import RunFiles, average_weights
+from translate.training.signals import StopSignals
 
 logger = logging.getLogger("translate.training.train")
 
@@ -66,6 +67,7 @@ class Trainer:
         self.history: list[dict[str, Any]] = []
         # called with each validation's record once its checkpoints are written (main process); may raise to stop
         self.on_validation: Callable[[dict[str, Any]], None] | None = None
+        self.signals = StopSignals()  # Ctrl-C / SIGTERM, held until the update under way is complete
         self._epoch_batches: tuple[int, list[list[int]]] | None = None
 
     # ------------------------------------------------------------------ state in and out
@@ -163,9 +165,13 @@ class Trainer:
         return None
 
     def run(self) -> str:
-        meter, train = Meter(), self.cfg.train
-        started, start_seconds = time.monotonic(), self.state.seconds
+        meter, started, start_seconds = Meter(), time.monotonic(), self.state.seconds
         self.model.train()
+        with self.signals.held():
+            return self._loop(meter, started, start_seconds)
+
+    def _loop(self, meter: Meter, started: float, start_seconds: float) -> str:
+        train = self.cfg.train
         while not (reason := self._stop(started, start_seconds)):
             step_began = time.monotonic()
             out = self.train_step(self.next_batch())
@@ -188,9 +194,15 @@ class Trainer:
 
     def _stop(self, started: float, start_seconds: float) -> str | None:
         """Every process stops at the same step: when one has a reason (early stopping is decided by
-        the main process, the only one that validates), all do."""
+        the main process, the only one that validates), all do; when one got a stop signal, all raise
+        KeyboardInterrupt there, between two updates."""
         reason = self.stop_reason(started, start_seconds)
-        if self.dist.any(reason is not None) and reason is None:
+        flags = [float(reason is not None), float(self.signals.received is not None)]
+        any_reason, any_signal = (v > 0 for v in self.dist.all_sum(flags))
+        if any_signal:
+            self.signals.raise_if_received()
+            raise KeyboardInterrupt("a stop signal to another process")
+        if any_reason and reason is None:
             reason = "stopped with the main process"
         return reason
 
