@@ -7,7 +7,8 @@
 #   STAGE=seeds bash scripts/converged_study.sh   # one stage only: first-pass | seeds | zh-en | more-seeds
 #   STAGE=restore bash scripts/converged_study.sh  # not part of `all`: retrain the finished runs committed
 #                                                  # without hypotheses / attention matrices (zh->en, then
-#                                                  # en->zh seed 1 with attention for the heatmaps, then the rest)
+#                                                  # en->zh seed 1 with attention for the heatmaps, then the rest);
+#                                                  # first measure again the runs no retrain reproduces
 #
 # Every call resumes: a run whose small results are committed under docs/compare-converged-*/runs/
 # is never trained again, even without its weights (those stay in runs/, git-ignored). A run
@@ -82,7 +83,21 @@ old_code_train() {  # commit, mechanism, seed: en->zh, trained with that commit'
     || echo "converged_study.sh: $mechanism seed $seed (en-zh, code of $commit) failed; going on" >&2
 }
 
+# en->zh runs that no retrain reproduces (docs/results/attention-study.md): measured again by today's code, their
+# committed results moved to runs/previous/ first (a measurement stopped halfway resumes from runs/)
+REMEASURED=("multihead 1" "additive-kv 1")
+remeasure() {  # mechanism, seed
+  local run="$1-seed$2" results="docs/compare-converged-en-zh/runs/$1-seed$2"
+  [[ -f $results/test.hyp.txt ]] && return 0  # measured again already
+  [[ -f $results/compare.json || -f runs/previous/$run/compare.json ]] || return 0  # not in this study
+  if [[ -f $results/compare.json ]]; then
+    mkdir -p runs/previous && rm -rf "runs/previous/$run" && mv "$results" "runs/previous/$run"
+  fi
+  study en-zh "$1" "$2"
+}
+
 if [[ $STAGE == restore ]]; then  # each call adds the files of the runs it reproduces; commit as they come
+  for run in "${REMEASURED[@]}"; do read -r -a spec <<< "$run"; remeasure "${spec[@]}"; done
   if compgen -G "docs/compare-converged-en-zh/runs/*/compare.json" > /dev/null \
      && [[ -n $(for d in docs/compare-converged-en-zh/runs/*/; do [[ -f $d/test.hyp.txt ]] || echo "$d"; done) ]]; then
     for run in "${OLD_CODE_RUNS[@]}"; do read -r -a spec <<< "$run"; old_code_train "${spec[@]}"; done

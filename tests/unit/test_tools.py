@@ -113,6 +113,36 @@ def test_the_study_driver_restores_zh_en_then_en_zh_seed_1_then_its_other_seeds(
     assert "restoring zh-en seeds 1: failed" in done.stderr
 
 
+def test_the_study_driver_measures_again_the_runs_no_retrain_reproduces_before_restoring(tmp_path: Path) -> None:
+    """STAGE=restore: a committed run of REMEASURED without hypotheses has its results moved to runs/previous/
+    and is trained afresh by a plain `translate compare`, before the `--restore` calls; one measured again
+    already (its hypotheses committed) is left alone."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
+    study = tmp_path / "docs" / "compare-converged-en-zh" / "runs"
+    for run in ("multihead-seed1", "additive-kv-seed1"):
+        (study / run).mkdir(parents=True)
+        (study / run / "compare.json").write_text(f'{{"run": "{run}"}}', encoding="utf-8")
+    (study / "additive-kv-seed1" / "test.hyp.txt").write_text("", encoding="utf-8")
+    calls = tmp_path / "calls.txt"
+    stub = tmp_path / "bin" / "translate"
+    stub.parent.mkdir()
+    stub.write_text(f'#!/usr/bin/env bash\necho "$*" >> {calls}\n', encoding="utf-8")
+    stub.chmod(0o755)
+    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}", "STAGE": "restore"}
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "converged_study.sh")], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = calls.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("compare --mechanisms multihead --seeds 1 --steps 6000 --set train.patience=4 "
+                               "--direction en-zh --out docs/compare-converged-en-zh")
+    assert len(lines) == 4 and all(line.startswith("compare --restore") for line in lines[1:])
+    assert not (study / "multihead-seed1").exists()
+    moved = tmp_path / "runs" / "previous" / "multihead-seed1" / "compare.json"
+    assert moved.read_text(encoding="utf-8") == '{"run": "multihead-seed1"}'
+    assert (study / "additive-kv-seed1" / "compare.json").is_file()
+
+
 def test_the_study_driver_trains_the_first_en_zh_runs_with_the_code_of_their_time_before_restoring(tmp_path: Path) -> None:
     """STAGE=restore with en->zh runs lacking hypotheses: each run of OLD_CODE_RUNS committed and not yet trained
     in runs/compare-converged-en-zh is trained there first by that commit's code (a git worktree on PYTHONPATH);
