@@ -300,10 +300,9 @@ def compare(mechanisms: Annotated[str, typer.Option(
             report_only: Annotated[bool, typer.Option(
                 "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/.")] = False,
             restore: Annotated[bool, typer.Option(
-                "--restore", help=("Retrain the finished runs in <out>/runs/ that lack their hypotheses or attention "
-                                   "matrices, with the study's budget and seeds, and add those files where the "
-                                   "retrain reproduces the committed scores; a retrain stops at the first validation "
-                                   "whose dev BLEU differs from the committed curve."))] = False,
+                "--restore", help=("Retrain the finished runs in <out>/runs/ lacking hypotheses or attention matrices "
+                                   "(study budget and seeds; stopped at the first validation off the committed curve) "
+                                   "and add those files where the retrain reproduces the committed scores."))] = False,
             config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
