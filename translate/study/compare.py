@@ -25,7 +25,8 @@ from translate.evaluation.evaluate import translate_and_score
 from translate.inference.translator import Translator
 from translate.study.report import RunFigures, lacking_files, write_report
 from translate.tokens import PAD_ID
-from translate.training.train import Validated, train
+from translate.training.train import train
+from translate.training.trainer import Validated
 
 logger = logging.getLogger(__name__)
 

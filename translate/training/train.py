@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import logging
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,10 +25,9 @@ from translate.training.progress import TrainState
 from translate.training.resume import check_resume, init_source
 from translate.training.run_dir import RunFiles, disk_errors, lock_run
 from translate.training.signals import StopSignals, stop_signals
-from translate.training.trainer import Trainer
+from translate.training.trainer import Trainer, Validated
 
 logger = logging.getLogger(__name__)
-Validated = Callable[[dict[str, Any]], None]  # a hook on each validation's record
 
 
 @dataclass

@@ -32,6 +32,7 @@ from translate.training.run_dir import RunFiles, average_weights
 from translate.training.signals import StopSignals
 
 logger = logging.getLogger("translate.training.train")
+Validated = Callable[[dict[str, Any]], None]  # a hook on each validation's record
 
 
 def make_optimizer(model: Seq2Seq, lr: float, weight_decay: float) -> torch.optim.AdamW:
@@ -66,7 +67,7 @@ class Trainer:
                                      cfg.data.src_lang, cfg.data.tgt_lang)
         self.history: list[dict[str, Any]] = []
         # called with each validation's record once its checkpoints are written (main process); may raise to stop
-        self.on_validation: Callable[[dict[str, Any]], None] | None = None
+        self.on_validation: Validated | None = None
         self.signals = StopSignals()  # Ctrl-C / SIGTERM, held until the update under way is complete
         self._epoch_batches: tuple[int, list[list[int]]] | None = None
 
