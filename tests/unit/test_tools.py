@@ -57,6 +57,26 @@ def driver_first_pass() -> list[str]:
     return text.split("FIRST_PASS=(", 1)[1].split(")", 1)[0].split()
 
 
+RECORD = 'echo "$*" >> CALLS'  # a stand-in command's body: write its arguments to the calls file
+
+
+def run_driver(tmp: Path, stage: str, stubs: dict[str, str], **env: str) -> tuple[str, list[str]]:
+    """Run a copy of scripts/converged_study.sh in `tmp` at STAGE=`stage`, stand-in commands first on PATH (name ->
+    bash body; CALLS in it names the calls file). Asserts exit status 0; returns stderr and the lines of calls."""
+    (tmp / "scripts").mkdir()
+    shutil.copy(SCRIPTS / "converged_study.sh", tmp / "scripts")
+    calls, bin_dir = tmp / "calls.txt", tmp / "bin"
+    bin_dir.mkdir()
+    for name, body in stubs.items():
+        (bin_dir / name).write_text(f"#!/usr/bin/env bash\n{body.replace('CALLS', str(calls))}\n", encoding="utf-8")
+        (bin_dir / name).chmod(0o755)
+    done = subprocess.run(["bash", str(tmp / "scripts" / "converged_study.sh")], capture_output=True, text=True,
+                          env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "STAGE": stage, **env},
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stderr, calls.read_text(encoding="utf-8").splitlines() if calls.exists() else []
+
+
 def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
     """scripts/converged_study.sh lists each `translate compare` preset once in its first pass."""
     text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
@@ -68,72 +88,39 @@ def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
 def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survives_a_failure(tmp_path: Path) -> None:
     """scripts/converged_study.sh with a stand-in `translate` on PATH: a run with a committed
     compare.json is not started, COMPARE_ARGS reaches every call, and a failing run does not stop the plan."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
     finished = tmp_path / "docs" / "compare-converged-en-zh" / "runs" / "none-seed1"
     finished.mkdir(parents=True)
     (finished / "compare.json").write_text("{}", encoding="utf-8")
-    calls = tmp_path / "calls.txt"
-    stub = tmp_path / "bin" / "translate"
-    stub.parent.mkdir()
-    stub.write_text(f'#!/usr/bin/env bash\necho "$*" >> {calls}\n[[ "$*" != *"--mechanisms dot "* ]]\n', encoding="utf-8")
-    stub.chmod(0o755)
-    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}", "STAGE": "first-pass",
-           "COMPARE_ARGS": "--set device=cuda --set train.amp=off"}
-    done = subprocess.run(["bash", str(tmp_path / "scripts" / "converged_study.sh")], env=env,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    lines = calls.read_text(encoding="utf-8").splitlines()
+    stderr, lines = run_driver(tmp_path, "first-pass", {"translate": RECORD + '\n[[ "$*" != *"--mechanisms dot "* ]]'},
+                               COMPARE_ARGS="--set device=cuda --set train.amp=off")
     mechanisms = [line.split("--mechanisms ")[1].split()[0] for line in lines]
     assert mechanisms == [name for name in driver_first_pass() if name != "none"]
     assert all(line.endswith("--set device=cuda --set train.amp=off") for line in lines)
-    assert "dot seed 1 (en-zh) failed; going on" in done.stderr
+    assert "dot seed 1 (en-zh) failed; going on" in stderr
 
 
 def test_the_study_driver_restores_zh_en_then_en_zh_seed_1_then_its_other_seeds(tmp_path: Path) -> None:
     """STAGE=restore: one `translate compare --restore` per step, with the study's budget (zh->en, en->zh seed 1
     of the mechanisms with attention, then every en->zh run); a failing step does not stop the next."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
-    calls = tmp_path / "calls.txt"
-    stub = tmp_path / "bin" / "translate"
-    stub.parent.mkdir()
-    stub.write_text(f'#!/usr/bin/env bash\necho "$*" >> {calls}\n[[ "$*" != *"--direction zh-en"* ]]\n', encoding="utf-8")
-    stub.chmod(0o755)
-    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}", "STAGE": "restore"}
-    done = subprocess.run(["bash", str(tmp_path / "scripts" / "converged_study.sh")], env=env,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    lines = calls.read_text(encoding="utf-8").splitlines()
+    stderr, lines = run_driver(tmp_path, "restore", {"translate": RECORD + '\n[[ "$*" != *"--direction zh-en"* ]]'})
     assert [(line.split("--direction ")[1].split()[0], line.split("--seeds ")[1].split()[0],
              line.split("--mechanisms ")[1].split()[0]) for line in lines] == [
         ("zh-en", "1", "all"), ("en-zh", "1", ",".join(driver_first_pass()[1:])), ("en-zh", "1,2,3", "all")]
     assert driver_first_pass()[0] == "none"  # seed 1 first for the heatmaps: only the mechanisms with attention
     assert all(line.startswith("compare --restore") and "--steps 6000 --set train.patience=4" in line for line in lines)
-    assert "restoring zh-en seeds 1: failed" in done.stderr
+    assert "restoring zh-en seeds 1: failed" in stderr
 
 
 def test_the_study_driver_measures_again_the_runs_no_retrain_reproduces_before_restoring(tmp_path: Path) -> None:
     """STAGE=restore: a committed run of REMEASURED without hypotheses has its results moved to runs/previous/
     and is trained afresh by a plain `translate compare`, before the `--restore` calls; one measured again
     already (its hypotheses committed) is left alone."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
     study = tmp_path / "docs" / "compare-converged-en-zh" / "runs"
     for run in ("multihead-seed1", "additive-kv-seed1"):
         (study / run).mkdir(parents=True)
         (study / run / "compare.json").write_text(f'{{"run": "{run}"}}', encoding="utf-8")
     (study / "additive-kv-seed1" / "test.hyp.txt").write_text("", encoding="utf-8")
-    calls = tmp_path / "calls.txt"
-    stub = tmp_path / "bin" / "translate"
-    stub.parent.mkdir()
-    stub.write_text(f'#!/usr/bin/env bash\necho "$*" >> {calls}\n', encoding="utf-8")
-    stub.chmod(0o755)
-    env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}", "STAGE": "restore"}
-    done = subprocess.run(["bash", str(tmp_path / "scripts" / "converged_study.sh")], env=env,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    lines = calls.read_text(encoding="utf-8").splitlines()
+    _, lines = run_driver(tmp_path, "restore", {"translate": RECORD})
     assert lines[0].startswith("compare --mechanisms multihead --seeds 1 --steps 6000 --set train.patience=4 "
                                "--direction en-zh --out docs/compare-converged-en-zh")
     assert len(lines) == 4 and all(line.startswith("compare --restore") for line in lines[1:])
@@ -147,8 +134,6 @@ def test_the_study_driver_trains_the_first_en_zh_runs_with_the_code_of_their_tim
     """STAGE=restore with en->zh runs lacking hypotheses: each run of OLD_CODE_RUNS committed and not yet trained
     in runs/compare-converged-en-zh is trained there first by that commit's code (a git worktree on PYTHONPATH);
     a run already trained there is not; then the `--restore` calls."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(SCRIPTS / "converged_study.sh", tmp_path / "scripts")
     study = tmp_path / "docs" / "compare-converged-en-zh" / "runs"
     for run in ("dot-seed1", "additive-seed1", "scaled-dot-seed1", "bilinear-seed1"):
         (study / run).mkdir(parents=True)
@@ -157,18 +142,9 @@ def test_the_study_driver_trains_the_first_en_zh_runs_with_the_code_of_their_tim
     trained = tmp_path / "runs" / "compare-converged-en-zh" / "scaled-dot-seed1"
     trained.mkdir(parents=True)
     (trained / "train_summary.json").write_text("{}", encoding="utf-8")  # ...are needed by the warm starts
-    calls, bin_dir = tmp_path / "calls.txt", tmp_path / "bin"
-    bin_dir.mkdir()
-    for name, line in (("translate", 'translate $*'), ("git", 'git $*'), ("python", 'python $PWD $PYTHONPATH $*')):
-        made = '\nmkdir -p "$4"' if name == "git" else ""  # the worktree
-        (bin_dir / name).write_text(f'#!/usr/bin/env bash\necho "{line}" >> {calls}{made}\n', encoding="utf-8")
-        (bin_dir / name).chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "STAGE": "restore",
-           "TMPDIR": str(tmp_path / "tmp")}
-    done = subprocess.run(["bash", str(tmp_path / "scripts" / "converged_study.sh")], env=env,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    lines = calls.read_text(encoding="utf-8").splitlines()
+    stubs = {"translate": 'echo "translate $*" >> CALLS', "python": 'echo "python $PWD $PYTHONPATH $*" >> CALLS',
+             "git": 'echo "git $*" >> CALLS\nmkdir -p "$4"'}  # git makes the worktree
+    _, lines = run_driver(tmp_path, "restore", stubs, TMPDIR=str(tmp_path / "tmp"))
     tree = tmp_path / "tmp" / "translate-code-91ff8f5"
     assert lines[0] == f"git worktree add --detach {tree} 91ff8f5"
     assert [line.split("--mechanisms ")[1].split()[0] for line in lines[1:3]] == ["additive", "dot"]
