@@ -85,7 +85,8 @@ old_code_train() {  # commit, mechanism, seed: en->zh, trained with that commit'
 
 # en->zh runs that no retrain reproduces (docs/results/attention-study.md): measured again by today's code, their
 # committed results moved to runs/previous/ first (a measurement stopped halfway resumes from runs/)
-REMEASURED=("multihead 1" "additive-kv 1" "hard-reinforce-curriculum 1" "hard-reinforce-soft-baseline 1")
+REMEASURED=("multihead 1" "additive-kv 1" "hard-reinforce-curriculum 1" "hard-reinforce-soft-baseline 1"
+            "scaled-dot-kv 1")
 remeasure() {  # mechanism, seed
   local run="$1-seed$2" results="docs/compare-converged-en-zh/runs/$1-seed$2"
   [[ -f $results/test.hyp.txt ]] && return 0  # measured again already
