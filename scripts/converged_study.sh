@@ -69,14 +69,25 @@ fi
 # en->zh runs that retrain bit for bit only with the code of their time (docs/results/attention-study.md): those
 # trained before the dropout mask changed (commit 4112fd7), and encoder self-attention before its scores became
 # one matrix product (c3d52f8). Each is trained first from a git worktree of that code into
-# runs/compare-converged-en-zh; `--restore` then evaluates it there (and warm starts start from it).
+# runs/compare-converged-en-zh while it, or a run warm-started from it, lacks its hypotheses; `--restore` then
+# evaluates it there (and warm starts start from it).
 OLD_CODE_RUNS=("91ff8f5 none 1" "91ff8f5 additive 1" "91ff8f5 dot 1" "91ff8f5 scaled-dot 1"
                "5cc7421 self-attention+additive 1" "5cc7421 self-attention+additive 2"
                "5cc7421 self-attention+additive 3")
+old_code_needed() {  # mechanism, seed: its run, or a run warm-started from it, still lacks its hypotheses
+  local mechanism=$1 seed=$2 results=docs/compare-converged-en-zh/runs
+  [[ -f $results/$mechanism-seed$seed/test.hyp.txt ]] || return 0
+  for dependent in $(python -c "from translate.study.compare import MECHANISMS as m
+print(*[k for k, v in m.items() if v.get('train.init_from') == '@$mechanism'])"); do
+    [[ -f $results/$dependent-seed$seed/compare.json && ! -f $results/$dependent-seed$seed/test.hyp.txt ]] && return 0
+  done
+  return 1
+}
 old_code_train() {  # commit, mechanism, seed: en->zh, trained with that commit's code into runs/compare-converged-en-zh
   local commit=$1 mechanism=$2 seed=$3 work="$PWD/runs/compare-converged-en-zh" tree="${TMPDIR:-/tmp}/translate-code-$1"
   [[ -f docs/compare-converged-en-zh/runs/$mechanism-seed$seed/compare.json ]] || return 0
   [[ -f $work/$mechanism-seed$seed/train_summary.json ]] && return 0
+  old_code_needed "$mechanism" "$seed" || return 0
   [[ -d $tree ]] || git worktree add --detach "$tree" "$commit"
   (cd "$tree" && PYTHONPATH="$tree" python -m translate compare --mechanisms "$mechanism" --seeds "$seed" "${BUDGET[@]}" \
     --out "$tree/study" --work "$work") \
