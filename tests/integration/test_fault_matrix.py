@@ -462,10 +462,30 @@ def test_a_damaged_cache_is_rebuilt_with_a_notice(tmp_path: Path, tiny_config: R
         entry.write_bytes(entry.read_bytes()[:entry.stat().st_size // 2] if damage == "truncate" else b"")
     with caplog.at_level("WARNING"):
         again = prepare_data(tiny_config.data, tiny_config.tokenizer)
-    notices = [r.getMessage() for r in caplog.records if "is damaged" in r.getMessage()]
+    notices = [r.getMessage() for r in caplog.records if "cannot be used" in r.getMessage()]
     assert len(notices) >= len(entries) - 1 and all("rebuilding it" in n for n in notices)
     assert again.src_tokenizer.proto == proto and list(again.train.ids["src_ids"]) == expected
     assert prepare_data(tiny_config.data, tiny_config.tokenizer).train.ids.num_rows == rows
+
+
+def test_a_cache_entry_without_its_recorded_size_is_rebuilt_naming_why(tiny_config: RunConfig,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    from translate.data.corpus import prepare_data
+
+    first = prepare_data(tiny_config.data, tiny_config.tokenizer)
+    expected = list(first.train.ids["src_ids"])
+    del first
+    seals = sorted(Path(tiny_config.data.cache_dir).glob("*.arrow.size"))
+    assert seals  # every Arrow entry is sealed
+    for seal in seals:
+        seal.unlink()  # as an entry of a version that did not seal them reads
+    with caplog.at_level("WARNING"):
+        again = prepare_data(tiny_config.data, tiny_config.tokenizer)
+    notices = [r.getMessage() for r in caplog.records if "cannot be used" in r.getMessage()]
+    assert len(notices) == len(seals)
+    assert all("no size recorded: written by an older version of translate, or cut short" in n for n in notices)
+    assert list(again.train.ids["src_ids"]) == expected
+    assert sorted(Path(tiny_config.data.cache_dir).glob("*.arrow.size")) == seals  # sealed again
 
 
 def test_a_vocabulary_sentencepiece_refuses_is_one_line_naming_a_size_that_works(tmp_path: Path, tiny_config: RunConfig) -> None:

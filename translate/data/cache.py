@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 def _discard(path: Path, problem: BaseException) -> None:
     first_line = (str(problem).splitlines() or [type(problem).__name__])[0][:160]
-    logger.warning("cache entry %s is damaged (%s); rebuilding it", path, first_line)
+    logger.warning("cache entry %s cannot be used (%s); rebuilding it", path, first_line)
     for stale in (path, path.with_suffix(".json"), _seal_of(path)):
         stale.unlink(missing_ok=True)
 
@@ -40,9 +40,11 @@ def read_arrow(path: Path) -> datasets.Dataset | None:
     if not path.is_file():
         return None
     try:
-        sealed = _seal_of(path).read_text(encoding="utf-8").strip() if _seal_of(path).is_file() else ""
+        if not _seal_of(path).is_file():
+            raise ValueError("no size recorded: written by an older version of translate, or cut short")
+        sealed = _seal_of(path).read_text(encoding="utf-8").strip()
         if sealed != str(path.stat().st_size):
-            raise ValueError(f"{path.stat().st_size} bytes where {sealed or 'no size'} was recorded")
+            raise ValueError(f"damaged: {path.stat().st_size} bytes where {sealed} were recorded")
         return datasets.Dataset.from_file(str(path))
     except (OSError, ValueError, pa.ArrowException) as exc:
         _discard(path, exc)
