@@ -74,12 +74,17 @@ fi
 OLD_CODE_RUNS=("91ff8f5 none 1" "91ff8f5 additive 1" "91ff8f5 dot 1" "91ff8f5 scaled-dot 1"
                "5cc7421 self-attention+additive 1" "5cc7421 self-attention+additive 2"
                "5cc7421 self-attention+additive 3")
+# the presets that start from another preset's run (train.init_from "@source"): source -> its warm starts
+WARM_STARTS=("additive hard-reinforce-warm hard-reinforce-warm-lowlr" "dot hard-reinforce-warm-dot")
 old_code_needed() {  # mechanism, seed: its run, or a run warm-started from it, still lacks its hypotheses
-  local mechanism=$1 seed=$2 results=docs/compare-converged-en-zh/runs
+  local mechanism=$1 seed=$2 results=docs/compare-converged-en-zh/runs entry dependent
   [[ -f $results/$mechanism-seed$seed/test.hyp.txt ]] || return 0
-  for dependent in $(python -c "from translate.study.compare import MECHANISMS as m
-print(*[k for k, v in m.items() if v.get('train.init_from') == '@$mechanism'])"); do
-    [[ -f $results/$dependent-seed$seed/compare.json && ! -f $results/$dependent-seed$seed/test.hyp.txt ]] && return 0
+  for entry in "${WARM_STARTS[@]}"; do
+    read -r -a names <<< "$entry"
+    [[ ${names[0]} == "$mechanism" ]] || continue
+    for dependent in "${names[@]:1}"; do
+      [[ -f $results/$dependent-seed$seed/compare.json && ! -f $results/$dependent-seed$seed/test.hyp.txt ]] && return 0
+    done
   done
   return 1
 }

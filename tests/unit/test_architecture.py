@@ -20,7 +20,7 @@ MAX_MODULE_LINES, MAX_FUNCTION_LINES = 1000, 80
 # errors < config < data < model < search < metrics < checkpoint < translator < run folder < train
 # < compare / plots / serve < cli; modules of one layer may import each other (without cycles).
 LAYERS = [
-    ["errors", "version", "tokens"],
+    ["errors", "version", "tokens", "machine"],
     ["config"],
     ["data"],
     ["model"],

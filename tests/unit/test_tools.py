@@ -85,6 +85,15 @@ def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
     assert len(defaults) == 2 and all(name in MECHANISMS for name in defaults)
 
 
+def test_the_study_drivers_warm_starts_are_the_presets_that_start_from_another_preset() -> None:
+    """WARM_STARTS (source -> the presets warm-started from its run) says what the presets' train.init_from say."""
+    text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
+    entries = [entry.split() for entry in text.split("WARM_STARTS=(", 1)[1].split(")", 1)[0].split('"')[1::2]]
+    declared = {(dependent, "@" + entry[0]) for entry in entries for dependent in entry[1:]}
+    assert declared == {(name, preset["train.init_from"]) for name, preset in MECHANISMS.items()
+                        if str(preset.get("train.init_from", "")).startswith("@")}
+
+
 def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survives_a_failure(tmp_path: Path) -> None:
     """scripts/converged_study.sh with a stand-in `translate` on PATH: a run with a committed
     compare.json is not started, COMPARE_ARGS reaches every call, and a failing run does not stop the plan."""
@@ -132,16 +141,21 @@ def test_the_study_driver_measures_again_the_runs_no_retrain_reproduces_before_r
 
 def test_the_study_driver_trains_the_first_en_zh_runs_with_the_code_of_their_time_before_restoring(tmp_path: Path) -> None:
     """STAGE=restore with en->zh runs lacking hypotheses: each run of OLD_CODE_RUNS committed and not yet trained
-    in runs/compare-converged-en-zh is trained there first by that commit's code (a git worktree on PYTHONPATH);
-    a run already trained there is not; then the `--restore` calls."""
+    in runs/compare-converged-en-zh is trained there first by that commit's code (a git worktree on PYTHONPATH)
+    while it, or a run warm-started from it, lacks its hypotheses; a run already trained there is not; then the
+    `--restore` calls."""
     study = tmp_path / "docs" / "compare-converged-en-zh" / "runs"
-    for run in ("dot-seed1", "additive-seed1", "scaled-dot-seed1", "bilinear-seed1"):
+    for run in ("dot-seed1", "additive-seed1", "scaled-dot-seed1", "bilinear-seed1", "none-seed1",
+                "hard-reinforce-warm-seed1", "hard-reinforce-warm-dot-seed1"):
         (study / run).mkdir(parents=True)
         (study / run / "compare.json").write_text("{}", encoding="utf-8")
+    for restored in ("none-seed1", "hard-reinforce-warm-dot-seed1"):  # none: nothing needs it any more
+        (study / restored / "test.hyp.txt").write_text("", encoding="utf-8")
     (study / "additive-seed1" / "test.hyp.txt").write_text("", encoding="utf-8")  # restored, but its weights...
     trained = tmp_path / "runs" / "compare-converged-en-zh" / "scaled-dot-seed1"
     trained.mkdir(parents=True)
-    (trained / "train_summary.json").write_text("{}", encoding="utf-8")  # ...are needed by the warm starts
+    (trained / "train_summary.json").write_text("{}", encoding="utf-8")
+    # ...are needed by hard-reinforce-warm's retrain; dot lacks its own; scaled-dot is trained already
     stubs = {"translate": 'echo "translate $*" >> CALLS', "python": 'echo "python $PWD $PYTHONPATH $*" >> CALLS',
              "git": 'echo "git $*" >> CALLS\nmkdir -p "$4"'}  # git makes the worktree
     _, lines = run_driver(tmp_path, "restore", stubs, TMPDIR=str(tmp_path / "tmp"))

@@ -6,7 +6,6 @@ model size and budget). Finished runs are reused, so an interrupted comparison r
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import shutil
@@ -23,6 +22,7 @@ from translate.data.tokenizer import target_ids
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import translate_and_score
 from translate.inference.translator import Translator
+from translate.machine import cpu_model, describe
 from translate.study.report import RunFigures, lacking_files, write_report
 from translate.tokens import PAD_ID
 from translate.training.train import train
@@ -170,8 +170,8 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
         attention_argmax_share=None if stats is None else round(stats[1], 4),
         curve=[(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h],
         minutes=round(state["seconds"] / 60, 1), best_step=state.get("best_step"),
-        stop_reason=summary.get("stop_reason", ""))
-    (results / "compare.json").write_text(json.dumps(dataclasses.asdict(result)), encoding="utf-8")
+        stop_reason=summary.get("stop_reason", ""), machine=describe())
+    (results / "compare.json").write_text(json.dumps(result.record()), encoding="utf-8")
     return result
 
 
@@ -227,6 +227,15 @@ def follow_curve(curve: list[tuple[float, float]]) -> Validated:
     return check
 
 
+def other_cpu(committed: RunFigures) -> str:
+    """Why a retrain may differ: "" where the committed run was trained on this CPU model (or says not where)."""
+    trained_on, here = committed.machine.partition(", ")[0], cpu_model()
+    if not trained_on or trained_on == here:
+        return ""
+    return (f"; it was trained on {trained_on} and this machine has {here}: another CPU model rounds some float "
+            "sums otherwise, so restore it on the CPU model it was trained on")
+
+
 def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> list[str]:
     """Retrain the finished runs of out_dir/runs/ whose hypotheses or attention matrices are missing (a study
     committed before they were kept) and add those files, provided the retrain reproduces the committed
@@ -255,15 +264,15 @@ def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
                 aside = cfg.run_dir.with_name(f"{cfg.run_dir.name}.not-reproduced")
                 shutil.rmtree(aside, ignore_errors=True)
                 cfg.run_dir.rename(aside)
-                logger.error("== %s: the retrain is another model (%s); stopped there, its run moved to %s",
-                             results.name, error, aside)
+                logger.error("== %s: the retrain is another model (%s); stopped there, its run moved to %s%s",
+                             results.name, error, aside, other_cpu(committed))
                 differing.append(results.name)
                 continue
             changed = [f"{k} {getattr(committed, k)} -> {getattr(again, k)}" for k in REPRODUCED
                        if getattr(committed, k) != getattr(again, k)]
             if changed:
-                logger.error("== %s: the retrain is another model (%s); its files are in %s", results.name,
-                             ", ".join(changed), scratch)
+                logger.error("== %s: the retrain is another model (%s); its files are in %s%s", results.name,
+                             ", ".join(changed), scratch, other_cpu(committed))
                 differing.append(results.name)
                 continue
             for name in RESTORED_FILES:

@@ -79,6 +79,14 @@ class RunFigures:
     minutes: float | None = None  # training wall time, validation included
     best_step: int | None = None
     stop_reason: str = ""
+    machine: str = ""  # where it was trained (translate.machine.describe); "" in runs older than the field
+
+    def record(self) -> dict[str, Any]:
+        """As compare.json and results.json hold it (without `machine` where it is not known)."""
+        data = dataclasses.asdict(self)
+        if not data["machine"]:
+            del data["machine"]
+        return data
 
     @classmethod
     def load(cls, path: Path) -> RunFigures:
@@ -160,7 +168,7 @@ def _carried(out_dir: Path, figures: list[RunFigures], by_name: dict[str, list[R
         raise ConfigError(f"test.hyp.txt missing in {out_dir / 'runs'} for {', '.join(missing[:5])}"
                           f"{' ...' if len(missing) > 5 else ''}: intervals and p-values need every run's test "
                           f"hypotheses, and {path.name} does not hold figures for exactly these runs")
-    again = {f.mechanism for f in figures if json.loads(json.dumps(dataclasses.asdict(f))) != had[(f.mechanism, f.seed)]}
+    again = {f.mechanism for f in figures if json.loads(json.dumps(f.record())) != had[(f.mechanism, f.seed)]}
     kept = {r["mechanism"]: r for r in previous["rows"]}
     carried = CARRIED if best == previous["best"] else tuple(k for k in CARRIED if not k.endswith("vs_best"))
     rows = [{**_row(n, runs, None, None, None), **({} if n in again else {k: kept[n][k] for k in carried})}
@@ -246,7 +254,7 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
                                                           "unit": unit, "groups": [{"label": b.label, "sentences": len(b.indices)}
                                                                                    for b in buckets],
                                                           "bleu": by_length},
-                                                      "runs": [dataclasses.asdict(f) for f in figures]},
+                                                      "runs": [f.record() for f in figures]},
                                                      indent=1), encoding="utf-8")
     with open(out_dir / "results.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
