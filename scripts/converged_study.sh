@@ -102,11 +102,12 @@ old_code_train() {  # commit, mechanism, seed: en->zh, trained with that commit'
 # en->zh runs that no retrain reproduces (docs/results/attention-study.md): measured again by today's code, their
 # committed results moved to runs/previous/ first (a measurement stopped halfway resumes from runs/)
 # The second line: runs that reproduce only on the study's CPU model (an Intel Xeon), measured again on an AMD EPYC
-# (2026-12-02) so that every run has its hypotheses; additive before the runs warm-started from it.
+# (2026-12-02) so that every run has its hypotheses; additive before the runs warm-started from it, the longest run
+# before the short ones.
 REMEASURED=("multihead 1" "additive-kv 1" "hard-reinforce-curriculum 1" "hard-reinforce-soft-baseline 1"
             "scaled-dot-kv 1"
-            "additive 2" "additive 3" "dot 2" "hard-reinforce-warm 2" "hard-reinforce-warm 3"
-            "hard-reinforce-warm-lowlr 2" "hard-reinforce-warm-lowlr 3" "scaled-dot-h512 1")
+            "additive 2" "additive 3" "scaled-dot-h512 1" "dot 2" "hard-reinforce-warm 2" "hard-reinforce-warm 3"
+            "hard-reinforce-warm-lowlr 2" "hard-reinforce-warm-lowlr 3")
 remeasure() {  # mechanism, seed
   local run="$1-seed$2" results="docs/compare-converged-en-zh/runs/$1-seed$2"
   [[ -f $results/test.hyp.txt ]] && return 0  # measured again already
