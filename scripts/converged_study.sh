@@ -101,7 +101,7 @@ old_code_train() {  # commit, mechanism, seed: en->zh, trained with that commit'
 
 # en->zh runs that no retrain reproduces (docs/results/attention-study.md): measured again by today's code, their
 # committed results moved to runs/previous/ first (a measurement stopped halfway resumes from runs/)
-# The second line: runs that reproduce only on the study's CPU model (an Intel Xeon), measured again on an AMD EPYC
+# From "additive 2" on: runs that reproduce only on the study's CPU model (an Intel Xeon), measured again on an AMD EPYC
 # (2026-12-02) so that every run has its hypotheses; additive before the runs warm-started from it, the longest run
 # before the short ones.
 REMEASURED=("multihead 1" "additive-kv 1" "hard-reinforce-curriculum 1" "hard-reinforce-soft-baseline 1"
