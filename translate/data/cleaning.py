@@ -65,6 +65,17 @@ def detect_language(text: str) -> str:
     return "zh" if han_share([text]) >= ZH_SHARE else "en"
 
 
+def language_confidence(texts: list[str]) -> dict[str, float]:
+    """How sure the one detector is, per language, in percent (the two sum to 100): the Han share of
+    the letters mapped piecewise-linearly so that ZH_SHARE (the decision point) is 50 and all-Han is
+    100 for "zh"; text without letters is 0 for both (nothing to go on)."""
+    if not any(c.isalpha() for text in texts for c in text):
+        return {"en": 0.0, "zh": 0.0}
+    share = han_share(texts)
+    zh = 50 * share / ZH_SHARE if share < ZH_SHARE else 50 + 50 * (share - ZH_SHARE) / (1 - ZH_SHARE)
+    return {"zh": round(zh, 1), "en": round(100 - zh, 1)}
+
+
 def check_columns(ds: datasets.Dataset, where: str, sample: int = 2000) -> None:
     """Stop when the `en` column looks Chinese and the `zh` column does not: swapped columns would
     silently train the opposite direction."""

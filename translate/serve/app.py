@@ -18,17 +18,29 @@ from starlette.exceptions import HTTPException
 
 from translate.errors import ConfigError
 from translate.inference.glossary import Glossary
+from translate.inference.markup import Markup, read_html
 from translate.inference.router import OTHER, direction_of
+from translate.serve import libretranslate
 from translate.serve.batcher import Batcher, QueueFull
-from translate.serve.limits import RateLimiter, key_matches, retry_after
+from translate.serve.body import NOT_UTF8, is_form, read_fields, validated
+from translate.serve.limits import RateLimiter, key_given, key_matches, retry_after
 from translate.serve.models import BatchKey, Models, ServedModel
-from translate.serve.schemas import ErrorBody, ModelInfo, TranslateRequest, TranslateResponse
+from translate.serve.schemas import (
+    DetectedLanguage,
+    DetectRequest,
+    ErrorBody,
+    LanguageInfo,
+    ModelInfo,
+    TranslateRequest,
+    TranslateResponse,
+)
 from translate.serve.settings import ServeSettings
 from translate.version import __version__
 
 logger = logging.getLogger(__name__)
 STATIC = Path(str(resources.files("translate.serve") / "static"))
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (401, 404, 413, 422, 429, 503, 504)}
+ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
+                                           for code in (400, 401, 403, 404, 413, 415, 422, 429, 503, 504)}
 
 
 class BodyTooLarge(HTTPException):
@@ -103,22 +115,21 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None, **e
 
 
 def _install_error_handlers(app: FastAPI) -> None:
+    """One JSON shape for every error; the status as the request's dialect expects it (the project's
+    table, or LibreTranslate's 400 for every invalid request: `libretranslate.dialect_status`)."""
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         message = str(exc.detail)
         if exc.status_code == 400 and message == "There was an error parsing the body":  # FastAPI's words
-            message = "the body could not be read as JSON: send UTF-8 text with Content-Type: application/json"
-        return _error(exc.status_code, message, dict(exc.headers or {}))
+            message = NOT_UTF8
+        return _error(libretranslate.dialect_status(request, exc.status_code), message, dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if request.method == "POST" and media != "application/json" and not media.endswith("+json"):
-            return _error(415, f"the body must be JSON sent as Content-Type: application/json (got {media or 'none'!r})")
         errors = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
                   for e in exc.errors()]
         summary = "; ".join(f"{'.'.join(e['loc']) or 'body'}: {e['msg']}" for e in errors)
-        return _error(422, f"invalid request: {summary}", detail=errors)
+        return _error(libretranslate.dialect_status(request, 422), f"invalid request: {summary}", detail=errors)
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, exc: Exception) -> JSONResponse:
@@ -183,11 +194,27 @@ def _check_attention_cost(req: TranslateRequest, texts: list[str], chosen: list[
                                  f"alternatives or shorter texts, or leave attention off)")
 
 
-async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings) -> TranslateResponse:
-    texts = req.texts
-    _check_sizes(texts, settings)
-    chosen = [_choose(models, req, text) for text in texts]
+async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings) -> dict[str, Any]:
+    """The reply: the project's per-text results and LibreTranslate's fields. With format html each
+    document's text runs are translated (`inference.markup`), its model chosen once from its visible text."""
+    documents = req.texts
+    _check_sizes(documents, settings)
+    markups: list[Markup] | None = [read_html(d) for d in documents] if req.format == "html" else None
+    visible = [" ".join(m.texts) for m in markups] if markups is not None else documents
+    per_document = [_choose(models, req, text) for text in visible]
+    texts = [t for m in markups for t in m.texts] if markups is not None else documents
+    chosen = [served for served, m in zip(per_document, markups) for _ in m.runs] if markups is not None else per_document
     _check_attention_cost(req, texts, chosen, settings)
+    results = await _search(req, texts, chosen, batcher, settings)
+    sources = [served.artifact.src_lang for served in per_document]
+    reply = TranslateResponse.model_validate(
+        {"translations": results, **libretranslate.reply_fields(req, documents, markups, results, sources)})
+    return reply.model_dump(exclude={k for k in ("detectedLanguage", "alternatives") if getattr(reply, k) is None})
+
+
+async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedModel], batcher: Batcher,
+                  settings: ServeSettings) -> list[dict[str, Any]]:
+    """Each text searched by its model (texts of one model submitted as one job)."""
     groups: dict[str, list[int]] = {}
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)
@@ -210,7 +237,7 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
                           "source_pieces": result["source_pieces"], "target_pieces": best["target_pieces"],
                           "attention": best["attention"], "alternatives": result["alternatives"],
                           "truncated": result["truncated"], "notices": result["notices"]}
-    return TranslateResponse.model_validate({"translations": results})
+    return results
 
 
 def create_app(models: Models, settings: ServeSettings) -> FastAPI:
@@ -224,14 +251,25 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         yield
         await app.state.batcher.stop()
 
-    def guard(request: Request) -> None:
-        """The API key (401), then the client's rate (429)."""
-        if not key_matches(settings.api_key, {k.lower(): v for k, v in request.headers.items()}):
-            raise HTTPException(401, "missing or wrong API key (send X-API-Key or Authorization: Bearer)")
+    def _rate(request: Request) -> None:
+        """The client's rate (429)."""
         wait = limiter.acquire(request.client.host if request.client else "unknown")
         if wait > 0:
             raise HTTPException(429, f"too many requests (rate={settings.rate:g}/s, burst={settings.burst})",
                                 headers={"Retry-After": retry_after(wait)})
+
+    def guard(request: Request, body_key: Any = None) -> None:
+        """The API key from the headers or the body (401; LibreTranslate's dialect: 403 wrong, 400
+        missing), then the client's rate (429)."""
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        given = body_key if isinstance(body_key, str) else None
+        if not key_matches(settings.api_key, headers, given):
+            status, message = libretranslate.key_refusal(request, given is not None or key_given(headers))
+            raise HTTPException(status, message)
+        _rate(request)
+
+    def header_guard(request: Request) -> None:
+        guard(request)
 
     app = FastAPI(title="translate", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="English<->Chinese RNN attention NMT: translations, n-best lists and attention.")
@@ -239,12 +277,47 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     app.add_middleware(HostGuard, settings=settings)
     _install_error_handlers(app)
 
-    @app.post("/translate", response_model=TranslateResponse, responses=ERRORS, dependencies=[Depends(guard)])
-    async def translate(req: TranslateRequest, request: Request) -> TranslateResponse:
-        """Translate one text or a list; direction from `source`/`target`, or from each text's script."""
-        return await _translate(req, models, request.app.state.batcher, settings)
+    @app.post("/translate", response_model=TranslateResponse, responses=ERRORS,
+              openapi_extra=_body_schema(TranslateRequest))
+    async def translate(request: Request) -> JSONResponse:
+        """Translate one text or a list; direction from `source`/`target`, or from each text's script.
+        JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
+        fields = await read_fields(request)
+        libretranslate.mark_dialect(request, fields, is_form(request))
+        guard(request, fields.get("api_key"))
+        req = validated(TranslateRequest, fields)
+        return JSONResponse(await _translate(req, models, request.app.state.batcher, settings))
 
-    @app.get("/models", response_model=list[ModelInfo], responses=ERRORS, dependencies=[Depends(guard)])
+    @app.post("/detect", response_model=list[DetectedLanguage], responses=ERRORS,
+              openapi_extra=_body_schema(DetectRequest))
+    async def detect(request: Request) -> list[dict[str, Any]]:
+        """LibreTranslate's language detection: en and zh with the script detector's confidence (0-100)."""
+        libretranslate.mark_dialect(request)
+        fields = await read_fields(request)
+        guard(request, fields.get("api_key"))
+        req = validated(DetectRequest, fields)
+        texts = [req.q] if isinstance(req.q, str) else req.q
+        _check_sizes(texts, settings)
+        return libretranslate.detections(texts)
+
+    directions = [(m.artifact.src_lang, m.artifact.tgt_lang) for m in models.by_name.values()]
+
+    @app.get("/languages", response_model=list[LanguageInfo], responses=ERRORS)
+    async def languages(request: Request) -> list[dict[str, Any]]:
+        """LibreTranslate's language list: each source language a loaded model reads, and its targets
+        (no key needed, as in LibreTranslate: clients ask before they have one)."""
+        libretranslate.mark_dialect(request)
+        _rate(request)
+        return libretranslate.languages(directions)
+
+    @app.get("/frontend/settings", responses=ERRORS)
+    async def frontend(request: Request) -> dict[str, Any]:
+        """LibreTranslate's page settings: the character limit, whether a key is needed, the default languages."""
+        libretranslate.mark_dialect(request)
+        _rate(request)
+        return libretranslate.frontend_settings(settings.max_chars, bool(settings.api_key), directions)
+
+    @app.get("/models", response_model=list[ModelInfo], responses=ERRORS, dependencies=[Depends(header_guard)])
     async def list_models() -> list[dict[str, Any]]:
         """The loaded models: direction, attention mechanism, scores from their meta.json."""
         return [served.info() for served in models.by_name.values()]
@@ -277,6 +350,13 @@ def _install_page(app: FastAPI) -> None:
         if path is None:
             raise HTTPException(404, "no CJK font installed")
         return FileResponse(path, media_type="font/otf", headers={"Cache-Control": "max-age=86400"})
+
+
+def _body_schema(model: type[TranslateRequest | DetectRequest]) -> dict[str, Any]:
+    """The request body in the OpenAPI schema (the route reads JSON or a form itself: `serve.body`)."""
+    schema = model.model_json_schema()
+    return {"requestBody": {"required": True, "content": {
+        "application/json": {"schema": schema}, "application/x-www-form-urlencoded": {"schema": schema}}}}
 
 
 def _cjk_font_file() -> Path | None:

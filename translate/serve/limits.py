@@ -46,12 +46,20 @@ def retry_after(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
 
 
-def key_matches(expected: str, headers: dict[str, str]) -> bool:
-    """True when no key is configured, or `X-API-Key` / `Authorization: Bearer` carries it."""
+def key_given(headers: dict[str, str]) -> bool:
+    """Whether the headers carry a key at all (`X-API-Key` or `Authorization: Bearer`)."""
+    return bool(headers.get("x-api-key") or headers.get("authorization", "").lower().startswith("bearer "))
+
+
+def key_matches(expected: str, headers: dict[str, str], body_key: str | None = None) -> bool:
+    """True when no key is configured, or `X-API-Key` / `Authorization: Bearer` / the body's `api_key`
+    (LibreTranslate's clients send it there) carries it; the headers win when both are sent."""
     if not expected:
         return True
     given = headers.get("x-api-key", "")
     auth = headers.get("authorization", "")
     if not given and auth.lower().startswith("bearer "):
         given = auth[7:].strip()
-    return hmac.compare_digest(given.encode(), expected.encode())
+    if not given:
+        given = body_key or ""
+    return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode())

@@ -3,11 +3,35 @@ booleans sent as strings are 422)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Language = Literal["en", "zh"]
+LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
+# Codes clients send, read as the model's two languages (lower case, "_" as "-"). Traditional Chinese is
+# read as input (converted to Simplified before translating); the output is Simplified.
+_TRADITIONAL = {"zt", "zh-hant", "zh-tw", "zh-hk", "zh-mo"}
+_ALIASES = {"en": "en", "eng": "en", "zh": "zh", "zho": "zh", "chi": "zh", "cmn": "zh", "zh-hans": "zh",
+            "zh-cn": "zh", "zh-sg": "zh", "zh-my": "zh", **dict.fromkeys(_TRADITIONAL, "zh")}
+
+
+def language_code(code: Any, role: Literal["source", "target"]) -> Any:
+    """A client's language code as "en" or "zh" ("auto" as a source): zh-Hans, zh-CN, zt, zh-Hant,
+    zh-TW, cmn, en-US, en-GB... (LibreTranslate's and Mastodon's codes); anything else is refused
+    with the codes this server reads. Non-strings are left to the field's own type check."""
+    if not isinstance(code, str):
+        return code
+    key = code.strip().lower().replace("_", "-")
+    if role == "source" and key == "auto":
+        return "auto"
+    if role == "target" and key in _TRADITIONAL:
+        raise ValueError(f"{code!r} as a target: this server writes Simplified Chinese; ask for zh (or zh-Hans)")
+    found = _ALIASES.get(key) or ("en" if key.startswith("en-") else None)
+    if found is None:
+        raise ValueError(f"{code!r} is not a language this server translates: en or zh (also zh-Hans, zh-CN, "
+                         f"zt, zh-Hant, zh-TW, en-US{', or auto' if role == 'source' else ''})")
+    return found
 
 
 class TranslateRequest(BaseModel):
@@ -26,14 +50,34 @@ class TranslateRequest(BaseModel):
     lexicon: bool | None = Field(None, strict=True, description=(
         "CC-CEDICT's names as glossary terms too (北京 = Beijing); default: as the model's settings say "
         "(GET /models: `lexicon`)."))
+    format: Literal["text", "html"] = Field("text", description=(
+        "LibreTranslate's field: `html` translates the text of an HTML document and keeps its markup."))
+    alternatives: int | None = Field(None, ge=0, le=4, strict=True, description=(
+        "LibreTranslate's field: alternative translations per text besides the best (n_best - 1)."))
+    api_key: str | None = Field(None, max_length=256, description=(
+        "LibreTranslate's field: the API key in the body (else X-API-Key or Authorization: Bearer)."))
+
+    @field_validator("source", mode="before")
+    @classmethod
+    def _source_code(cls, value: Any) -> Any:
+        return language_code(value, "source")
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _target_code(cls, value: Any) -> Any:
+        return language_code(value, "target")
 
     @model_validator(mode="after")
     def _consistent(self) -> TranslateRequest:
-        for i, text in enumerate(self.texts):
-            bad = next((pos for pos, ch in enumerate(text) if "\ud800" <= ch <= "\udfff"), None)
-            if bad is not None:
-                raise ValueError(f"text {i} holds an unpaired UTF-16 surrogate (U+{ord(text[bad]):04X}) at character "
-                                 f"{bad}: not a character; send valid Unicode")
+        if self.alternatives is not None:
+            if "n_best" in self.model_fields_set:
+                raise ValueError("give n_best or alternatives (LibreTranslate's n_best - 1), not both")
+            self.n_best = self.alternatives + 1
+        if self.format == "html" and self.attention:
+            raise ValueError("attention is returned for plain text only, not with format html")
+        check_unicode(self.texts)
+        check_unicode([term for pair in self.glossary or [] for term in pair], "glossary term")
+        check_unicode([self.api_key or ""], "api_key")
         if self.n_best > self.beam:
             raise ValueError(f"n_best ({self.n_best}) must not exceed beam ({self.beam})")
         if self.target is not None and self.source == self.target:
@@ -74,8 +118,38 @@ class Translation(BaseModel):
         "language's script mixed in."))
 
 
+class DetectedLanguage(BaseModel):
+    language: Language
+    confidence: float = Field(description="How sure the script detector is, 0-100 (the two languages sum to 100).")
+
+
 class TranslateResponse(BaseModel):
-    translations: list[Translation] = Field(description="One per input text, in order.")
+    translations: list[Translation] = Field(description=(
+        "One per input text, in order (with format html: one per translated text run of the documents)."))
+    translatedText: str | list[str] = Field(description="LibreTranslate's field: the translation(s), shaped as `q`.")
+    detectedLanguage: DetectedLanguage | list[DetectedLanguage] | None = Field(None, description=(
+        "LibreTranslate's field, when source is auto: the source language each text was read as."))
+    alternatives: list[str] | list[list[str]] | None = Field(None, description=(
+        "LibreTranslate's field, when `alternatives` was asked: the other translations, shaped as `q`."))
+
+
+class DetectRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    q: str | list[str] = Field(description="A text, or a list of texts detected as one.")
+    api_key: str | None = Field(None, max_length=256, description="The API key in the body.")
+
+    @model_validator(mode="after")
+    def _valid_unicode(self) -> DetectRequest:
+        check_unicode([self.q] if isinstance(self.q, str) else self.q)
+        check_unicode([self.api_key or ""], "api_key")
+        return self
+
+
+class LanguageInfo(BaseModel):
+    code: Language
+    name: str
+    targets: list[Language]
 
 
 class ModelInfo(BaseModel):
@@ -93,3 +167,12 @@ class ModelInfo(BaseModel):
 
 class ErrorBody(BaseModel):
     error: str
+
+
+def check_unicode(texts: list[str], what: str = "text") -> None:
+    """ValueError naming the first text holding an unpaired UTF-16 surrogate (JSON can carry "\\ud800")."""
+    for i, text in enumerate(texts):
+        bad = next((pos for pos, ch in enumerate(text) if "\ud800" <= ch <= "\udfff"), None)
+        if bad is not None:
+            raise ValueError(f"{what} {i} holds an unpaired UTF-16 surrogate (U+{ord(text[bad]):04X}) at character "
+                             f"{bad}: not a character; send valid Unicode")

@@ -1,0 +1,113 @@
+"""A request body read as JSON or as a form (urlencoded or multipart, as LibreTranslate's clients
+send it) into one of the API's models, with the same rules and messages whichever way it came:
+bytes that are not UTF-8 are a 400, malformed JSON and invalid fields a 422, any other media type a
+415. The body's size is bounded before this (`app.BodyLimit`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+
+FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+FORM_INTS = frozenset({"alternatives", "n_best", "beam"})
+FORM_BOOLS = frozenset({"attention", "lexicon"})
+MAX_FORM_FIELDS = 32
+NOT_UTF8 = "the body could not be read as JSON: send UTF-8 text with Content-Type: application/json"
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def is_form(request: Request) -> bool:
+    return media_type(request) in FORMS
+
+
+async def read_fields(request: Request) -> dict[str, Any]:
+    """The body's fields as sent (their names tell the dialect; `validated` checks them)."""
+    media = media_type(request)
+    if media == "application/json" or media.endswith("+json"):
+        return _json_object(await request.body())
+    if media in FORMS:
+        return await _form(request, media)
+    raise HTTPException(415, f"the body must be JSON (Content-Type: application/json) or a form "
+                             f"({' or '.join(FORMS)}); got {media or 'none'!r}")
+
+
+def validated(model: type[Model], fields: dict[str, Any]) -> Model:
+    """The fields as `model`; invalid ones are a RequestValidationError naming each (loc body.FIELD)."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HTTPException(400, NOT_UTF8) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _invalid(f"JSON decode error: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except (RecursionError, ValueError) as exc:  # nesting past the parser's depth, integers past 4,300 digits
+        raise _invalid(f"JSON decode error: {type(exc).__name__}: nested too deeply or a number too long") from None
+    if not isinstance(data, dict):
+        raise _invalid(f"the body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+async def _form(request: Request, media: str) -> dict[str, Any]:
+    """Form fields as the JSON fields they stand for: `q` given more than once is a list; numbers
+    and true/false parsed for the fields that take them; a file, a glossary or too many fields refused."""
+    if media == FORMS[0]:
+        try:
+            pairs = parse_qsl((await request.body()).decode("ascii"), keep_blank_values=True, encoding="utf-8",
+                              errors="strict", max_num_fields=MAX_FORM_FIELDS)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise HTTPException(400, f"the form could not be read: {_reason(exc)}; send UTF-8 text, "
+                                     f"percent-encoded, at most {MAX_FORM_FIELDS} fields") from None
+    else:
+        try:
+            async with request.form(max_files=0, max_fields=MAX_FORM_FIELDS) as form:
+                pairs = [(k, v) for k, v in form.multi_items() if not isinstance(v, UploadFile)]
+        except (UnicodeDecodeError, ValueError, HTTPException) as exc:
+            raise HTTPException(400, f"the form could not be read: {_reason(exc)}; send text fields only (no "
+                                     f"files), UTF-8, at most {MAX_FORM_FIELDS} fields") from None
+    fields: dict[str, Any] = {}
+    for name, value in pairs:
+        if name == "q" and name in fields:
+            fields[name] = [*([fields[name]] if isinstance(fields[name], str) else fields[name]), value]
+        elif name in fields:
+            raise _invalid(f"form field {name!r} given twice")
+        elif name == "glossary":
+            raise _invalid("glossary: send a glossary in a JSON body (pairs of terms)")
+        else:
+            fields[name] = _typed(name, value)
+    return fields
+
+
+def _typed(name: str, value: str) -> Any:
+    if name in FORM_INTS and value.strip().lstrip("-").isdigit():
+        return int(value)
+    if name in FORM_BOOLS and value.strip().lower() in ("true", "false", "1", "0"):
+        return value.strip().lower() in ("true", "1")
+    return value  # anything else is checked by the model (a number that is not one is named there)
+
+
+def _reason(exc: BaseException) -> str:
+    text = getattr(exc, "detail", None) or str(exc)
+    return text if isinstance(exc, HTTPException) else f"{type(exc).__name__}: {text}"
+
+
+def _invalid(message: str) -> RequestValidationError:
+    return RequestValidationError([{"loc": ("body",), "msg": message, "type": "invalid_body"}])
