@@ -3,7 +3,13 @@ built in memory; the browser test uses the released model instead."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -29,3 +35,25 @@ def served(name: str, tokenizers: tuple[Tokenizer, Tokenizer], direction: str = 
 def both_directions(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Models:
     return Models([served("en-zh", tiny_tokenizers), served("zh-en", tiny_tokenizers, "zh-en"),
                    served("multi", tiny_tokenizers, **{"model.attention.kind": "multihead"})])
+
+
+@contextlib.contextmanager
+def live_server(app: Any) -> Iterator[str]:
+    """`app` behind a real uvicorn server on a free 127.0.0.1 port, stopped on exit; yields its URL."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert srv.started, "uvicorn did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(10)

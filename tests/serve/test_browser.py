@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.serve.conftest import served
+from tests.serve.conftest import live_server, served
 from translate.data.tokenizer import Tokenizer
 from translate.serve.app import create_app
 from translate.serve.models import Models
@@ -29,30 +27,13 @@ ARTIFACTS = Path(os.environ.get("TRANSLATE_TEST_ARTIFACTS", Path(__file__).resol
 SENTENCE = "Where is the train station?"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Iterator[str]:
     """The released models, and a tiny untrained multi-head one (for the head selector)."""
-    import uvicorn
-
-    port = _free_port()
     multi = served("multi", tiny_tokenizers, **{"model.attention.kind": "multihead"})
-    app = create_app(Models([*Models.load(["en-zh", "zh-en"]).by_name.values(), multi]), ServeSettings(port=port))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert srv.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    app = create_app(Models([*Models.load(["en-zh", "zh-en"]).by_name.values(), multi]), ServeSettings())
+    with live_server(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -91,13 +91,6 @@ class HostGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
-        name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
-        if "*" not in self.hosts and name.strip("[]") not in self.hosts:
-            response = _error(400, f"host {host or 'none'!r} is not served here; allowed_hosts="
-                                   f"{','.join(sorted(self.hosts))} (change it with --limit allowed_hosts=...)")
-            return await response(scope, receive, send)
-
         async def secured(message: Any) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
@@ -107,6 +100,12 @@ class HostGuard:
                 message = {**message, "headers": headers}
             await send(message)
 
+        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
+        if "*" not in self.hosts and name.strip("[]") not in self.hosts:
+            response = _error(400, f"host {host or 'none'!r} is not served here; allowed_hosts="
+                                   f"{','.join(sorted(self.hosts))} (change it with --limit allowed_hosts=...)")
+            return await response(scope, receive, secured)
         await self.app(scope, receive, secured)
 
 
@@ -282,6 +281,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     async def translate(request: Request) -> JSONResponse:
         """Translate one text or a list; direction from `source`/`target`, or from each text's script.
         JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
+        libretranslate.mark_dialect(request, {}, is_form(request))
         fields = await read_fields(request)
         libretranslate.mark_dialect(request, fields, is_form(request))
         guard(request, fields.get("api_key"))

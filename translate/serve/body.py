@@ -6,13 +6,14 @@ bytes that are not UTF-8 are a 400, malformed JSON and invalid fields a 422, any
 from __future__ import annotations
 
 import json
+from email.parser import BytesParser
+from email.policy import HTTP
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
-from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -68,21 +69,18 @@ def _json_object(raw: bytes) -> dict[str, Any]:
 
 async def _form(request: Request, media: str) -> dict[str, Any]:
     """Form fields as the JSON fields they stand for: `q` given more than once is a list; numbers
-    and true/false parsed for the fields that take them; a file, a glossary or too many fields refused."""
-    if media == FORMS[0]:
-        try:
-            pairs = parse_qsl((await request.body()).decode("ascii"), keep_blank_values=True, encoding="utf-8",
-                              errors="strict", max_num_fields=MAX_FORM_FIELDS)
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise HTTPException(400, f"the form could not be read: {_reason(exc)}; send UTF-8 text, "
-                                     f"percent-encoded, at most {MAX_FORM_FIELDS} fields") from None
-    else:
-        try:
-            async with request.form(max_files=0, max_fields=MAX_FORM_FIELDS) as form:
-                pairs = [(k, v) for k, v in form.multi_items() if not isinstance(v, UploadFile)]
-        except (UnicodeDecodeError, ValueError, HTTPException) as exc:
-            raise HTTPException(400, f"the form could not be read: {_reason(exc)}; send text fields only (no "
-                                     f"files), UTF-8, at most {MAX_FORM_FIELDS} fields") from None
+    and true/false parsed for the fields that take them; a file, a glossary or too many fields refused.
+    Every value must be UTF-8 (no silent fallback to another charset)."""
+    raw = await request.body()
+    try:
+        if media == FORMS[0]:
+            pairs = parse_qsl(raw.decode("ascii"), keep_blank_values=True, encoding="utf-8", errors="strict",
+                              max_num_fields=MAX_FORM_FIELDS)
+        else:
+            pairs = _multipart(raw, request.headers.get("content-type", ""))
+    except (UnicodeError, ValueError) as exc:
+        raise HTTPException(400, f"the form could not be read: {type(exc).__name__}: {str(exc).rstrip('.')}; send "
+                                 f"UTF-8 text fields (no files), at most {MAX_FORM_FIELDS}") from None
     fields: dict[str, Any] = {}
     for name, value in pairs:
         if name == "q" and name in fields:
@@ -96,17 +94,29 @@ async def _form(request: Request, media: str) -> dict[str, Any]:
     return fields
 
 
+def _multipart(raw: bytes, content_type: str) -> list[tuple[str, str]]:
+    """multipart/form-data's text fields, read by the standard library's MIME parser."""
+    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw)
+    if not message.is_multipart():
+        raise ValueError("no parts found (a boundary missing from Content-Type, or not in the body)")
+    pairs = []
+    for number, part in enumerate(message.iter_parts()):
+        if number >= MAX_FORM_FIELDS:
+            raise ValueError(f"more than {MAX_FORM_FIELDS} fields")
+        name = part.get_param("name", header="content-disposition")
+        if part.get_filename() is not None or not isinstance(name, str):
+            raise ValueError(f"part {number} is a file or has no name")
+        payload = part.get_payload(decode=True)
+        pairs.append((name, payload.decode("utf-8") if isinstance(payload, bytes) else ""))
+    return pairs
+
+
 def _typed(name: str, value: str) -> Any:
     if name in FORM_INTS and value.strip().lstrip("-").isdigit():
         return int(value)
     if name in FORM_BOOLS and value.strip().lower() in ("true", "false", "1", "0"):
         return value.strip().lower() in ("true", "1")
     return value  # anything else is checked by the model (a number that is not one is named there)
-
-
-def _reason(exc: BaseException) -> str:
-    text = getattr(exc, "detail", None) or str(exc)
-    return text if isinstance(exc, HTTPException) else f"{type(exc).__name__}: {text}"
 
 
 def _invalid(message: str) -> RequestValidationError:

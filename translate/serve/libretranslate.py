@@ -15,7 +15,7 @@ from translate.inference.markup import Markup
 from translate.serve.schemas import LANGUAGE_NAMES, TranslateRequest
 
 DIALECT_FIELDS = frozenset({"format", "alternatives", "api_key"})  # LibreTranslate's, not the project's
-AS_BAD_REQUEST = frozenset({404, 413, 415, 422})  # LibreTranslate answers all of these 400
+AS_BAD_REQUEST = frozenset({404, 415, 422})  # LibreTranslate answers these 400 (a size over a limit stays 413)
 
 
 def mark_dialect(request: Request, fields: dict[str, Any] | None = None, form: bool = False) -> None:

@@ -1,0 +1,80 @@
+"""HTML in, HTML out: which text runs are translated, and that everything else comes back byte for byte."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+from translate.inference.markup import read_html
+
+MASTODON_POST = (
+    '<p>Hello <span class="h-card" translate="no"><a href="https://m.social/@bob" class="u-url mention">'
+    '@<span>bob</span></a></span>, where is the station? 😀<br>I like tea &amp; milk&nbsp;today.</p>'
+    '<p><a href="https://m.social/tags/tea" class="mention hashtag" rel="tag">#<span>tea</span></a> '
+    '<a href="https://example.org/a?b=1&amp;c=2" rel="nofollow noopener" translate="no" target="_blank">'
+    '<span class="invisible">https://</span><span>example.org/a</span></a></p>')
+
+
+class Tags(HTMLParser):
+    """Every tag with its attributes, in order (what must survive a translation)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[Any, ...]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(("start", tag, tuple(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.tags.append(("end", tag))
+
+
+def tags(document: str) -> list[tuple[Any, ...]]:
+    parser = Tags()
+    parser.feed(document)
+    parser.close()
+    return parser.tags
+
+
+def test_a_mastodon_post_offers_its_prose_and_keeps_mentions_hashtags_and_links() -> None:
+    markup = read_html(MASTODON_POST)
+    assert markup.texts == ["Hello", ", where is the station? 😀", "I like tea & milk\xa0today."]
+    out = markup.render(["你好", "，车站在哪里？😀", "我今天喜欢茶 & 牛奶。"])
+    assert tags(out) == tags(MASTODON_POST)
+    assert out.startswith('<p>你好 <span class="h-card" translate="no">')
+    assert "@<span>bob</span>" in out and "#<span>tea</span>" in out and "example.org/a?b=1&amp;c=2" in out
+    assert "我今天喜欢茶 &amp; 牛奶。</p>" in out  # a translation is escaped
+
+
+def test_everything_but_the_runs_comes_back_byte_for_byte() -> None:
+    document = ("<!DOCTYPE html>\r\n<P CLASS=x>Caf&eacute; &#233;t&#xE9;<!-- note --> <b>bold</B></P>\n"
+                "<script>if (a < b) { x = '<p>'; }</script><style>p { color: red }</style><?pi x?>end &amp")
+    markup = read_html(document)
+    assert markup.texts == ["Café été", "bold", "end &"]
+    assert markup.render(["A", "B", "C & D"]) == (
+        "<!DOCTYPE html>\r\n<P CLASS=x>A<!-- note --> <b>B</B></P>\n"
+        "<script>if (a < b) { x = '<p>'; }</script><style>p { color: red }</style><?pi x?>C &amp; D")
+    nothing = '<pre>x &lt; y</pre><code translate="yes">f(&quot;a&quot;)</code><p translate="no">Keep &amp; go</p>'
+    assert read_html(nothing).texts == [] and read_html(nothing).render([]) == nothing
+
+
+@pytest.mark.parametrize("document,expected", [
+    ("<code>print('hi')</code> and <pre>more code</pre>", ["and"]),
+    ("<kbd>Ctrl</kbd> <samp>out</samp> <textarea>typed</textarea> plain", ["plain"]),
+    ('<div translate="no">keep <span>this</span> <span translate="yes">but this</span></div>', ["but this"]),
+    ('<span class="notranslate">Brand</span> rocks', ["rocks"]),
+    ("<p>one<p>two</div>three", ["one", "two", "three"]),  # unclosed and stray tags
+    ("<p>  \n </p><p>42 %</p><p>@</p>", []),  # nothing with a letter
+    ("<svg><text>label</text></svg>after", ["after"]),
+])
+def test_which_runs_are_translated(document: str, expected: list[str]) -> None:
+    assert read_html(document).texts == expected
+
+
+def test_whitespace_around_a_run_is_kept_and_the_count_of_translations_is_checked() -> None:
+    markup = read_html("<li>\n   Tea  \n</li>")
+    assert markup.render(["茶"]) == "<li>\n   茶  \n</li>"
+    with pytest.raises(ValueError, match="1 translations for 2 text runs"):
+        read_html("<b>a</b><i>b</i>").render(["x"])
