@@ -209,3 +209,13 @@ def test_detect_languages_and_settings(tiny_tokenizers: tuple[Tokenizer, Tokeniz
         assert c.post("/detect", data={"q": "123"}).json() == [{"language": "en", "confidence": 0.0},
                                                               {"language": "zh", "confidence": 0.0}]
         assert c.post("/detect", data={"q": ["你好", "Hello world, friends"]}).json()[0]["language"] == "en"
+
+
+def test_the_schema_names_the_bodies_the_routes_read_themselves(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for path, model in (("/translate", "TranslateRequest"), ("/detect", "DetectRequest")):
+        content = spec["paths"][path]["post"]["requestBody"]["content"]
+        assert set(content) == {"application/json", "application/x-www-form-urlencoded", "multipart/form-data"}
+        assert content["application/json"]["schema"] == {"$ref": f"#/components/schemas/{model}"}
+    assert {"format", "alternatives", "api_key", "glossary"} <= set(spec["components"]["schemas"]["TranslateRequest"]["properties"])
+    assert "/languages" in spec["paths"] and "/frontend/settings" in spec["paths"]

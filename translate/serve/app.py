@@ -327,6 +327,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
     _install_page(app)
+    _openapi_with_bodies(app)
     return app
 
 
@@ -353,10 +354,27 @@ def _install_page(app: FastAPI) -> None:
 
 
 def _body_schema(model: type[TranslateRequest | DetectRequest]) -> dict[str, Any]:
-    """The request body in the OpenAPI schema (the route reads JSON or a form itself: `serve.body`)."""
-    schema = model.model_json_schema()
+    """The request body in the OpenAPI schema (the route reads JSON or a form itself: `serve.body`);
+    `_openapi_with_bodies` puts the model under components."""
+    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
     return {"requestBody": {"required": True, "content": {
-        "application/json": {"schema": schema}, "application/x-www-form-urlencoded": {"schema": schema}}}}
+        "application/json": {"schema": ref}, "application/x-www-form-urlencoded": {"schema": ref},
+        "multipart/form-data": {"schema": ref}}}}
+
+
+def _openapi_with_bodies(app: FastAPI) -> None:
+    """FastAPI's schema, with the bodies the routes read themselves under components."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            found = schema.setdefault("components", {}).setdefault("schemas", {})
+            for model in (TranslateRequest, DetectRequest):
+                found[model.__name__] = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _cjk_font_file() -> Path | None:

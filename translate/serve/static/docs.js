@@ -65,8 +65,9 @@ async function draw() {
         const section = el("section", undefined, "endpoint");
         section.append(el("h3", `${method.toUpperCase()} ${path}`));
         if (op.description || op.summary) section.append(el("p", op.description || op.summary));
-        const body = op.requestBody && op.requestBody.content["application/json"];
-        if (body) section.append(el("p", `Body: ${typeOf(body.schema, schemas)} (Content-Type: application/json)`));
+        const content = (op.requestBody && op.requestBody.content) || {};
+        const body = content["application/json"];
+        if (body) section.append(el("p", `Body: ${typeOf(body.schema, schemas)} (Content-Type: ${Object.keys(content).join(" or ")})`));
         const codes = Object.entries(op.responses || {}).map(([code, r]) => `${code} ${r.description || ""}`.trim());
         section.append(el("p", `Responses: ${codes.join("; ")}`, "hint"));
         main.append(section);
