@@ -219,3 +219,20 @@ def test_the_schema_names_the_bodies_the_routes_read_themselves(client: TestClie
         assert content["application/json"]["schema"] == {"$ref": f"#/components/schemas/{model}"}
     assert {"format", "alternatives", "api_key", "glossary"} <= set(spec["components"]["schemas"]["TranslateRequest"]["properties"])
     assert "/languages" in spec["paths"] and "/frontend/settings" in spec["paths"]
+
+
+def test_html_with_more_text_runs_than_the_queue_holds_is_a_413_not_a_busy_server(both_directions: Models) -> None:
+    document = "<p>" + "<b>tea</b> " * 30 + "</p>"
+    with TestClient(create_app(both_directions, ServeSettings(max_queue=50)), base_url="http://localhost") as c:
+        out = c.post("/translate", json={"q": [document, document], "target": "zh", "format": "html"})
+        assert out.status_code == 413 and "holds 60 text runs" in out.json()["error"] and "max_queue=50" in out.json()["error"]
+        assert c.post("/translate", json={"q": document, "target": "zh", "format": "html"}).status_code == 200
+
+
+def test_a_form_may_hold_as_many_texts_as_json_and_no_more(client: TestClient) -> None:
+    most = client.post("/translate", data={"q": ["a cat"] * 32, "target": "zh", "alternatives": "1"})
+    assert most.status_code == 200 and len(most.json()["translatedText"]) == 32
+    over = client.post("/translate", files=[("q", (None, "a cat")) for _ in range(33)])
+    assert over.status_code == 413 and "max_texts=32" in over.json()["error"]
+    flood = client.post("/translate", content=b"&".join([b"x=1"] * 100), headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert flood.status_code == 400 and "at most 48" in flood.json()["error"]

@@ -9,7 +9,10 @@ valid body with and without attention, the largest attention still allowed (once
 memory must not grow), a lone surrogate, a
 body that is not JSON, numbers sent as strings, a foreign Host header, a forged X-Forwarded-For per
 request (the rate limit must still hold), idle connections that never finish their headers while
-a normal request is served, and a glossary of 100 terms. Writes JSON to benchmarks/ (or --out).
+a normal request is served, and a glossary of 100 terms; LibreTranslate's routes and body types: the
+largest form (urlencoded and multipart), the largest HTML, form bytes that are not UTF-8, a file
+part, a lone surrogate sent to /detect, the largest /detect, a foreign Host on /languages. Writes
+JSON to benchmarks/ (or --out).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from translate.bench import REPO
 from translate.bench.serve_load import rss_mb, start_server
 from translate.config.paths import default_data_dir
 
+MASTODON_POST = ('<p>Hello <span class="h-card" translate="no"><a href="https://m.social/@bob" class="u-url mention">'
+                 '@<span>bob</span></a></span>, where is the station? 😀<br>I will go to Beijing tomorrow.</p>')
 LONG_EN = ("The committee will meet again next Tuesday to discuss the budget, the new library and the plans "
            "for the summer festival in the old town. ") * 8
 
@@ -48,12 +53,23 @@ def measure(pid: int, label: str, send: Any) -> dict[str, Any]:
     return row
 
 
-def post(url: str, body: Any = None, **kwargs: Any) -> Any:
+def post(url: str, body: Any = None, path: str = "/translate", **kwargs: Any) -> Any:
     def send() -> tuple[int, str]:
-        r = httpx.post(url + "/translate", json=body, timeout=120, **kwargs) if body is not None else \
-            httpx.post(url + "/translate", timeout=120, **kwargs)
-        return r.status_code, r.json().get("error", "")[:120] if r.status_code != 200 else ""
+        r = httpx.post(url + path, json=body, timeout=120, **kwargs) if body is not None else \
+            httpx.post(url + path, timeout=120, **kwargs)
+        return r.status_code, _answer(r)
     return send
+
+
+def get(url: str, path: str, **kwargs: Any) -> Any:
+    def send() -> tuple[int, str]:
+        r = httpx.get(url + path, timeout=60, **kwargs)
+        return r.status_code, _answer(r)
+    return send
+
+
+def _answer(r: httpx.Response) -> str:
+    return str(r.json().get("error", ""))[:120] if r.status_code != 200 else ""
 
 
 def attention_rounds(url: str, rounds: int = 12) -> Any:
@@ -116,7 +132,23 @@ def main() -> None:
             ("a lone surrogate (valid JSON)", post(url, content=b'{"q": "Hello \\ud800 world"}',
                                                    headers={"Content-Type": "application/json"})),
             ("bytes that are not UTF-8", post(url, content=b'{"q": "\xff\xfe"}', headers={"Content-Type": "application/json"})),
-            ("a form body (not JSON)", post(url, content=b"q=hello", headers={"Content-Type": "application/x-www-form-urlencoded"})),
+            ("form (urlencoded): 32 texts x 1,000 characters, beam 10, 4 alternatives",
+             post(url, data={"q": [LONG_EN[:1000]] * 32, "source": "en", "target": "zh", "beam": "10", "alternatives": "4"})),
+            ("form (multipart): 32 texts x 1,000 characters, beam 10, 4 alternatives",
+             post(url, files=[("q", (None, LONG_EN[:1000])) for _ in range(32)] + [
+                 ("source", (None, "en")), ("target", (None, "zh")), ("beam", (None, "10")), ("alternatives", (None, "4"))])),
+            ("format html: 32 posts of 1,000 characters with links and mentions (over max_queue text runs)",
+             post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 32, "source": "auto", "target": "zh", "format": "html"})),
+            ("format html: 16 posts of 1,000 characters with links and mentions",
+             post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 16, "source": "auto", "target": "zh", "format": "html"})),
+            ("form bytes that are not UTF-8 (q=%FF)", post(url, content=b"q=%FF&target=zh",
+                                                          headers={"Content-Type": "application/x-www-form-urlencoded"})),
+            ("a multipart file part", post(url, files={"q": ("post.txt", b"Hello")})),
+            ("a lone surrogate sent to /detect", post(url, path="/detect", content=b'{"q": "Hello \\ud800"}',
+                                                      headers={"Content-Type": "application/json"})),
+            ("/detect: 32 texts x 1,000 characters", post(url, {"q": [LONG_EN[:1000]] * 32}, path="/detect")),
+            ("a foreign Host header on /languages", get(url, "/languages", headers={"Host": "evil.example"})),
+            ("a body that is neither JSON nor a form", post(url, content=b"q=hello", headers={"Content-Type": "text/plain"})),
             ('"beam": "5" (a number as a string)', post(url, {"q": "Hi.", "beam": "5"})),
             ("a foreign Host header", post(url, {"q": "Hi."}, headers={"Host": "evil.example"})),
             ("12 rounds of 32 sentences (beam 10, n-best 5) and 1 text of 1,000 characters (n-best 4), attention",

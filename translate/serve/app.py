@@ -202,6 +202,9 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     visible = [" ".join(m.texts) for m in markups] if markups is not None else documents
     per_document = [_choose(models, req, text) for text in visible]
     texts = [t for m in markups for t in m.texts] if markups is not None else documents
+    if len(texts) > settings.max_queue:  # only format html can get here: it could never be queued whole
+        raise HTTPException(413, f"the HTML holds {len(texts)} text runs to translate; the limit is "
+                                 f"max_queue={settings.max_queue} (send fewer or shorter documents)")
     chosen = [served for served, m in zip(per_document, markups) for _ in m.runs] if markups is not None else per_document
     _check_attention_cost(req, texts, chosen, settings)
     results = await _search(req, texts, chosen, batcher, settings)
@@ -239,8 +242,30 @@ async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedMo
     return results
 
 
+class Access:
+    """Who may ask: the API key from the headers or the body (401; LibreTranslate's dialect: 403
+    wrong, 400 missing), then the client's rate (429)."""
+
+    def __init__(self, settings: ServeSettings) -> None:
+        self.settings, self.limiter = settings, RateLimiter(settings.rate, settings.burst)
+
+    def rate(self, request: Request) -> None:
+        wait = self.limiter.acquire(request.client.host if request.client else "unknown")
+        if wait > 0:
+            raise HTTPException(429, f"too many requests (rate={self.settings.rate:g}/s, burst={self.settings.burst})",
+                                headers={"Retry-After": retry_after(wait)})
+
+    def check(self, request: Request, body_key: Any = None) -> None:
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        given = body_key if isinstance(body_key, str) else None
+        if not key_matches(self.settings.api_key, headers, given):
+            status, message = libretranslate.key_refusal(request, given is not None or key_given(headers))
+            raise HTTPException(status, message)
+        self.rate(request)
+
+
 def create_app(models: Models, settings: ServeSettings) -> FastAPI:
-    limiter = RateLimiter(settings.rate, settings.burst)
+    access = Access(settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -250,25 +275,8 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         yield
         await app.state.batcher.stop()
 
-    def _rate(request: Request) -> None:
-        """The client's rate (429)."""
-        wait = limiter.acquire(request.client.host if request.client else "unknown")
-        if wait > 0:
-            raise HTTPException(429, f"too many requests (rate={settings.rate:g}/s, burst={settings.burst})",
-                                headers={"Retry-After": retry_after(wait)})
-
-    def guard(request: Request, body_key: Any = None) -> None:
-        """The API key from the headers or the body (401; LibreTranslate's dialect: 403 wrong, 400
-        missing), then the client's rate (429)."""
-        headers = {k.lower(): v for k, v in request.headers.items()}
-        given = body_key if isinstance(body_key, str) else None
-        if not key_matches(settings.api_key, headers, given):
-            status, message = libretranslate.key_refusal(request, given is not None or key_given(headers))
-            raise HTTPException(status, message)
-        _rate(request)
-
     def header_guard(request: Request) -> None:
-        guard(request)
+        access.check(request)
 
     app = FastAPI(title="translate", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="English<->Chinese RNN attention NMT: translations, n-best lists and attention.")
@@ -282,40 +290,11 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         """Translate one text or a list; direction from `source`/`target`, or from each text's script.
         JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
         libretranslate.mark_dialect(request, {}, is_form(request))
-        fields = await read_fields(request)
+        fields = await read_fields(request, settings.max_texts)
         libretranslate.mark_dialect(request, fields, is_form(request))
-        guard(request, fields.get("api_key"))
+        access.check(request, fields.get("api_key"))
         req = validated(TranslateRequest, fields)
         return JSONResponse(await _translate(req, models, request.app.state.batcher, settings))
-
-    @app.post("/detect", response_model=list[DetectedLanguage], responses=ERRORS,
-              openapi_extra=_body_schema(DetectRequest))
-    async def detect(request: Request) -> list[dict[str, Any]]:
-        """LibreTranslate's language detection: en and zh with the script detector's confidence (0-100)."""
-        libretranslate.mark_dialect(request)
-        fields = await read_fields(request)
-        guard(request, fields.get("api_key"))
-        req = validated(DetectRequest, fields)
-        texts = [req.q] if isinstance(req.q, str) else req.q
-        _check_sizes(texts, settings)
-        return libretranslate.detections(texts)
-
-    directions = [(m.artifact.src_lang, m.artifact.tgt_lang) for m in models.by_name.values()]
-
-    @app.get("/languages", response_model=list[LanguageInfo], responses=ERRORS)
-    async def languages(request: Request) -> list[dict[str, Any]]:
-        """LibreTranslate's language list: each source language a loaded model reads, and its targets
-        (no key needed, as in LibreTranslate: clients ask before they have one)."""
-        libretranslate.mark_dialect(request)
-        _rate(request)
-        return libretranslate.languages(directions)
-
-    @app.get("/frontend/settings", responses=ERRORS)
-    async def frontend(request: Request) -> dict[str, Any]:
-        """LibreTranslate's page settings: the character limit, whether a key is needed, the default languages."""
-        libretranslate.mark_dialect(request)
-        _rate(request)
-        return libretranslate.frontend_settings(settings.max_chars, bool(settings.api_key), directions)
 
     @app.get("/models", response_model=list[ModelInfo], responses=ERRORS, dependencies=[Depends(header_guard)])
     async def list_models() -> list[dict[str, Any]]:
@@ -326,9 +305,42 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     async def health(request: Request) -> dict[str, Any]:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
+    _install_libretranslate(app, models, settings, access)
     _install_page(app)
     _openapi_with_bodies(app)
     return app
+
+
+def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSettings, access: Access) -> None:
+    """LibreTranslate's routes besides /translate (see `serve.libretranslate`), under the same limits."""
+    directions = [(m.artifact.src_lang, m.artifact.tgt_lang) for m in models.by_name.values()]
+
+    @app.post("/detect", response_model=list[DetectedLanguage], responses=ERRORS,
+              openapi_extra=_body_schema(DetectRequest))
+    async def detect(request: Request) -> list[dict[str, Any]]:
+        """LibreTranslate's language detection: en and zh with the script detector's confidence (0-100)."""
+        libretranslate.mark_dialect(request)
+        fields = await read_fields(request, settings.max_texts)
+        access.check(request, fields.get("api_key"))
+        req = validated(DetectRequest, fields)
+        texts = [req.q] if isinstance(req.q, str) else req.q
+        _check_sizes(texts, settings)
+        return libretranslate.detections(texts)
+
+    @app.get("/languages", response_model=list[LanguageInfo], responses=ERRORS)
+    async def languages(request: Request) -> list[dict[str, Any]]:
+        """LibreTranslate's language list: each source language a loaded model reads, and its targets
+        (no key needed, as in LibreTranslate: clients ask before they have one)."""
+        libretranslate.mark_dialect(request)
+        access.rate(request)
+        return libretranslate.languages(directions)
+
+    @app.get("/frontend/settings", responses=ERRORS)
+    async def frontend(request: Request) -> dict[str, Any]:
+        """LibreTranslate's page settings: the character limit, whether a key is needed, the default languages."""
+        libretranslate.mark_dialect(request)
+        access.rate(request)
+        return libretranslate.frontend_settings(settings.max_chars, bool(settings.api_key), directions)
 
 
 def _install_page(app: FastAPI) -> None:

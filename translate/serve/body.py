@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 FORM_INTS = frozenset({"alternatives", "n_best", "beam"})
 FORM_BOOLS = frozenset({"attention", "lexicon"})
-MAX_FORM_FIELDS = 32
+FIELDS_BESIDES_Q = 16  # a form may hold max_texts `q` fields and this many others
 NOT_UTF8 = "the body could not be read as JSON: send UTF-8 text with Content-Type: application/json"
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -32,13 +32,13 @@ def is_form(request: Request) -> bool:
     return media_type(request) in FORMS
 
 
-async def read_fields(request: Request) -> dict[str, Any]:
+async def read_fields(request: Request, max_texts: int) -> dict[str, Any]:
     """The body's fields as sent (their names tell the dialect; `validated` checks them)."""
     media = media_type(request)
     if media == "application/json" or media.endswith("+json"):
         return _json_object(await request.body())
     if media in FORMS:
-        return await _form(request, media)
+        return await _form(request, media, max_texts + FIELDS_BESIDES_Q)
     raise HTTPException(415, f"the body must be JSON (Content-Type: application/json) or a form "
                              f"({' or '.join(FORMS)}); got {media or 'none'!r}")
 
@@ -67,7 +67,7 @@ def _json_object(raw: bytes) -> dict[str, Any]:
     return data
 
 
-async def _form(request: Request, media: str) -> dict[str, Any]:
+async def _form(request: Request, media: str, max_fields: int) -> dict[str, Any]:
     """Form fields as the JSON fields they stand for: `q` given more than once is a list; numbers
     and true/false parsed for the fields that take them; a file, a glossary or too many fields refused.
     Every value must be UTF-8 (no silent fallback to another charset)."""
@@ -75,12 +75,12 @@ async def _form(request: Request, media: str) -> dict[str, Any]:
     try:
         if media == FORMS[0]:
             pairs = parse_qsl(raw.decode("ascii"), keep_blank_values=True, encoding="utf-8", errors="strict",
-                              max_num_fields=MAX_FORM_FIELDS)
+                              max_num_fields=max_fields)
         else:
-            pairs = _multipart(raw, request.headers.get("content-type", ""))
+            pairs = _multipart(raw, request.headers.get("content-type", ""), max_fields)
     except (UnicodeError, ValueError) as exc:
         raise HTTPException(400, f"the form could not be read: {type(exc).__name__}: {str(exc).rstrip('.')}; send "
-                                 f"UTF-8 text fields (no files), at most {MAX_FORM_FIELDS}") from None
+                                 f"UTF-8 text fields (no files), at most {max_fields}") from None
     fields: dict[str, Any] = {}
     for name, value in pairs:
         if name == "q" and name in fields:
@@ -94,15 +94,15 @@ async def _form(request: Request, media: str) -> dict[str, Any]:
     return fields
 
 
-def _multipart(raw: bytes, content_type: str) -> list[tuple[str, str]]:
+def _multipart(raw: bytes, content_type: str, max_fields: int) -> list[tuple[str, str]]:
     """multipart/form-data's text fields, read by the standard library's MIME parser."""
     message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw)
     if not message.is_multipart():
         raise ValueError("no parts found (a boundary missing from Content-Type, or not in the body)")
     pairs = []
     for number, part in enumerate(message.iter_parts()):
-        if number >= MAX_FORM_FIELDS:
-            raise ValueError(f"more than {MAX_FORM_FIELDS} fields")
+        if number >= max_fields:
+            raise ValueError(f"more than {max_fields} fields")
         name = part.get_param("name", header="content-disposition")
         if part.get_filename() is not None or not isinstance(name, str):
             raise ValueError(f"part {number} is a file or has no name")
