@@ -236,3 +236,17 @@ def test_a_form_may_hold_as_many_texts_as_json_and_no_more(client: TestClient) -
     assert over.status_code == 413 and "max_texts=32" in over.json()["error"]
     flood = client.post("/translate", content=b"&".join([b"x=1"] * 100), headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert flood.status_code == 400 and "at most 48" in flood.json()["error"]
+
+
+def test_what_mastodon_sends(client: TestClient) -> None:
+    """Mastodon's LibreTranslate service: GET /languages with a JSON content type and no body, then
+    the status's texts as one JSON list, format html, its regional codes and a null api_key."""
+    languages = client.get("/languages", headers={"Content-Type": "application/json"})
+    assert languages.status_code == 200 and {lang["code"] for lang in languages.json()} == {"en", "zh"}
+    texts = [MASTODON_POST, "<p>I like tea.</p>"]
+    out = client.post("/translate", json={"q": texts, "source": "en", "target": "zh-CN", "format": "html", "api_key": None})
+    assert out.status_code == 200, out.text
+    translated = out.json()["translatedText"]
+    assert len(translated) == 2 and [tags(t) for t in translated] == [tags(t) for t in texts]
+    auto = client.post("/translate", json={"q": texts, "source": "auto", "target": "zh-CN", "format": "html", "api_key": None})
+    assert [d["language"] for d in auto.json()["detectedLanguage"]] == ["en", "en"]
