@@ -202,7 +202,7 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     visible = [" ".join(m.texts) for m in markups] if markups is not None else documents
     per_document = [_choose(models, req, text) for text in visible]
     texts = [t for m in markups for t in m.texts] if markups is not None else documents
-    if len(texts) > settings.max_queue:  # only format html can get here: it could never be queued whole
+    if markups is not None and len(texts) > settings.max_queue:  # HTML that could never be queued whole
         raise HTTPException(413, f"the HTML holds {len(texts)} text runs to translate; the limit is "
                                  f"max_queue={settings.max_queue} (send fewer or shorter documents)")
     chosen = [served for served, m in zip(per_document, markups) for _ in m.runs] if markups is not None else per_document
