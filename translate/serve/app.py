@@ -198,19 +198,23 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     document's text runs are translated (`inference.markup`), its model chosen once from its visible text."""
     documents = req.texts
     _check_sizes(documents, settings)
-    markups: list[Markup] | None = [read_html(d) for d in documents] if req.format == "html" else None
-    visible = [" ".join(m.texts) for m in markups] if markups is not None else documents
+    markups: list[Markup] | None = None
+    if req.format == "html":
+        markups = [read_html(d) for d in documents]
+        visible, texts = [" ".join(m.texts) for m in markups], [t for m in markups for t in m.texts]
+        if len(texts) > settings.max_queue:  # it could never be queued whole: not a busy server
+            raise HTTPException(413, f"the HTML holds {len(texts)} text runs to translate; the limit is "
+                                     f"max_queue={settings.max_queue} (send fewer or shorter documents)")
+    else:
+        visible, texts = documents, documents
     per_document = [_choose(models, req, text) for text in visible]
-    texts = [t for m in markups for t in m.texts] if markups is not None else documents
-    if markups is not None and len(texts) > settings.max_queue:  # HTML that could never be queued whole
-        raise HTTPException(413, f"the HTML holds {len(texts)} text runs to translate; the limit is "
-                                 f"max_queue={settings.max_queue} (send fewer or shorter documents)")
-    chosen = [served for served, m in zip(per_document, markups) for _ in m.runs] if markups is not None else per_document
+    counts = [len(m.runs) for m in markups] if markups is not None else [1] * len(documents)
+    chosen = [served for served, count in zip(per_document, counts) for _ in range(count)]
     _check_attention_cost(req, texts, chosen, settings)
     results = await _search(req, texts, chosen, batcher, settings)
     sources = [served.artifact.src_lang for served in per_document]
     reply = TranslateResponse.model_validate(
-        {"translations": results, **libretranslate.reply_fields(req, documents, markups, results, sources)})
+        {"translations": results, **libretranslate.reply_fields(req, visible, markups, results, sources)})
     return reply.model_dump(exclude={k for k in ("detectedLanguage", "alternatives") if getattr(reply, k) is None})
 
 
@@ -289,7 +293,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     async def translate(request: Request) -> JSONResponse:
         """Translate one text or a list; direction from `source`/`target`, or from each text's script.
         JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
-        libretranslate.mark_dialect(request, {}, is_form(request))
+        libretranslate.mark_dialect(request, {}, is_form(request))  # a form that cannot be read is answered as LT's
         fields = await read_fields(request, settings.max_texts)
         libretranslate.mark_dialect(request, fields, is_form(request))
         access.check(request, fields.get("api_key"))

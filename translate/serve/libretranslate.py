@@ -43,11 +43,12 @@ def detections(texts: list[str]) -> list[dict[str, Any]]:
     return [{"language": code, "confidence": scores[code]} for code in sorted(scores, key=lambda c: -scores[c])]
 
 
-def reply_fields(req: TranslateRequest, documents: list[str], markups: list[Markup] | None,
+def reply_fields(req: TranslateRequest, visible: list[str], markups: list[Markup] | None,
                  results: list[dict[str, Any]], sources: list[str]) -> dict[str, Any]:
     """`translatedText`, `detectedLanguage` (source auto) and `alternatives` (when asked), shaped as `q`
-    (a string or a list). `sources`: the language each document was read as; `results`: the
-    project's per-text results (per text run with format html)."""
+    (a string or a list). `visible`: each document's text (its text runs with format html);
+    `sources`: the language each was read as; `results`: the project's per-text results (per text
+    run with format html)."""
     if markups is None:
         translated = [r["translation"] for r in results]
         others = [list(dict.fromkeys(a["translation"] for a in r["alternatives"][1:] if a["translation"] != r["translation"]))
@@ -62,7 +63,6 @@ def reply_fields(req: TranslateRequest, documents: list[str], markups: list[Mark
     single = isinstance(req.q, str)
     fields: dict[str, Any] = {"translatedText": translated[0] if single else translated}
     if req.source == "auto":
-        visible = [" ".join(m.texts) for m in markups] if markups is not None else documents
         detected = [{"language": source, "confidence": language_confidence([text])[source]}
                     for text, source in zip(visible, sources)]
         fields["detectedLanguage"] = detected[0] if single else detected
