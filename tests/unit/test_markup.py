@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from translate.inference.markup import read_html
 
@@ -78,3 +81,22 @@ def test_whitespace_around_a_run_is_kept_and_the_count_of_translations_is_checke
     assert markup.render(["茶"]) == "<li>\n   茶  \n</li>"
     with pytest.raises(ValueError, match="1 translations for 2 text runs"):
         read_html("<b>a</b><i>b</i>").render(["x"])
+
+
+PIECES = ["<![", "<!--", "-->", "<!", "&#x", "&amp", ";", "CDATA[", "if", "]]>", "<script>", "</script", "<p>", "</p>",
+          "<a href='x'>", "</a>", '<span translate="no">', "</span>", "<br/>", "<", ">", "/", "&", "#", "=", "\"", "'",
+          " ", "\n", "\r\n", "tea", "茶", "😀"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40))
+def test_any_markup_is_read_without_error_and_its_runs_are_its_own_text(pieces: list[str]) -> None:
+    document = "".join(pieces)
+    markup = read_html(document)
+    at = 0
+    for run in markup.runs:
+        assert at <= run.start < run.end <= len(document)
+        assert html.unescape(document[run.start:run.end]) == run.leading + run.text + run.trailing
+        at = run.end
+    out = markup.render(["X"] * len(markup.runs))
+    assert out.count("X") >= len(markup.runs)

@@ -125,6 +125,14 @@ class _Reader(HTMLParser):
     def unknown_decl(self, data: str) -> None:
         self._token(False)
 
+    def parse_marked_section(self, i: int, report: int = 1) -> int:
+        """`<![...` that the standard parser does not know (it raises): a bogus comment up to the next
+        `>`, as browsers read it."""
+        try:
+            return int(super().parse_marked_section(i, report))
+        except AssertionError:
+            return int(self.parse_bogus_comment(i, report))
+
 
 def read_html(document: str) -> Markup:
     """The document's text runs to translate (see the module's docstring for which)."""
