@@ -125,7 +125,7 @@ class _Reader(HTMLParser):
     def unknown_decl(self, data: str) -> None:
         self._token(False)
 
-    def parse_marked_section(self, i: int, report: int = 1) -> int:
+    def parse_marked_section(self, i: int, report: bool = True) -> int:
         """`<![...` that the standard parser does not know (it raises): a bogus comment up to the next
         `>`, as browsers read it."""
         try:
