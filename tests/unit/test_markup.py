@@ -71,6 +71,7 @@ def test_everything_but_the_runs_comes_back_byte_for_byte() -> None:
     ("<p>one<p>two</div>three", ["one", "two", "three"]),  # unclosed and stray tags
     ("<p>  \n </p><p>42 %</p><p>@</p>", []),  # nothing with a letter
     ("<svg><text>label</text></svg>after", ["after"]),
+    ("<![foo[ x ]]> hi <![if !mso]>there<![endif]>", ["hi", "there"]),  # sections read as browsers read them
 ])
 def test_which_runs_are_translated(document: str, expected: list[str]) -> None:
     assert read_html(document).texts == expected
