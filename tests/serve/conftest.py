@@ -38,14 +38,15 @@ def both_directions(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Models:
 
 
 @contextlib.contextmanager
-def live_server(app: Any) -> Iterator[str]:
-    """`app` behind a real uvicorn server on a free 127.0.0.1 port, stopped on exit; yields its URL."""
+def live_server(app: Any, **config: Any) -> Iterator[str]:
+    """`app` behind a real uvicorn server on a free 127.0.0.1 port (more uvicorn settings in `config`),
+    stopped on exit; yields its URL."""
     import uvicorn
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

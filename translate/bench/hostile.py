@@ -95,18 +95,32 @@ def forged_flood(url: str) -> Any:
     return send
 
 
-def stalled_connections(url: str, count: int = 50) -> Any:
+def stalled_connections(url: str, count: int = 50, body: bool = False) -> Any:
+    """`count` connections that stall (headers never finished, or a body shorter than its
+    Content-Length): a normal request beside them, then how long until the server has closed them all."""
     def send() -> tuple[int, str]:
         host, port = url.removeprefix("http://").split(":")
         sockets = []
+        began = time.perf_counter()
         for _ in range(count):
             s = socket.create_connection((host, int(port)))
-            s.sendall(b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers never finished
+            s.sendall(b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                      (b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{" if body else b""))
+            s.settimeout(60)
             sockets.append(s)
         try:
-            began = time.perf_counter()
+            asked = time.perf_counter()
             r = httpx.post(url + "/translate", json={"q": "Where is the station?"}, timeout=60)
-            return r.status_code, f"a normal request answered in {time.perf_counter() - began:.2f} s beside {count} stalled"
+            answered = time.perf_counter() - asked
+            open_ = 0
+            for s in sockets:
+                try:
+                    open_ += bool(s.recv(1))  # b"": closed by the server
+                except TimeoutError:
+                    open_ += 1
+            return r.status_code, (f"a normal request answered in {answered:.2f} s beside {count} stalled; "
+                                   f"{count - open_} of {count} closed by the server {time.perf_counter() - began:.1f} s "
+                                   f"after they opened")
         finally:
             for s in sockets:
                 s.close()
@@ -164,6 +178,8 @@ def main() -> None:
     proc, url = start_server(args, [])  # the default limits: burst 20, rate 5/s
     try:
         rows.append(measure(proc.pid, "50 connections that never finish their headers", stalled_connections(url)))
+        rows.append(measure(proc.pid, "50 bodies shorter than their Content-Length",
+                            stalled_connections(url, body=True)))
         time.sleep(1)
         rows.append(measure(proc.pid, "40 requests, each with another X-Forwarded-For", forged_flood(url)))
     finally:

@@ -35,10 +35,14 @@ def parse_limits(items: list[str]) -> dict[str, Any]:
 def uvicorn_options(settings: ServeSettings) -> dict[str, Any]:
     """uvicorn's settings: proxy headers (X-Forwarded-For) believed only from `trusted_proxies` (uvicorn
     itself trusts 127.0.0.1 by default, which let any local client pick its own rate-limit identity);
-    idle keep-alive connections closed after 5 s."""
+    idle keep-alive connections closed after 5 s; stalled headers and bodies closed
+    (`serve.connections`)."""
+    from translate.serve.connections import timed_protocol
+
     proxies = settings.trusted_proxies.strip()
     return {"host": settings.host, "port": settings.port, "log_level": "warning", "proxy_headers": bool(proxies),
-            "forwarded_allow_ips": proxies or None, "timeout_keep_alive": 5}
+            "forwarded_allow_ips": proxies or None, "timeout_keep_alive": 5,
+            "http": timed_protocol(settings.header_timeout_s, settings.body_timeout_s)}
 
 
 @handle_errors

@@ -25,6 +25,10 @@ class ServeSettings:
     burst: int = 20  # requests a client may send at once before the rate applies
     max_queue: int = 256  # texts waiting for the model (503 above)
     timeout_s: float = 30.0  # a request waiting longer gets 504
+    # a connection whose request headers are not whole this long after it opened (or after the previous
+    # response), or whose body is not whole this long after its headers, is closed
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
     batch_wait_ms: float = 10.0  # how long the first request of a batch waits for others
     max_batch: int = 64  # texts searched together at most
     api_key: str = ""  # "" = no key needed; else requests must send it (401 otherwise)
