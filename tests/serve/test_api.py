@@ -439,3 +439,21 @@ def test_the_names_lexicon_follows_the_model_unless_a_request_says(tiny_tokenize
             assert client.post("/translate", json={"q": "tea", "lexicon": "yes"}).status_code == 422
     finally:
         glossary.names_lexicon.cache_clear()
+
+
+def test_head_wherever_get_is_and_static_assets_cached_inside_the_rate_limit(both_directions: Models) -> None:
+    with TestClient(create_app(both_directions, ServeSettings(burst=1000)), base_url="http://localhost") as c:
+        for path in ("/", "/docs", "/health", "/models", "/languages", "/frontend/settings", "/static/page.js"):
+            got, head = c.get(path), c.head(path)
+            assert head.status_code == got.status_code == 200, path
+            assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"], path
+            assert head.headers["x-frame-options"] == "DENY", path
+        script = c.get("/static/page.js")
+        assert script.headers["cache-control"] == "no-cache" and script.headers["etag"]
+        assert c.get("/static/page.js", headers={"If-None-Match": script.headers["etag"]}).status_code == 304
+    with TestClient(create_app(both_directions, ServeSettings(rate=0.01, burst=6)), base_url="http://localhost") as c:
+        assert c.get("/static/page.css").status_code == 200
+        assert c.head("/fonts/cjk.otf").status_code in (200, 404)  # 5 tokens: what a 16 MB download costs
+        limited = c.get("/static/page.js")
+        assert limited.status_code == 429 and limited.headers["retry-after"] and "rate=0.01/s" in limited.json()["error"]
+        assert c.get("/").status_code == 429 and c.get("/health").status_code == 200  # health stays outside

@@ -90,3 +90,13 @@ def test_limit_option_parses_typed_values_and_names_bad_ones() -> None:
     ("I love 北京", "en"), ("123", "en"), ("", "en"), ("他說：「好」", "zh"), ("OK，好的", "zh")])
 def test_one_detector_picks_the_language_by_the_share_of_han_letters(text: str, lang: str) -> None:
     assert detect_language(text) == lang
+
+
+def test_a_costly_request_takes_several_tokens_and_never_more_than_the_burst() -> None:
+    clock = Clock()
+    limiter = RateLimiter(rate=2.0, burst=6, clock=clock)
+    assert limiter.acquire("a", 5) == 0.0 and limiter.acquire("a") == 0.0
+    assert limiter.acquire("a", 5) == pytest.approx(2.5)  # 5 tokens at 2 per second
+    clock.now += 100
+    assert limiter.acquire("a", 50) == 0.0  # capped at the burst: possible once the bucket is full
+    assert limiter.acquire("a") > 0

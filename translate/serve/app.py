@@ -253,8 +253,8 @@ class Access:
     def __init__(self, settings: ServeSettings) -> None:
         self.settings, self.limiter = settings, RateLimiter(settings.rate, settings.burst)
 
-    def rate(self, request: Request) -> None:
-        wait = self.limiter.acquire(request.client.host if request.client else "unknown")
+    def rate(self, request: Request, cost: float = 1.0) -> None:
+        wait = self.limiter.acquire(request.client.host if request.client else "unknown", cost)
         if wait > 0:
             raise HTTPException(429, f"too many requests (rate={self.settings.rate:g}/s, burst={self.settings.burst})",
                                 headers={"Retry-After": retry_after(wait)})
@@ -300,17 +300,18 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         req = validated(TranslateRequest, fields)
         return JSONResponse(await _translate(req, models, request.app.state.batcher, settings))
 
-    @app.get("/models", response_model=list[ModelInfo], responses=ERRORS, dependencies=[Depends(header_guard)])
+    @app.api_route("/models", methods=["GET", "HEAD"], response_model=list[ModelInfo], responses=ERRORS,
+                   dependencies=[Depends(header_guard)])
     async def list_models() -> list[dict[str, Any]]:
         """The loaded models: direction, attention mechanism, scores from their meta.json."""
         return [served.info() for served in models.by_name.values()]
 
-    @app.get("/health")
+    @app.api_route("/health", methods=["GET", "HEAD"])
     async def health(request: Request) -> dict[str, Any]:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
     _install_libretranslate(app, models, settings, access)
-    _install_page(app)
+    _install_page(app, access)
     _openapi_with_bodies(app)
     return app
 
@@ -331,7 +332,7 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         _check_sizes(texts, settings)
         return libretranslate.detections(texts)
 
-    @app.get("/languages", response_model=list[LanguageInfo], responses=ERRORS)
+    @app.api_route("/languages", methods=["GET", "HEAD"], response_model=list[LanguageInfo], responses=ERRORS)
     async def languages(request: Request) -> list[dict[str, Any]]:
         """LibreTranslate's language list: each source language a loaded model reads, and its targets
         (no key needed, as in LibreTranslate: clients ask before they have one)."""
@@ -339,7 +340,7 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         access.rate(request)
         return libretranslate.languages(directions)
 
-    @app.get("/frontend/settings", responses=ERRORS)
+    @app.api_route("/frontend/settings", methods=["GET", "HEAD"], responses=ERRORS)
     async def frontend(request: Request) -> dict[str, Any]:
         """LibreTranslate's page settings: the character limit, whether a key is needed, the default languages."""
         libretranslate.mark_dialect(request)
@@ -347,22 +348,44 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         return libretranslate.frontend_settings(settings.max_chars, bool(settings.api_key), directions)
 
 
-def _install_page(app: FastAPI) -> None:
-    """The page, its static files, and a CJK font for browsers without one."""
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+class Assets(StaticFiles):
+    """The page's static files, inside the rate limit, revalidated by ETag on each use (`no-cache`), so
+    an upgraded server's page is never mixed with an old script."""
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def page() -> HTMLResponse:
-        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
+    def __init__(self, access: Access) -> None:
+        super().__init__(directory=STATIC)
+        self.access = access
 
-    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
-    async def api_reference() -> HTMLResponse:
+    async def get_response(self, path: str, scope: Any) -> Any:
+        self.access.rate(Request(scope))
+        response = await super().get_response(path, scope)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+
+FONT_COST = 5  # rate-limit tokens per font download (16 MB each): a burst of 20 holds 4
+
+
+def _install_page(app: FastAPI, access: Access) -> None:
+    """The page, its static files, and a CJK font for browsers without one; all inside the rate limit,
+    HEAD answered wherever GET is."""
+    app.mount("/static", Assets(access), name="static")
+
+    @app.api_route("/", methods=["GET", "HEAD"], response_class=HTMLResponse, include_in_schema=False)
+    async def page(request: Request) -> HTMLResponse:
+        access.rate(request)
+        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"})
+
+    @app.api_route("/docs", methods=["GET", "HEAD"], response_class=HTMLResponse, include_in_schema=False)
+    async def api_reference(request: Request) -> HTMLResponse:
         """The API reference drawn from /openapi.json by the page's own script (no CDN: works offline)."""
-        return HTMLResponse((STATIC / "docs.html").read_text(encoding="utf-8"))
+        access.rate(request)
+        return HTMLResponse((STATIC / "docs.html").read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"})
 
-    @app.get("/fonts/cjk.otf", include_in_schema=False)
-    async def cjk_font() -> FileResponse:
+    @app.api_route("/fonts/cjk.otf", methods=["GET", "HEAD"], include_in_schema=False)
+    async def cjk_font(request: Request) -> FileResponse:
         """Noto Sans CJK SC from mplfonts (a dependency)."""
+        access.rate(request, FONT_COST)
         path = _cjk_font_file()
         if path is None:
             raise HTTPException(404, "no CJK font installed")

@@ -23,8 +23,9 @@ class RateLimiter:
         self.rate, self.burst, self.clock, self.max_clients = rate, burst, clock, max_clients
         self._buckets: dict[str, _Bucket] = {}
 
-    def acquire(self, key: str) -> float:
-        """0 when allowed (a token is taken), else the seconds until a token is available."""
+    def acquire(self, key: str, cost: float = 1.0) -> float:
+        """0 when allowed (`cost` tokens are taken), else the seconds until they are available (a cost
+        above the burst is taken from a full bucket)."""
         now = self.clock()
         bucket = self._buckets.get(key)
         if bucket is None:
@@ -32,10 +33,11 @@ class RateLimiter:
                 self._buckets = {k: b for k, b in self._buckets.items() if self._level(b, now) < self.burst}
             bucket = self._buckets[key] = _Bucket(float(self.burst), now)
         bucket.tokens, bucket.updated = self._level(bucket, now), now
-        if bucket.tokens >= 1.0:
-            bucket.tokens -= 1.0
+        cost = min(cost, float(self.burst))
+        if bucket.tokens >= cost:
+            bucket.tokens -= cost
             return 0.0
-        return (1.0 - bucket.tokens) / self.rate
+        return (cost - bucket.tokens) / self.rate
 
     def _level(self, bucket: _Bucket, now: float) -> float:
         return min(float(self.burst), bucket.tokens + (now - bucket.updated) * self.rate)
