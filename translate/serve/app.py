@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from translate.serve.settings import ServeSettings
 from translate.version import __version__
 
 logger = logging.getLogger(__name__)
+Endpoint = Callable[..., Any]
 STATIC = Path(str(resources.files("translate.serve") / "static"))
 ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
                                            for code in (400, 401, 403, 404, 413, 415, 422, 429, 503, 504)}
@@ -300,13 +301,13 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         req = validated(TranslateRequest, fields)
         return JSONResponse(await _translate(req, models, request.app.state.batcher, settings))
 
-    @app.api_route("/models", methods=["GET", "HEAD"], response_model=list[ModelInfo], responses=ERRORS,
+    @_get_and_head(app, "/models", response_model=list[ModelInfo], responses=ERRORS,
                    dependencies=[Depends(header_guard)])
     async def list_models() -> list[dict[str, Any]]:
         """The loaded models: direction, attention mechanism, scores from their meta.json."""
         return [served.info() for served in models.by_name.values()]
 
-    @app.api_route("/health", methods=["GET", "HEAD"])
+    @_get_and_head(app, "/health")
     async def health(request: Request) -> dict[str, Any]:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
@@ -332,7 +333,7 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         _check_sizes(texts, settings)
         return libretranslate.detections(texts)
 
-    @app.api_route("/languages", methods=["GET", "HEAD"], response_model=list[LanguageInfo], responses=ERRORS)
+    @_get_and_head(app, "/languages", response_model=list[LanguageInfo], responses=ERRORS)
     async def languages(request: Request) -> list[dict[str, Any]]:
         """LibreTranslate's language list: each source language a loaded model reads, and its targets
         (no key needed, as in LibreTranslate: clients ask before they have one)."""
@@ -340,7 +341,7 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         access.rate(request)
         return libretranslate.languages(directions)
 
-    @app.api_route("/frontend/settings", methods=["GET", "HEAD"], responses=ERRORS)
+    @_get_and_head(app, "/frontend/settings", responses=ERRORS)
     async def frontend(request: Request) -> dict[str, Any]:
         """LibreTranslate's page settings: the character limit, whether a key is needed, the default languages."""
         libretranslate.mark_dialect(request)
@@ -371,18 +372,18 @@ def _install_page(app: FastAPI, access: Access) -> None:
     HEAD answered wherever GET is."""
     app.mount("/static", Assets(access), name="static")
 
-    @app.api_route("/", methods=["GET", "HEAD"], response_class=HTMLResponse, include_in_schema=False)
+    @_get_and_head(app, "/", response_class=HTMLResponse, include_in_schema=False)
     async def page(request: Request) -> HTMLResponse:
         access.rate(request)
         return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"})
 
-    @app.api_route("/docs", methods=["GET", "HEAD"], response_class=HTMLResponse, include_in_schema=False)
+    @_get_and_head(app, "/docs", response_class=HTMLResponse, include_in_schema=False)
     async def api_reference(request: Request) -> HTMLResponse:
         """The API reference drawn from /openapi.json by the page's own script (no CDN: works offline)."""
         access.rate(request)
         return HTMLResponse((STATIC / "docs.html").read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"})
 
-    @app.api_route("/fonts/cjk.otf", methods=["GET", "HEAD"], include_in_schema=False)
+    @_get_and_head(app, "/fonts/cjk.otf", include_in_schema=False)
     async def cjk_font(request: Request) -> FileResponse:
         """Noto Sans CJK SC from mplfonts (a dependency)."""
         access.rate(request, FONT_COST)
@@ -390,6 +391,14 @@ def _install_page(app: FastAPI, access: Access) -> None:
         if path is None:
             raise HTTPException(404, "no CJK font installed")
         return FileResponse(path, media_type="font/otf", headers={"Cache-Control": "max-age=86400"})
+
+
+def _get_and_head(app: FastAPI, path: str, **options: Any) -> Callable[[Endpoint], Endpoint]:
+    """GET `path` (in the schema) and HEAD beside it: the same answer without its body."""
+    def register(endpoint: Endpoint) -> Endpoint:
+        app.head(path, **{**options, "include_in_schema": False})(endpoint)
+        return app.get(path, **options)(endpoint)
+    return register
 
 
 def _body_schema(model: type[TranslateRequest | DetectRequest]) -> dict[str, Any]:
