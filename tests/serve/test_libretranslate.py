@@ -223,10 +223,11 @@ def test_the_schema_names_the_bodies_the_routes_read_themselves(client: TestClie
 
 def test_html_with_more_text_runs_than_the_queue_holds_is_a_413_not_a_busy_server(both_directions: Models) -> None:
     document = "<p>" + "<b>tea</b> " * 30 + "</p>"
-    with TestClient(create_app(both_directions, ServeSettings(max_queue=50)), base_url="http://localhost") as c:
-        out = c.post("/translate", json={"q": [document, document], "target": "zh", "format": "html"})
-        assert out.status_code == 413 and "holds 60 text runs" in out.json()["error"] and "max_queue=50" in out.json()["error"]
-        assert c.post("/translate", json={"q": document, "target": "zh", "format": "html"}).status_code == 200
+    for limits, named in (({"max_queue": 50}, "max_queue=50"), ({"max_client_queue": 40}, "max_client_queue=40")):
+        with TestClient(create_app(both_directions, ServeSettings(**limits)), base_url="http://localhost") as c:
+            out = c.post("/translate", json={"q": [document, document], "target": "zh", "format": "html"})
+            assert out.status_code == 413 and "holds 60 text runs" in out.json()["error"] and named in out.json()["error"]
+            assert c.post("/translate", json={"q": document, "target": "zh", "format": "html"}).status_code == 200
 
 
 def test_a_form_may_hold_as_many_texts_as_json_and_no_more(client: TestClient) -> None:

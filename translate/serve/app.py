@@ -194,7 +194,8 @@ def _check_attention_cost(req: TranslateRequest, texts: list[str], chosen: list[
                                  f"alternatives or shorter texts, or leave attention off)")
 
 
-async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings) -> dict[str, Any]:
+async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings,
+                     client: str) -> dict[str, Any]:
     """The reply: the project's per-text results and LibreTranslate's fields. With format html each
     document's text runs are translated (`inference.markup`), its model chosen once from its visible text."""
     documents = req.texts
@@ -203,16 +204,18 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     if req.format == "html":
         markups = [read_html(d) for d in documents]
         visible, texts = [" ".join(m.texts) for m in markups], [t for m in markups for t in m.texts]
-        if len(texts) > settings.max_queue:  # it could never be queued whole: not a busy server
+        name, limit = min(("max_client_queue", settings.max_client_queue), ("max_queue", settings.max_queue),
+                          key=lambda setting: setting[1])
+        if len(texts) > limit:  # it could never be queued whole: not a busy server
             raise HTTPException(413, f"the HTML holds {len(texts)} text runs to translate; the limit is "
-                                     f"max_queue={settings.max_queue} (send fewer or shorter documents)")
+                                     f"{name}={limit} (send fewer or shorter documents)")
     else:
         visible, texts = documents, documents
     per_document = [_choose(models, req, text) for text in visible]
     counts = [len(m.runs) for m in markups] if markups is not None else [1] * len(documents)
     chosen = [served for served, count in zip(per_document, counts) for _ in range(count)]
     _check_attention_cost(req, texts, chosen, settings)
-    results = await _search(req, texts, chosen, batcher, settings)
+    results = await _search(req, texts, chosen, batcher, settings, client)
     sources = [served.artifact.src_lang for served in per_document]
     reply = TranslateResponse.model_validate(
         {"translations": results, **libretranslate.reply_fields(req, visible, markups, results, sources)})
@@ -220,17 +223,22 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
 
 
 async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedModel], batcher: Batcher,
-                  settings: ServeSettings) -> list[dict[str, Any]]:
-    """Each text searched by its model (texts of one model submitted as one job)."""
+                  settings: ServeSettings, client: str) -> list[dict[str, Any]]:
+    """Each text searched by its model (texts of one model submitted as one job, in `client`'s share)."""
     groups: dict[str, list[int]] = {}
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)
     glossary = _glossary(req)
-    jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon), [texts[i] for i in rows])
+    jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon),
+                           [texts[i] for i in rows], client)
             for name, rows in groups.items()]
     try:
         outputs = await asyncio.wait_for(asyncio.gather(*jobs), settings.timeout_s)
-    except QueueFull:
+    except QueueFull as full:
+        if full.client_share:
+            raise HTTPException(429, f"too many texts waiting from this client (max_client_queue="
+                                     f"{settings.max_client_queue}); retry when some are answered",
+                                headers={"Retry-After": "1"}) from None
         raise HTTPException(503, f"the server is busy (over max_queue={settings.max_queue} texts waiting)",
                             headers={"Retry-After": "1"}) from None
     except TimeoutError:
@@ -247,6 +255,12 @@ async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedMo
     return results
 
 
+def client_of(request: Request) -> str:
+    """Who a request comes from, for the rate limit and the fair shares: its address (behind a proxy
+    named in `trusted_proxies`, the address the proxy forwarded; see `cli.serve.uvicorn_options`)."""
+    return request.client.host if request.client else "unknown"
+
+
 class Access:
     """Who may ask: the API key from the headers or the body (401; LibreTranslate's dialect: 403
     wrong, 400 missing), then the client's rate (429)."""
@@ -255,7 +269,7 @@ class Access:
         self.settings, self.limiter = settings, RateLimiter(settings.rate, settings.burst)
 
     def rate(self, request: Request, cost: float = 1.0) -> None:
-        wait = self.limiter.acquire(request.client.host if request.client else "unknown", cost)
+        wait = self.limiter.acquire(client_of(request), cost)
         if wait > 0:
             raise HTTPException(429, f"too many requests (rate={self.settings.rate:g}/s, burst={self.settings.burst})",
                                 headers={"Retry-After": retry_after(wait)})
@@ -275,7 +289,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.batcher = Batcher(models.run, settings.batch_wait_ms / 1000, settings.max_batch, settings.max_queue,
-                                    settings.timeout_s)
+                                    settings.timeout_s, settings.max_batch_chars, settings.max_client_queue)
         app.state.batcher.start()
         yield
         await app.state.batcher.stop()
@@ -299,7 +313,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         libretranslate.mark_dialect(request, fields, is_form(request))
         access.check(request, fields.get("api_key"))
         req = validated(TranslateRequest, fields)
-        return JSONResponse(await _translate(req, models, request.app.state.batcher, settings))
+        return JSONResponse(await _translate(req, models, request.app.state.batcher, settings, client_of(request)))
 
     @_get_and_head(app, "/models", response_model=list[ModelInfo], responses=ERRORS,
                    dependencies=[Depends(header_guard)])

@@ -24,6 +24,7 @@ class ServeSettings:
     rate: float = 5.0  # requests per second per client address, refilled continuously (429 above)
     burst: int = 20  # requests a client may send at once before the rate applies
     max_queue: int = 256  # texts waiting for the model (503 above)
+    max_client_queue: int = 128  # texts one client may have waiting (429 above): the rest stays for others
     timeout_s: float = 30.0  # a request waiting longer gets 504
     # a connection whose request headers are not whole this long after it opened (or after the previous
     # response), or whose body is not whole this long after its headers, is closed
@@ -31,6 +32,8 @@ class ServeSettings:
     body_timeout_s: float = 30.0
     batch_wait_ms: float = 10.0  # how long the first request of a batch waits for others
     max_batch: int = 64  # texts searched together at most
+    max_batch_chars: int = 2_000  # characters searched together at most (a longer text goes alone): bounds
+    # how long one batch, and so another client's wait, can take
     api_key: str = ""  # "" = no key needed; else requests must send it (401 otherwise)
     # Host header names answered (comma-separated; "*" = any): the loopback names, so that a web page
     # elsewhere cannot drive a local server through DNS rebinding (400 otherwise)
