@@ -11,13 +11,15 @@ body that is not JSON, numbers sent as strings, a foreign Host header, a forged 
 request (the rate limit must still hold), idle connections that never finish their headers while
 a normal request is served, and a glossary of 100 terms; LibreTranslate's routes and body types: the
 largest form (urlencoded and multipart), the largest HTML, form bytes that are not UTF-8, a file
-part, a lone surrogate sent to /detect, the largest /detect, a foreign Host on /languages. Writes
-JSON to benchmarks/ (or --out).
+part, a lone surrogate sent to /detect, the largest /detect, a foreign Host on /languages; bodies
+shorter than their Content-Length; one client's flood of the largest requests beside another
+client's sentence (fair shares). Writes JSON to benchmarks/ (or --out).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import socket
 import time
@@ -127,6 +129,30 @@ def stalled_connections(url: str, count: int = 50, body: bool = False) -> Any:
     return send
 
 
+def fair_shares(url: str, heavy: int = 20) -> Any:
+    """`heavy` requests of 32 long texts from one client address at once, then one sentence from
+    another (addresses told by X-Forwarded-For, the server trusting 127.0.0.1 as its proxy)."""
+    def send() -> tuple[int, str]:
+        async def scenario() -> tuple[float, list[int]]:
+            async with httpx.AsyncClient(timeout=300) as client:
+                flood = [asyncio.create_task(client.post(url + "/translate", json={"q": [LONG_EN[:1000]] * 32, "source": "en"},
+                                                         headers={"X-Forwarded-For": "10.0.0.1"}))
+                         for _ in range(heavy)]
+                await asyncio.sleep(1.0)
+                began = time.perf_counter()
+                single = await client.post(url + "/translate", json={"q": "Where is the station?"},
+                                           headers={"X-Forwarded-For": "10.0.0.2"})
+                waited = time.perf_counter() - began
+                codes = [r.status_code for r in await asyncio.gather(*flood)]
+                return waited, [single.status_code, *codes]
+        waited, codes = asyncio.run(scenario())
+        flood = codes[1:]
+        return codes[0], (f"the other client's sentence answered in {waited:.2f} s; the flood: "
+                          f"{flood.count(200)} x 200, {flood.count(429)} x 429 (max_client_queue), "
+                          f"{len(flood) - flood.count(200) - flood.count(429)} other")
+    return send
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", action="append", default=[], help="as for translate serve (default: released)")
@@ -172,6 +198,13 @@ def main() -> None:
                         "glossary": [["Beijing", "北京"]] + [[f"term{i}", f"词{i}"] for i in range(99)]})),
         ]
         rows = [measure(proc.pid, label, send) for label, send in cases]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    proc, url = start_server(args, ["trusted_proxies=127.0.0.1"])  # default limits; the client told by X-Forwarded-For
+    try:
+        rows.append(measure(proc.pid, "20 requests of 32 x 1,000 characters from one client, then one sentence "
+                                      "from another", fair_shares(url)))
     finally:
         proc.terminate()
         proc.wait(30)
