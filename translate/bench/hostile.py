@@ -177,10 +177,10 @@ def main() -> None:
             ("form (multipart): 32 texts x 1,000 characters, beam 10, 4 alternatives",
              post(url, files=[("q", (None, LONG_EN[:1000])) for _ in range(32)] + [
                  ("source", (None, "en")), ("target", (None, "zh")), ("beam", (None, "10")), ("alternatives", (None, "4"))])),
-            ("format html: 32 posts of 1,000 characters with links and mentions (over max_queue text runs)",
+            ("format html: 32 posts of 1,000 characters with links and mentions (over max_client_queue text runs)",
              post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 32, "source": "auto", "target": "zh", "format": "html"})),
-            ("format html: 16 posts of 1,000 characters with links and mentions",
-             post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 16, "source": "auto", "target": "zh", "format": "html"})),
+            ("format html: 8 posts of 1,000 characters with links and mentions",
+             post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 8, "source": "auto", "target": "zh", "format": "html"})),
             ("form bytes that are not UTF-8 (q=%FF)", post(url, content=b"q=%FF&target=zh",
                                                           headers={"Content-Type": "application/x-www-form-urlencoded"})),
             ("a multipart file part", post(url, files={"q": ("post.txt", b"Hello")})),
