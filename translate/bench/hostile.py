@@ -23,6 +23,7 @@ import asyncio
 import json
 import socket
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -146,10 +147,8 @@ def fair_shares(url: str, heavy: int = 20) -> Any:
                 codes = [r.status_code for r in await asyncio.gather(*flood)]
                 return waited, [single.status_code, *codes]
         waited, codes = asyncio.run(scenario())
-        flood = codes[1:]
-        return codes[0], (f"the other client's sentence answered in {waited:.2f} s; the flood: "
-                          f"{flood.count(200)} x 200, {flood.count(429)} x 429 (max_client_queue), "
-                          f"{len(flood) - flood.count(200) - flood.count(429)} other")
+        counts = ", ".join(f"{n} x {code}" for code, n in sorted(Counter(codes[1:]).items()))
+        return codes[0], f"the other client's sentence answered in {waited:.2f} s; the flood: {counts}"
     return send
 
 
