@@ -457,3 +457,15 @@ def test_head_wherever_get_is_and_static_assets_cached_inside_the_rate_limit(bot
         limited = c.get("/static/page.js")
         assert limited.status_code == 429 and limited.headers["retry-after"] and "rate=0.01/s" in limited.json()["error"]
         assert c.get("/").status_code == 429 and c.get("/health").status_code == 200  # health stays outside
+
+
+def test_a_surrogate_in_a_glossary_term_and_json_past_the_parser_are_422s(client: TestClient) -> None:
+    glossary = client.post("/translate", content=b'{"q": "a cat", "glossary": [["cat", "\\udc00"]]}',
+                           headers={"Content-Type": "application/json"})
+    assert glossary.status_code == 422 and "glossary term 1 holds an unpaired UTF-16 surrogate" in glossary.json()["error"]
+    deep = client.post("/translate", content=b'{"q": ' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+                       headers={"Content-Type": "application/json"})
+    huge = client.post("/translate", content=b'{"q": "x", "beam": ' + b"9" * 5_000 + b"}",
+                       headers={"Content-Type": "application/json"})
+    for out in (deep, huge):
+        assert out.status_code == 422 and "JSON decode error" in out.json()["error"], out.text

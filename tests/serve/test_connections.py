@@ -77,3 +77,17 @@ def test_normal_requests_and_kept_alive_connections_pass(both_directions: Models
         assert time.monotonic() - began >= wait_s
         time.sleep(HEADER_S / 3)
         assert client.get("/health").status_code == 200  # the same connection, within the timeout
+
+
+def test_bytes_that_are_not_http_get_a_json_400_with_the_security_headers(url: str) -> None:
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as s:
+        s.settimeout(5)
+        s.sendall(b"\x16\x03\x01 not http at all\r\n\r\n")  # e.g. TLS sent to the plain port
+        reply = b""
+        while chunk := s.recv(4096):
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"x-frame-options: deny" in head.lower()
+    assert b"content-type: application/json" in head.lower()
+    assert b'"error": "invalid http request received' in body.lower()

@@ -23,6 +23,7 @@ from translate.inference.router import OTHER, direction_of
 from translate.serve import libretranslate
 from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.body import NOT_UTF8, is_form, read_fields, validated
+from translate.serve.connections import SECURITY_HEADERS
 from translate.serve.limits import RateLimiter, key_given, key_matches, retry_after
 from translate.serve.models import BatchKey, Models, ServedModel
 from translate.serve.schemas import (
@@ -95,8 +96,7 @@ class HostGuard:
         async def secured(message: Any) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
-                headers += [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
-                            (b"referrer-policy", b"no-referrer")]
+                headers += SECURITY_HEADERS
                 headers.append((b"content-security-policy", self.PAGE_POLICY.encode()))
                 message = {**message, "headers": headers}
             await send(message)

@@ -4,14 +4,21 @@ body timeout, which uvicorn itself does not have (it closes only idle keep-alive
 A request's headers must be complete within `header_timeout_s` of the connection opening, or of
 the previous response on a kept-alive connection; its body within `body_timeout_s` of its headers.
 A connection past either is closed (no reply: the request was never whole), so a client sending
-one byte at a time, or a body shorter than its Content-Length, cannot hold a connection open."""
+one byte at a time, or a body shorter than its Content-Length, cannot hold a connection open.
+Bytes that are not HTTP get a JSON 400 with the security headers, like every other error."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+# what every reply carries (`app.HostGuard` adds the same to the app's replies)
+SECURITY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
+                    (b"referrer-policy", b"no-referrer")]
 
 
 class TimedH11Protocol(H11Protocol):
@@ -46,6 +53,19 @@ class TimedH11Protocol(H11Protocol):
         super().on_response_complete()
         if not self.transport.is_closing():
             self._arm(self.header_timeout_s)  # the next request on this connection
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to bytes that are not HTTP, as every other error: JSON, with the security
+        headers (uvicorn's own is plain text without them)."""
+        body = json.dumps({"error": f"{msg.rstrip('.').lower()}: not an HTTP/1.1 request this server can read"}).encode()
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close"), *SECURITY_HEADERS]
+        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"), h11.Data(data=body),
+                      h11.EndOfMessage()):
+            try:
+                self.transport.write(self.conn.send(event) or b"")
+            except h11.LocalProtocolError:  # h11 cannot answer in this state: just close
+                break
+        self.transport.close()
 
     def _arm(self, seconds: float) -> None:
         self._disarm()
