@@ -469,3 +469,12 @@ def test_a_surrogate_in_a_glossary_term_and_json_past_the_parser_are_422s(client
                        headers={"Content-Type": "application/json"})
     for out in (deep, huge):
         assert out.status_code == 422 and "JSON decode error" in out.json()["error"], out.text
+
+
+def test_a_paragraph_gets_one_notice_per_kind_not_one_per_sentence(client: TestClient) -> None:
+    text = "I like 🍵. You like 🍰. We like 你好. They like 世界."
+    notices = post(client, q=text, source="en", beam=1).json()["translations"][0]["notices"]
+    never_saw = [n for n in notices if "never saw in training" in n]
+    chinese = [n for n in notices if "Chinese characters in English text" in n]
+    assert len(notices) == 2 and len(never_saw) == len(chinese) == 1, notices
+    assert "(🍵 🍰" in never_saw[0] and "你好" in chinese[0] and "世界" in chinese[0]

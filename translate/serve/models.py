@@ -89,8 +89,11 @@ class Models:
         split = [split_sentences(text, translator.src_lang) or [text] for text in texts]
         done = _sentences(translator, key, [sentence for sentences in split for sentence in sentences])
         results, start = [], 0
-        for sentences in split:
-            results.append(_joined(done[start:start + len(sentences)], translator.tgt_lang))
+        for text, sentences in zip(texts, split):
+            joined = _joined(done[start:start + len(sentences)], translator.tgt_lang)
+            if len(sentences) > 1:  # one notice per kind for the whole text, not one per sentence
+                joined["notices"] = reading_notices(text, translator.src_lang, translator.src_tokenizer)
+            results.append(joined)
             start += len(sentences)
         return results
 
@@ -143,8 +146,7 @@ def _joined(parts: list[dict[str, Any]], tgt_lang: str) -> dict[str, Any]:
                              "target_pieces": [piece for a in chosen for piece in a["target_pieces"]],
                              "attention": attention})
     return {"source_pieces": [piece for p in parts for piece in p["source_pieces"]], "alternatives": alternatives,
-            "truncated": any(p["truncated"] for p in parts),
-            "notices": list(dict.fromkeys(n for p in parts for n in p["notices"]))}
+            "truncated": any(p["truncated"] for p in parts), "notices": parts[0]["notices"]}
 
 
 def _block_diagonal(blocks: list[list[list[float]]], widths: list[int]) -> list[list[float]]:
