@@ -43,11 +43,14 @@ def test_translation_shapes_n_best_and_attention_rows(client: TestClient) -> Non
         assert [a["score"] for a in t["alternatives"]] == sorted((a["score"] for a in t["alternatives"]), reverse=True)
         assert t["source_pieces"][-1] == "</s>"
         for alt in t["alternatives"]:
-            weights = alt["attention"]["weights"]
+            [block] = alt["attention"]  # one sentence: one matrix over all the pieces
+            assert (block["source_start"], block["source_end"]) == (0, len(t["source_pieces"]))
+            assert (block["target_start"], block["target_end"]) == (0, len(alt["target_pieces"]))
+            weights = block["weights"]
             assert len(weights) == len(alt["target_pieces"]) and alt["target_pieces"][-1] == "</s>"
             assert all(len(row) == len(t["source_pieces"]) for row in weights)
             assert all(abs(sum(row) - 1) < 2e-3 for row in weights)
-            assert alt["attention"]["heads"] is None
+            assert block["heads"] is None
 
 
 def test_a_single_string_and_no_attention_unless_asked(client: TestClient) -> None:
@@ -58,7 +61,7 @@ def test_a_single_string_and_no_attention_unless_asked(client: TestClient) -> No
 
 def test_multi_head_models_return_every_head_and_their_mean(client: TestClient) -> None:
     t = post(client, q="the dog runs", model="multi", attention=True).json()["translations"][0]
-    att = t["attention"]
+    [att] = t["attention"]
     heads = att["heads"]
     assert len(heads) == 2 and len(heads[0]) == len(att["weights"]) == len(t["target_pieces"])
     for r, row in enumerate(att["weights"]):
@@ -361,21 +364,38 @@ def test_notices_say_what_the_model_cannot_read(client: TestClient) -> None:
                                                                           for n in mixed)
 
 
-def test_a_paragraph_is_translated_sentence_by_sentence_with_block_diagonal_attention(client: TestClient) -> None:
+def test_a_paragraph_is_translated_sentence_by_sentence_with_one_matrix_per_sentence(client: TestClient) -> None:
     first, second = "I like tea.", "Where is the school?"
     alone = [post(client, q=s, source="en", beam=3, n_best=2, attention=True).json()["translations"][0]
              for s in (first, second)]
     whole = post(client, q=f"{first} {second}", source="en", beam=3, n_best=2, attention=True).json()["translations"][0]
     assert whole["translation"] == "".join(t["translation"] for t in alone)  # Chinese output: joined without a space
     assert whole["source_pieces"] == alone[0]["source_pieces"] + alone[1]["source_pieces"]
-    weights = whole["attention"]["weights"]
+    blocks = whole["attention"]
     n_src, n_tgt = len(alone[0]["source_pieces"]), len(alone[0]["target_pieces"])
-    assert len(weights) == n_tgt + len(alone[1]["target_pieces"]) and len(weights[0]) == len(whole["source_pieces"])
-    expected = [row + [0.0] * len(alone[1]["source_pieces"]) for row in alone[0]["attention"]["weights"]]
-    assert [w for row in weights[:n_tgt] for w in row] == pytest.approx([w for row in expected for w in row], abs=2e-4)
-    assert all(sum(row[:n_src]) == 0 for row in weights[n_tgt:])  # the second sentence attends to itself only
-    assert all(abs(sum(row) - 1) < 2e-3 for row in weights)
+    assert [(b["source_start"], b["source_end"], b["target_start"], b["target_end"]) for b in blocks] == [
+        (0, n_src, 0, n_tgt),
+        (n_src, len(whole["source_pieces"]), n_tgt, n_tgt + len(alone[1]["target_pieces"]))]
+    for block, sentence in zip(blocks, alone):
+        assert block["weights"] == sentence["attention"][0]["weights"]  # each sentence's own matrix, as alone
     assert len(whole["alternatives"]) == 2
+    cells = sum(len(row) for alt in whole["alternatives"] for b in alt["attention"] for row in b["weights"])
+    assert cells == sum(len(row) for t in alone for alt in t["alternatives"] for row in alt["attention"][0]["weights"])
+
+
+def test_attention_cells_are_counted_per_sentence_before_any_search(both_directions: Models) -> None:
+    from translate.serve.models import attention_cells
+
+    translator = both_directions.by_name["en-zh"].translator
+    paragraph = " ".join(["The dog runs."] * 40)  # 40 short sentences: one matrix each, not one for the whole
+    one = attention_cells(translator, "The dog runs.", 1)
+    assert attention_cells(translator, paragraph, 5) == 5 * 40 * one
+    limit = 5 * 40 * one
+    with TestClient(create_app(both_directions, ServeSettings(max_attention_cells=limit, burst=100)),
+                    base_url="http://localhost") as c:
+        assert c.post("/translate", json={"q": paragraph, "beam": 5, "n_best": 5, "attention": True}).status_code == 200
+        over = c.post("/translate", json={"q": [paragraph, "The dog runs."], "beam": 5, "n_best": 5, "attention": True})
+        assert over.status_code == 413 and f"could hold {limit + 5 * one:,} cells" in over.json()["error"]
 
 
 def test_an_ensemble_is_served_under_one_name(tmp_path: Any, tiny_tokenizers: Any) -> None:

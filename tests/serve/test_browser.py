@@ -105,7 +105,7 @@ def test_keyboard_only_at_phone_width_then_hover_highlights_the_attended_source(
     assert result == expected["translation"]
     assert len(browser.find_elements(By.CSS_SELECTOR, "#heatmap td.cell")) == (
         len(expected["target_pieces"]) * len(expected["source_pieces"]))
-    weights = expected["attention"]["weights"]
+    weights = expected["attention"][0]["weights"]
     # Tab to a target piece: focus lights up the source piece it attended to most
     focused = _tab_to(browser, ".piece.tgt")
     row = int(focused.get_attribute("data-index"))
@@ -162,7 +162,7 @@ def test_multi_head_models_get_a_head_selector_that_redraws_the_heatmap(server: 
     _wait(lambda: "model multi" in _text(browser, "#status"))
     expected = httpx.post(server + "/translate", json={"q": "the dog runs", "model": "multi", "n_best": 3,
                                                        "attention": True}).json()["translations"][0]
-    heads = expected["attention"]["heads"]
+    heads = expected["attention"][0]["heads"]
     head_menu = Select(browser.find_element(By.ID, "head"))
     assert browser.find_element(By.ID, "head-row").is_displayed() and len(head_menu.options) == len(heads) + 1
 
@@ -170,7 +170,7 @@ def test_multi_head_models_get_a_head_selector_that_redraws_the_heatmap(server: 
         return [float(c.get_attribute("style").split("--w:")[1].strip(" ;"))
                 for c in browser.find_elements(By.CSS_SELECTOR, "#heatmap td.cell")]
 
-    flat = [w for row in expected["attention"]["weights"] for w in row]
+    flat = [w for row in expected["attention"][0]["weights"] for w in row]
     assert drawn() == pytest.approx(flat, abs=1e-4)
     head_menu.select_by_value("1")
     assert drawn() == pytest.approx([w for row in heads[1] for w in row], abs=1e-4)
@@ -285,3 +285,54 @@ def test_the_api_reference_works_offline(server: str, browser: Any) -> None:
     assert any(f.startswith("beam") and "≤ 10" in f for f in fields)
     loaded = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     assert loaded and all(url.startswith(server) for url in loaded)  # nothing from another origin
+
+
+WATCH_THE_MAIN_THREAD = """
+window.__gap = 0;  // the longest the main thread was held: the longest pause between 10 ms timer ticks
+let last = performance.now();
+setInterval(() => { const now = performance.now(); window.__gap = Math.max(window.__gap, now - last); last = now; }, 10);
+const original = window.fetch;
+window.fetch = async (url, options) => {
+  const reply = await original(url, options);
+  if (String(url).endsWith("/translate")) window.__replied = performance.now();
+  return reply;
+};
+new MutationObserver(() => { if (document.querySelector("#results .result")) window.__shown ??= performance.now(); })
+  .observe(document.getElementById("results"), { childList: true });
+"""
+
+
+def test_a_995_character_paragraph_shows_one_sentence_at_a_time_without_long_tasks(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    paragraph = ("我明天要去北京看我的朋友。" * 80)[:995]
+    browser.get(server + "/")
+    browser.execute_script(WATCH_THE_MAIN_THREAD)
+    browser.execute_script("const box = document.getElementById('source-text'); box.value = arguments[0]; "
+                           "box.dispatchEvent(new Event('input'));", paragraph)
+    browser.find_element(By.ID, "translate").click()
+    _wait(lambda: _text(browser, "#status").startswith("Translated"), timeout=60)
+    shown_after_ms = browser.execute_script("return window.__shown - window.__replied")
+    assert shown_after_ms < 2000, shown_after_ms
+    expected = httpx.post(server + "/translate", json={"q": [paragraph], "source": "zh", "target": "en", "beam": 5,
+                                                       "n_best": 3, "attention": True}, timeout=120).json()
+    blocks = expected["translations"][0]["alternatives"][0]["attention"]
+    sentences = Select(browser.find_element(By.ID, "sentence"))
+    assert browser.find_element(By.ID, "sentence-row").is_displayed() and len(sentences.options) == len(blocks) > 70
+
+    def cells_of(block: dict[str, Any]) -> int:
+        return (block["target_end"] - block["target_start"]) * (block["source_end"] - block["source_start"])
+
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#heatmap td.cell")) == cells_of(blocks[0])  # one sentence only
+    sentences.select_by_value("5")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#heatmap td.cell")) == cells_of(blocks[5])
+    browser.find_elements(By.CSS_SELECTOR, ".alternative")[1].click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, ".alternative[aria-pressed='true']")[0].text ==
+          expected["translations"][0]["alternatives"][1]["translation"])
+    held_ms = browser.execute_script("return window.__gap")
+    assert held_ms <= 200, f"the main thread was held for {held_ms:.0f} ms"
+    browser.execute_script("const end = performance.now() + 300; while (performance.now() < end) {}")
+    _wait(lambda: browser.execute_script("return window.__gap") >= 290, timeout=5)  # the watch would see one
+    assert "⏎" in _text(browser, "#heatmap")  # the end of the sentence is a mark, not a word
+    assert "</s>" not in _text(browser, "#heatmap")

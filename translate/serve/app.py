@@ -25,7 +25,7 @@ from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.body import NOT_UTF8, is_form, read_fields, validated
 from translate.serve.connections import SECURITY_HEADERS
 from translate.serve.limits import RateLimiter, key_given, key_matches, retry_after
-from translate.serve.models import BatchKey, Models, ServedModel
+from translate.serve.models import BatchKey, Models, ServedModel, attention_cells
 from translate.serve.schemas import (
     DetectedLanguage,
     DetectRequest,
@@ -178,16 +178,12 @@ def _glossary(req: TranslateRequest) -> tuple[tuple[str, str], ...]:
 
 def _check_attention_cost(req: TranslateRequest, texts: list[str], chosen: list[ServedModel],
                           settings: ServeSettings) -> None:
-    """Attention matrices grow with source x target pieces per alternative: their cells, bounded by each
-    text's longest possible translation, are counted before any search (413 above the limit)."""
+    """Attention matrices grow with source x target pieces per sentence and alternative: their cells,
+    bounded by each sentence's longest possible translation, are counted exactly as they would be
+    sent, before any search (413 above the limit); so the reply's size is bounded too."""
     if not req.attention:
         return
-    cells = 0
-    for text, served in zip(texts, chosen):
-        translator = served.translator
-        pieces = len(translator.encode_sources([text])[0])
-        longest = int(pieces * translator.decode.max_len_a) + translator.decode.max_len_b + 1
-        cells += req.n_best * pieces * longest
+    cells = sum(attention_cells(served.translator, text, req.n_best) for text, served in zip(texts, chosen))
     if cells > settings.max_attention_cells:
         raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
                                  f"max_attention_cells={settings.max_attention_cells:,} (ask for fewer texts, "

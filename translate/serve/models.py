@@ -86,7 +86,7 @@ class Models:
         attention of every alternative when asked (teacher-forced, see Translator.align). A text of
         several sentences is translated sentence by sentence, as the CLI does (see `_joined`)."""
         translator = self.by_name[key.model].translator
-        split = [split_sentences(text, translator.src_lang) or [text] for text in texts]
+        split = [sentences_of(translator, text) for text in texts]
         done = _sentences(translator, key, [sentence for sentences in split for sentence in sentences])
         results, start = [], 0
         for text, sentences in zip(texts, split):
@@ -96,6 +96,19 @@ class Models:
             results.append(joined)
             start += len(sentences)
         return results
+
+
+def sentences_of(translator: Translator, text: str) -> list[str]:
+    """A text as the server translates it: sentence by sentence (as `translate text` does)."""
+    return split_sentences(text, translator.src_lang) or [text]
+
+
+def attention_cells(translator: Translator, text: str, n_best: int) -> int:
+    """The most attention cells a text's reply can hold, counted before any search: per alternative
+    and sentence, its source pieces times the longest translation the search allows (+ end of sentence)."""
+    decode = translator.decode
+    return n_best * sum(len(ids) * (int(len(ids) * decode.max_len_a) + decode.max_len_b + 1)
+                        for ids in translator.encode_sources(sentences_of(translator, text)))
 
 
 def _sentences(translator: Translator, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
@@ -119,43 +132,38 @@ def _sentences(translator: Translator, key: BatchKey, texts: list[str]) -> list[
         results[i]["source_pieces"] = alignment.source_pieces
         results[i]["alternatives"].append({
             "translation": hyp.text, "score": round(hyp.score, 4), "target_pieces": alignment.target_pieces,
-            "attention": {"weights": _rounded(alignment.weights), "heads": _rounded(alignment.heads)}
-            if key.attention else None})
+            "attention": [{"source_start": 0, "source_end": len(alignment.source_pieces), "target_start": 0,
+                           "target_end": len(alignment.target_pieces), "weights": _rounded(alignment.weights),
+                           "heads": _rounded(alignment.heads)}] if key.attention else None})
     return results
 
 
 def _joined(parts: list[dict[str, Any]], tgt_lang: str) -> dict[str, Any]:
     """One text's result from its sentences' results: translations joined (rank by rank for the
-    alternatives), pieces concatenated, and the attention block-diagonal (each sentence's rows
-    attend to its own source columns only; every row still sums to 1)."""
+    alternatives), pieces concatenated, and the attention one matrix per sentence, each placed by
+    where its source and target pieces start and end in the whole text's pieces."""
     if len(parts) == 1:
         return parts[0]
     joiner = "" if tgt_lang == "zh" else " "
-    widths = [len(p["source_pieces"]) for p in parts]
     alternatives = []
     for rank in range(max(len(p["alternatives"]) for p in parts)):
         chosen = [p["alternatives"][min(rank, len(p["alternatives"]) - 1)] for p in parts]
-        attention: dict[str, Any] | None = None
+        attention: list[dict[str, Any]] | None = None
         if chosen[0]["attention"] is not None:
-            attention = {"weights": _block_diagonal([a["attention"]["weights"] for a in chosen], widths), "heads": None}
-            if chosen[0]["attention"]["heads"] is not None:
-                attention["heads"] = [_block_diagonal([a["attention"]["heads"][h] for a in chosen], widths)
-                                      for h in range(len(chosen[0]["attention"]["heads"]))]
+            attention, source, target = [], 0, 0
+            for part, alternative in zip(parts, chosen):
+                for block in alternative["attention"]:
+                    attention.append({**block, "source_start": source + block["source_start"],
+                                      "source_end": source + block["source_end"],
+                                      "target_start": target + block["target_start"],
+                                      "target_end": target + block["target_end"]})
+                source, target = source + len(part["source_pieces"]), target + len(alternative["target_pieces"])
         alternatives.append({"translation": joiner.join(a["translation"] for a in chosen if a["translation"]),
                              "score": round(sum(a["score"] for a in chosen) / len(chosen), 4),
                              "target_pieces": [piece for a in chosen for piece in a["target_pieces"]],
                              "attention": attention})
     return {"source_pieces": [piece for p in parts for piece in p["source_pieces"]], "alternatives": alternatives,
             "truncated": any(p["truncated"] for p in parts), "notices": parts[0]["notices"]}
-
-
-def _block_diagonal(blocks: list[list[list[float]]], widths: list[int]) -> list[list[float]]:
-    """Each sentence's matrix in its own columns: zeros left and right of it."""
-    total, left, rows = sum(widths), 0, []
-    for block, width in zip(blocks, widths):
-        rows += [[0.0] * left + row + [0.0] * (total - left - len(row)) for row in block]
-        left += width
-    return rows
 
 
 def _rounded(values: Any) -> Any:

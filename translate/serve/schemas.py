@@ -90,6 +90,12 @@ class TranslateRequest(BaseModel):
 
 
 class Attention(BaseModel):
+    """One sentence's attention: its translation's pieces over its own source pieces."""
+
+    source_start: int = Field(description="Where the sentence's source pieces start in `source_pieces`.")
+    source_end: int = Field(description="... and end (exclusive): the matrix has source_end - source_start columns.")
+    target_start: int = Field(description="Where its translation's pieces start in the alternative's `target_pieces`.")
+    target_end: int = Field(description="... and end (exclusive): the matrix has target_end - target_start rows.")
     weights: list[list[float]] = Field(description="weights[t][s]: target piece t over source piece s (rows sum to 1).")
     heads: list[list[list[float]]] | None = Field(None, description="Per head, for multi-head models.")
 
@@ -98,7 +104,7 @@ class Alternative(BaseModel):
     translation: str
     score: float = Field(description="Log-probability divided by the length penalty (higher is better).")
     target_pieces: list[str]
-    attention: Attention | None = None
+    attention: list[Attention] | None = Field(None, description="One matrix per sentence, in order.")
 
 
 class Translation(BaseModel):
@@ -110,7 +116,7 @@ class Translation(BaseModel):
     model: str
     source_pieces: list[str]
     target_pieces: list[str]
-    attention: Attention | None = None
+    attention: list[Attention] | None = Field(None, description="The best alternative's, one matrix per sentence.")
     alternatives: list[Alternative] = Field(description="The n-best list, best first (the first is the translation).")
     truncated: bool = Field(False, description="The text was longer than 200 pieces: only its first 200 were translated.")
     notices: list[str] = Field(default_factory=list, description=(

@@ -3,18 +3,25 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { translations: [], line: 0, alt: 0, head: "mean" };
+const state = { translations: [], line: 0, alt: 0, sentence: 0, head: "mean" };
+const MAX_DRAWN_CELLS = 4000;  // a larger matrix is summarised: drawing it would hold the page for long
 
 function display(piece) {
-  // SentencePiece marks a word start with U+2581; show it as a space, an empty piece as a visible one.
+  // SentencePiece marks a word start with U+2581; show it as a space, an empty piece as a visible one,
+  // the end of the sentence as a mark rather than a word.
+  if (piece === "</s>") return "\u23CE";
   const text = piece.replace(/\u2581/g, " ").trim();
   return text || "\u2423";
 }
 
-function weightsOf(alternative) {
-  const att = alternative.attention;
-  if (!att) return null;
-  return state.head === "mean" || !att.heads ? att.weights : att.heads[Number(state.head)];
+function blockOf(alternative) {
+  // The attention of the chosen sentence: the server sends one matrix per sentence.
+  const blocks = alternative.attention;
+  return blocks && blocks.length ? blocks[Math.min(state.sentence, blocks.length - 1)] : null;
+}
+
+function weightsOf(block) {
+  return state.head === "mean" || !block.heads ? block.weights : block.heads[Number(state.head)];
 }
 
 function setStatus(message, isError = false) {
@@ -57,7 +64,7 @@ async function translate() {
     if (response.status === 401) $("key-row").hidden = false;
     if (!response.ok) { $("output").hidden = true; setStatus(`Error ${response.status}: ${data.error}`, true); return; }
     if (key) sessionStorage.setItem("translate-key", key);
-    Object.assign(state, { translations: data.translations, line: 0, alt: 0, head: "mean" });
+    Object.assign(state, { translations: data.translations, line: 0, alt: 0, sentence: 0, head: "mean" });
     render();
     rememberInUrl(body);
     const directions = [...new Set(data.translations.map((t) => `${t.source} → ${t.target}`))].join(", ");
@@ -124,6 +131,7 @@ function render() {
   $("output").hidden = false;
   renderResults();
   renderAlternatives();
+  renderSentences();
   renderHeads();
   renderHeatmap();
 }
@@ -149,7 +157,7 @@ function renderResults() {
   state.translations.forEach((t, i) => {
     const text = t.alternatives[i === state.line ? state.alt : 0].translation;
     const button = listItemButton(list, "result", t.target, text, i === state.line,
-      () => { Object.assign(state, { line: i, alt: 0, head: "mean" }); render(); refocus("results", i); });
+      () => { Object.assign(state, { line: i, alt: 0, sentence: 0, head: "mean" }); render(); refocus("results", i); });
     button.setAttribute("aria-label", `Line ${i + 1}: ${text} (show its alternatives and attention)`);
   });
 }
@@ -160,7 +168,7 @@ function renderAlternatives() {
   const t = state.translations[state.line];
   t.alternatives.forEach((alt, j) => {
     const button = listItemButton(list, "alternative", t.target, alt.translation, j === state.alt,
-      () => { state.alt = j; render(); refocus("alternatives", j); });
+      () => { Object.assign(state, { alt: j, sentence: 0 }); render(); refocus("alternatives", j); });
     button.title = `score ${alt.score.toFixed(3)}: log-probability per length (higher is better)`;
   });
 }
@@ -171,9 +179,23 @@ function refocus(listId, index) {
   if (buttons[index]) buttons[index].focus();
 }
 
+function renderSentences() {
+  // A text of several sentences has one matrix per sentence: a menu picks the one drawn.
+  const blocks = state.translations[state.line].alternatives[state.alt].attention || [];
+  $("sentence-row").hidden = blocks.length < 2;
+  const select = $("sentence");
+  select.replaceChildren();
+  const t = state.translations[state.line];
+  blocks.forEach((b, k) => {
+    const words = t.source_pieces.slice(b.source_start, b.source_end).map(display).join("").trim();
+    select.append(new Option(`${k + 1}: ${words.length > 40 ? `${words.slice(0, 40)}…` : words}`, String(k)));
+  });
+  select.value = String(state.sentence);
+}
+
 function renderHeads() {
-  const att = state.translations[state.line].alternatives[state.alt].attention;
-  const heads = att && att.heads ? att.heads.length : 0;
+  const block = blockOf(state.translations[state.line].alternatives[state.alt]);
+  const heads = block && block.heads ? block.heads.length : 0;
   $("head-row").hidden = heads === 0;
   const select = $("head");
   select.replaceChildren(new Option("Mean over heads", "mean"));
@@ -223,22 +245,38 @@ function mergedWeights(weights, rows, cols) {
   }));
 }
 
+function summary(block, rows, cols, weights) {
+  // What a matrix too large to draw says: its size and its strongest links.
+  const links = [];
+  weights.forEach((row, r) => row.forEach((w, s) => links.push([w, r, s])));
+  links.sort((a, b) => b[0] - a[0]);
+  const p = document.createElement("p");
+  p.className = "hint";
+  p.textContent = `This sentence's matrix has ${rows.length} × ${cols.length} pieces, too many to draw here. ` +
+    `Its strongest links: ${links.slice(0, 8).map(([w, r, s]) =>
+      `${display(rows[r].label)} → ${display(cols[s].label)} (${w.toFixed(2)})`).join(", ")}.`;
+  return p;
+}
+
 function renderHeatmap() {
   const t = state.translations[state.line];
   const alt = t.alternatives[state.alt];
-  const raw = weightsOf(alt);
+  const block = blockOf(alt);
   const box = $("heatmap");
   box.replaceChildren();
-  if (!raw) { box.textContent = "No attention for this model."; return; }
+  $("scroll-hint").hidden = true;
+  if (!block) { box.textContent = "No attention for this model."; return; }
   const srcLang = t.source === "zh" ? "zh-Hans" : "en";
   const tgtLang = t.target === "zh" ? "zh-Hans" : "en";
-  const cols = groupBytes(t.source_pieces), rows = groupBytes(alt.target_pieces);
-  const weights = mergedWeights(raw, rows, cols);
+  const cols = groupBytes(t.source_pieces.slice(block.source_start, block.source_end));
+  const rows = groupBytes(alt.target_pieces.slice(block.target_start, block.target_end));
+  const weights = mergedWeights(weightsOf(block), rows, cols);
+  if (rows.length * cols.length > MAX_DRAWN_CELLS) { box.append(summary(block, rows, cols, weights)); return; }
   const table = document.createElement("table");
   table.className = "matrix";
   const caption = table.createCaption();
-  caption.textContent = "Rows: translation pieces; columns: source pieces; darker = more attention. " +
-    "Arrow keys move between pieces.";
+  caption.textContent = "Rows: translation pieces; columns: source pieces; the stronger the colour, the more " +
+    "attention. Arrow keys move between pieces.";
   const head = table.createTHead().insertRow();
   head.append(document.createElement("td"));
   cols.forEach((g, s) => {
@@ -352,6 +390,7 @@ $("source-text").addEventListener("keydown", (e) => {
   if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); translate(); }
 });
 $("head").addEventListener("change", () => { state.head = $("head").value; renderHeatmap(); });
+$("sentence").addEventListener("change", () => { state.sentence = Number($("sentence").value); renderHeads(); renderHeatmap(); });
 $("copy").addEventListener("click", async () => {
   const text = state.translations.map((t, i) => t.alternatives[i === state.line ? state.alt : 0].translation).join("\n");
   try {
