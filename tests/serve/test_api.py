@@ -104,7 +104,7 @@ def test_the_page_works_offline_no_external_assets() -> None:
     ({"q": "x", "model": "nope"}, 404, "unknown model 'nope'; loaded: en-zh, zh-en, multi"),
     ({"q": "x", "model": "en-zh", "source": "zh"}, 422, "model en-zh translates en-zh, not from zh"),
     ({"q": "x" * 1001}, 413, "text 0 has 1001 characters; the limit is max_chars=1000"),
-    ({"q": ["x"] * 33}, 413, "33 texts in one request; the limit is max_texts=32"),
+    ({"q": ["x"] * 101}, 413, "101 texts in one request; the limit is max_texts=100"),
 ])
 def test_bad_requests_get_one_json_error_naming_the_fault(client: TestClient, body: dict[str, Any], status: int,
                                                         message: str) -> None:

@@ -230,6 +230,7 @@ def test_counter_swap_clear_address_and_dark_mode(server: str, browser: Any) -> 
     assert "source=zh" in browser.current_url and "target=en" in browser.current_url
     browser.find_element(By.ID, "clear").click()
     assert box.get_attribute("value") == "" and not browser.find_element(By.ID, "output").is_displayed()
+    assert browser.find_element(By.ID, "direction").get_attribute("value") == "auto"  # English typed next is English
     assert _text(browser, "#counter") == "0 / 1000" and "?" not in browser.current_url
     assert browser.switch_to.active_element.get_attribute("id") == "source-text"
     browser.execute_script("const b = arguments[0]; b.value = 'x'.repeat(1001); b.dispatchEvent(new Event('input'));", box)
@@ -336,3 +337,27 @@ def test_a_995_character_paragraph_shows_one_sentence_at_a_time_without_long_tas
     _wait(lambda: browser.execute_script("return window.__gap") >= 290, timeout=5)  # the watch would see one
     assert "⏎" in _text(browser, "#heatmap")  # the end of the sentence is a mark, not a word
     assert "</s>" not in _text(browser, "#heatmap")
+
+
+def test_the_address_names_what_was_translated_a_word_list_and_the_width_of_a_phone(server: str, browser: Any) -> None:
+    from urllib.parse import parse_qs, urlparse
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server + "/")
+    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#model option")) > 1)
+    labels = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#model option")]
+    assert "English → Chinese" in labels and "Chinese → English" in labels and "multi: English → Chinese" in labels
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 375  # no sideways scroll
+    browser.execute_script(DELAY_FIRST_POST)
+    box = browser.find_element(By.ID, "source-text")
+    box.send_keys("Good morning.", Keys.ENTER)
+    box.send_keys(" Edited while the reply was on its way.")  # the first reply comes 1.5 s late
+    _wait(lambda: _text(browser, "#status").startswith("Translated"))
+    assert parse_qs(urlparse(browser.current_url).query)["q"] == ["Good morning."]
+    words = "\n".join(f"word{i}" for i in range(100))  # a word list of 100 lines
+    browser.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", box, words)
+    browser.find_element(By.ID, "translate").click()
+    _wait(lambda: "Translated 100 line(s)" in _text(browser, "#status"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#results .result")) == 100

@@ -17,7 +17,7 @@ class ServeSettings:
     port: int = 8000
     max_body_bytes: int = 65_536  # request body (413 above)
     max_chars: int = 1_000  # characters per text (413 above)
-    max_texts: int = 32  # texts per request (413 above)
+    max_texts: int = 100  # texts per request (413 above): a word list of 100 lines
     # attention cells a request may ask for (alternatives x source pieces x longest possible translation,
     # summed over its texts; 413 above): what bounds the memory of attention replies
     max_attention_cells: int = 400_000

@@ -29,6 +29,7 @@ function setStatus(message, isError = false) {
   $("status").classList.toggle("error", isError);
 }
 
+const LANGUAGES = { en: "English", zh: "Chinese" };
 const MAX_CHARS = 1000;  // the server's max_chars: longer text is refused there, so it is refused here first
 let inflight = null;  // { controller, body }: the one request whose reply may be shown
 
@@ -51,7 +52,7 @@ async function translate() {
   const json = JSON.stringify(body);
   if (inflight && inflight.json === json) return;  // the same request is on its way: Enter again sends nothing
   if (inflight) inflight.controller.abort();  // a newer request replaces it: its reply would be stale
-  const mine = { controller: new AbortController(), json };
+  const mine = { controller: new AbortController(), json, text: $("source-text").value };
   inflight = mine;
   const headers = { "Content-Type": "application/json" };
   const key = $("api-key").value || sessionStorage.getItem("translate-key");
@@ -66,7 +67,7 @@ async function translate() {
     if (key) sessionStorage.setItem("translate-key", key);
     Object.assign(state, { translations: data.translations, line: 0, alt: 0, sentence: 0, head: "mean" });
     render();
-    rememberInUrl(body);
+    rememberInUrl(body, mine.text);
     const directions = [...new Set(data.translations.map((t) => `${t.source} → ${t.target}`))].join(", ");
     const cut = data.translations.filter((t) => t.truncated).length;
     const notices = data.translations.flatMap((t, i) => (t.notices || []).map((n) => `Line ${i + 1}: ${n}.`));
@@ -82,9 +83,10 @@ async function translate() {
   }
 }
 
-function rememberInUrl(body) {
-  // The page's state as a shareable address: ?q=...&source=..&target=..
-  const params = new URLSearchParams({ q: $("source-text").value });
+function rememberInUrl(body, text) {
+  // The page's state as a shareable address: ?q=...&source=..&target=.., naming the text translated
+  // (not what the box holds now: it may have been edited while the reply was on its way).
+  const params = new URLSearchParams({ q: text });
   if (body.source) { params.set("source", body.source); params.set("target", body.target); }
   history.replaceState(null, "", `?${params}`);
 }
@@ -109,6 +111,7 @@ function swap() {
 function clearAll() {
   if (inflight) { inflight.controller.abort(); inflight = null; }
   $("source-text").value = "";
+  $("direction").value = "auto";  // a swap chose a direction; what is typed next is read afresh
   $("output").hidden = true;
   state.translations = [];
   updateCounter();
@@ -374,7 +377,12 @@ async function loadModels() {
     const response = await fetch("/models", { headers: key ? { "X-API-Key": key } : {} });
     if (response.ok) {
       const models = await response.json();
-      for (const m of models) $("model").append(new Option(`${m.name} (${m.direction}, ${m.mechanism})`, m.name));
+      for (const m of models) {
+        const languages = `${LANGUAGES[m.source]} → ${LANGUAGES[m.target]}`;
+        const option = new Option(m.name === m.direction ? languages : `${m.name}: ${languages}`, m.name);
+        option.title = `${m.mechanism}; ${m.parameters.toLocaleString()} parameters`;
+        $("model").append(option);
+      }
       $("models").textContent = `models: ${models.map((m) => m.name).join(", ")}`;
       return;
     }
