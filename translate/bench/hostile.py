@@ -162,9 +162,9 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     try:
         httpx.post(url + "/translate", json={"q": "Warm up."}, timeout=60)
-        worst = {"q": [LONG_EN[:1000]] * 32, "source": "en", "beam": 10, "n_best": 5}
+        worst = {"q": [LONG_EN[:1000]] * 64, "source": "en", "beam": 10, "n_best": 5}  # the most max_body_bytes holds
         cases = [
-            ("32 texts x 1,000 characters, beam 10, n-best 5, attention", post(url, {**worst, "attention": True})),
+            ("64 texts x 1,000 characters, beam 10, n-best 5, attention", post(url, {**worst, "attention": True})),
             ("the same without attention", post(url, worst)),
             ("1 text x 1,000 characters, beam 10, n-best 4, attention (within max_attention_cells)",
              post(url, {**worst, "q": LONG_EN[:1000], "n_best": 4, "attention": True})),
