@@ -58,3 +58,33 @@ def live_server(app: Any, **config: Any) -> Iterator[str]:
     finally:
         srv.should_exit = True
         thread.join(10)
+
+
+# a 1x1 PNG: what a study's figure file holds, for the routes that serve it
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+@pytest.fixture(scope="session")
+def tiny_study(tmp_path_factory: pytest.TempPathFactory, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Path:
+    """A `translate compare` out folder with two finished runs (additive, dot) whose weights are in
+    runs/ beside their small results, its table and one figure."""
+    import json
+
+    from translate.checkpoint.store import save_checkpoint
+
+    out = tmp_path_factory.mktemp("study")
+    for mechanism, scorer, bleu in (("additive", "additive", 12.5), ("dot", "dot", 10.25)):
+        run = served(f"{mechanism}-seed1", tiny_tokenizers, **{"model.attention.scorer": scorer})
+        folder = out / "runs" / f"{mechanism}-seed1"
+        save_checkpoint(folder / "best", run.artifact, run.translator.model, *tiny_tokenizers, {"step": 7})
+        (folder / "compare.json").write_text(json.dumps({"mechanism": mechanism, "seed": 1, "test_bleu": bleu,
+                                                         "test_chrf": bleu + 1, "dev_bleu": bleu - 1, "steps": 7}))
+    (out / "results.json").write_text(json.dumps({"rows": [
+        {"mechanism": "additive", "seeds": 1, "test_bleu_mean": 12.5, "test_bleu_std": None, "test_chrf_mean": 13.5,
+         "dev_bleu_mean": 11.5},
+        {"mechanism": "dot", "seeds": 1, "test_bleu_mean": 10.25, "test_bleu_std": None, "test_chrf_mean": 11.25,
+         "dev_bleu_mean": 9.25}]}))
+    (out / "bleu.png").write_bytes(PNG)
+    (out / "notes.txt").write_text("not a figure")
+    return out

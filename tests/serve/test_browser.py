@@ -361,3 +361,34 @@ def test_the_address_names_what_was_translated_a_word_list_and_the_width_of_a_ph
     browser.find_element(By.ID, "translate").click()
     _wait(lambda: "Translated 100 line(s)" in _text(browser, "#status"))
     assert len(browser.find_elements(By.CSS_SELECTOR, "#results .result")) == 100
+
+
+def test_the_compare_view_shows_two_runs_of_a_study_side_by_side(tiny_study: Path, both_directions: Models,
+                                                                  browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from translate.serve.study import Study
+
+    models = Models(list(both_directions.by_name.values()), Study(tiny_study))
+    with live_server(create_app(models, ServeSettings())) as url:
+        browser.get(url + "/")
+        _wait(lambda: browser.find_element(By.ID, "compare").is_displayed())
+        boxes = browser.find_elements(By.CSS_SELECTOR, "#compare-runs input[type=checkbox]")
+        labels = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#compare-runs label")]
+        assert labels == ["additive · seed 1 · 12.50", "dot · seed 1 · 10.25"]
+        for box in boxes:
+            box.click()
+        browser.find_element(By.ID, "compare-text").send_keys("the dog runs", Keys.ENTER)
+        _wait(lambda: _text(browser, "#compare-status") == "Compared 2 runs.")
+        expected = httpx.post(url + "/study/translate", json={"q": "the dog runs", "runs": ["additive-seed1", "dot-seed1"]}
+                              ).json()["translations"]
+        panels = browser.find_elements(By.CSS_SELECTOR, "#compare-results article")
+        assert [p.find_element(By.CSS_SELECTOR, ".compare-translation").text for p in panels] == [
+            t["translation"] for t in expected]
+        for panel, t in zip(panels, expected):
+            assert len(panel.find_elements(By.CSS_SELECTOR, "td.cell")) == len(t["target_pieces"]) * len(t["source_pieces"])
+        assert [row.text.split()[0] for row in browser.find_elements(By.CSS_SELECTOR, "#study-table tbody tr")] == [
+            "additive", "dot"]
+        assert browser.find_element(By.CSS_SELECTOR, "#study-figures img").get_attribute("src").endswith("/study/figures/bleu.png")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 375

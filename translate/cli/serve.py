@@ -57,6 +57,11 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
               "Require this key (first line of the file) as X-API-Key or Bearer token; "
               "without it, $TRANSLATE_API_KEY if set, else no key."))] = None,
           threads: Annotated[int, typer.Option(help="Torch CPU threads (0 = torch's default).")] = 0,
+          study: Annotated[Path | None, typer.Option(help=(
+              "A translate compare study (its --out folder): the page compares its runs side by side on the "
+              "user's own text, with the study's table and figures."))] = None,
+          study_runs: Annotated[Path | None, typer.Option(help=(
+              "Where the study's runs keep their weights (translate compare --work; default: STUDY/runs)."))] = None,
           device: DeviceOpt = None, ensemble: EnsembleOpt = False) -> None:
     """Serve the page (/) and the API (/translate, /models, /health; its reference at /docs).
 
@@ -74,6 +79,11 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
     if threads > 0:
         torch.set_num_threads(threads)
     served = Models.load(models, plain(device) or "cpu", ensemble)
+    if study is not None:
+        from translate.serve.study import Study
+
+        served.study = Study(study, study_runs)
+        typer.echo(f"study {study}: {len(served.study.runs)} runs with their weights", err=True)
     for name, model in served.by_name.items():
         typer.echo(f"model {name}: {model.artifact.direction}, {model.artifact.model.mechanism}", err=True)
     typer.echo(f"serving on http://{host}:{port}/  (API key {'required' if settings.api_key else 'off'}; Ctrl-C stops)",

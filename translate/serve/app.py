@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,10 +32,12 @@ from translate.serve.schemas import (
     ErrorBody,
     LanguageInfo,
     ModelInfo,
+    StudyRequest,
     TranslateRequest,
     TranslateResponse,
 )
 from translate.serve.settings import ServeSettings
+from translate.serve.study import PREFIX, Study
 from translate.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -228,17 +230,7 @@ async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedMo
     jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon),
                            [texts[i] for i in rows], client)
             for name, rows in groups.items()]
-    try:
-        outputs = await asyncio.wait_for(asyncio.gather(*jobs), settings.timeout_s)
-    except QueueFull as full:
-        if full.client_share:
-            raise HTTPException(429, f"too many texts waiting from this client (max_client_queue="
-                                     f"{settings.max_client_queue}); retry when some are answered",
-                                headers={"Retry-After": "1"}) from None
-        raise HTTPException(503, f"the server is busy (over max_queue={settings.max_queue} texts waiting)",
-                            headers={"Retry-After": "1"}) from None
-    except TimeoutError:
-        raise HTTPException(504, f"no answer within timeout_s={settings.timeout_s:g} seconds") from None
+    outputs = await _answers(jobs, settings)
     results: list[dict[str, Any]] = [{} for _ in texts]
     for rows, output in zip(groups.values(), outputs):
         for i, result in zip(rows, output):
@@ -249,6 +241,22 @@ async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedMo
                           "attention": best["attention"], "alternatives": result["alternatives"],
                           "truncated": result["truncated"], "notices": result["notices"]}
     return results
+
+
+async def _answers(jobs: list[Coroutine[Any, Any, list[Any]]], settings: ServeSettings) -> list[list[Any]]:
+    """The batcher's answers to `jobs`, or the error a client is owed: 429 over its share of the queue,
+    503 over the queue, 504 past timeout_s."""
+    try:
+        return list(await asyncio.wait_for(asyncio.gather(*jobs), settings.timeout_s))
+    except QueueFull as full:
+        if full.client_share:
+            raise HTTPException(429, f"too many texts waiting from this client (max_client_queue="
+                                     f"{settings.max_client_queue}); retry when some are answered",
+                                headers={"Retry-After": "1"}) from None
+        raise HTTPException(503, f"the server is busy (over max_queue={settings.max_queue} texts waiting)",
+                            headers={"Retry-After": "1"}) from None
+    except TimeoutError:
+        raise HTTPException(504, f"no answer within timeout_s={settings.timeout_s:g} seconds") from None
 
 
 def client_of(request: Request) -> str:
@@ -322,6 +330,8 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
     _install_libretranslate(app, models, settings, access)
+    if models.study is not None:
+        _install_study(app, models, models.study, settings, access)
     _install_page(app, access)
     _openapi_with_bodies(app)
     return app
@@ -357,6 +367,52 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         libretranslate.mark_dialect(request)
         access.rate(request)
         return libretranslate.frontend_settings(settings.max_chars, bool(settings.api_key), directions)
+
+
+def _install_study(app: FastAPI, models: Models, study: Study, settings: ServeSettings, access: Access) -> None:
+    """`translate serve --study`: the study's runs, table and figures, and one text translated by 1-4
+    runs side by side (each with its attention), under the same limits as /translate."""
+
+    @_get_and_head(app, "/study", responses=ERRORS)
+    async def study_info(request: Request) -> dict[str, Any]:
+        """The study's runs (mechanism, seed, test and dev BLEU), its results table and figure names."""
+        access.check(request)
+        return study.info()
+
+    @_get_and_head(app, "/study/figures/{name}", include_in_schema=False)
+    async def study_figure(name: str, request: Request) -> FileResponse:
+        access.rate(request)
+        path = study.figure(name)
+        if path is None:
+            raise HTTPException(404, f"no figure {name!r} in the study; it has: {', '.join(study.figures()) or 'none'}")
+        return FileResponse(path, media_type="image/png", headers={"Cache-Control": "no-cache"})
+
+    @app.post("/study/translate", responses=ERRORS, openapi_extra=_body_schema(StudyRequest))
+    async def study_translate(request: Request) -> dict[str, Any]:
+        """One text translated by each chosen run, with the run's scores from the study."""
+        fields = await read_fields(request, settings.max_texts)
+        access.check(request)
+        req = validated(StudyRequest, fields)
+        _check_sizes([req.q], settings)
+        unknown = [run for run in req.runs if run not in study.runs]
+        if unknown:
+            raise HTTPException(404, f"no run {', '.join(unknown)} in the study; it has: {', '.join(study.runs)}")
+        translators = [await asyncio.to_thread(study.translator, run) for run in req.runs]  # loading: off the loop
+        cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
+        if cells > settings.max_attention_cells:
+            raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
+                                     f"max_attention_cells={settings.max_attention_cells:,}")
+        jobs = [request.app.state.batcher.submit(BatchKey(PREFIX + run, req.beam, 1, req.attention), [req.q],
+                                                 client_of(request)) for run in req.runs]
+        outputs = await _answers(jobs, settings)
+        rows = []
+        for run, translator, [result] in zip(req.runs, translators, outputs):
+            best = result["alternatives"][0]
+            rows.append({**study.runs[run].info(), "source": translator.src_lang, "target": translator.tgt_lang,
+                         "translation": best["translation"], "score": best["score"],
+                         "source_pieces": result["source_pieces"], "target_pieces": best["target_pieces"],
+                         "attention": best["attention"]})
+        return {"translations": rows}
 
 
 class Assets(StaticFiles):
@@ -411,7 +467,7 @@ def _get_and_head(app: FastAPI, path: str, **options: Any) -> Callable[[Endpoint
     return register
 
 
-def _body_schema(model: type[TranslateRequest | DetectRequest]) -> dict[str, Any]:
+def _body_schema(model: type[TranslateRequest | DetectRequest | StudyRequest]) -> dict[str, Any]:
     """The request body in the OpenAPI schema (the route reads JSON or a form itself: `serve.body`);
     `_openapi_with_bodies` puts the model under components."""
     ref = {"$ref": f"#/components/schemas/{model.__name__}"}
@@ -428,7 +484,7 @@ def _openapi_with_bodies(app: FastAPI) -> None:
         if app.openapi_schema is None:
             schema = generate()
             found = schema.setdefault("components", {}).setdefault("schemas", {})
-            for model in (TranslateRequest, DetectRequest):
+            for model in (TranslateRequest, DetectRequest, StudyRequest):
                 found[model.__name__] = model.model_json_schema(ref_template="#/components/schemas/{model}")
         return app.openapi_schema or {}
 

@@ -16,6 +16,7 @@ from translate.errors import ConfigError
 from translate.inference.glossary import Glossary, with_glossaries
 from translate.inference.notices import reading_notices
 from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
+from translate.serve.study import PREFIX, Study
 from translate.tokens import EOS_ID
 
 
@@ -58,12 +59,20 @@ def _parse_spec(spec: str) -> tuple[str, str]:
 
 
 class Models:
-    def __init__(self, served: list[ServedModel]) -> None:
+    def __init__(self, served: list[ServedModel], study: Study | None = None) -> None:
+        """`study`: a `translate compare` study whose runs are searched under `study.PREFIX + run name`."""
         if not served:
             raise ConfigError("no models to serve: give --models (checkpoint folders or released names)")
         self.by_name = {m.name: m for m in served}
         if len(self.by_name) != len(served):
             raise ConfigError(f"--models: two models share a name ({', '.join(m.name for m in served)}); use NAME=PATH")
+        self.study = study
+
+    def translator(self, name: str) -> Translator:
+        """A served model's translator, or a study run's (`study/<run>`, loaded when first asked for)."""
+        if name.startswith(PREFIX) and self.study is not None:
+            return self.study.translator(name.removeprefix(PREFIX))
+        return self.by_name[name].translator
 
     @classmethod
     def load(cls, specs: list[str] | None, device: str = "cpu", ensemble: bool = False) -> Models:
@@ -85,7 +94,7 @@ class Models:
         """Translate one batch (in the worker thread): per text its pieces and n-best list, and the
         attention of every alternative when asked (teacher-forced, see Translator.align). A text of
         several sentences is translated sentence by sentence, as the CLI does (see `_joined`)."""
-        translator = self.by_name[key.model].translator
+        translator = self.translator(key.model)
         split = [sentences_of(translator, text) for text in texts]
         done = _sentences(translator, key, [sentence for sentences in split for sentence in sentences])
         results, start = [], 0

@@ -182,3 +182,21 @@ def check_unicode(texts: list[str], what: str = "text") -> None:
         if bad is not None:
             raise ValueError(f"{what} {i} holds an unpaired UTF-16 surrogate (U+{ord(text[bad]):04X}) at character "
                              f"{bad}: not a character; send valid Unicode")
+
+
+class StudyRequest(BaseModel):
+    """One text translated by 1-4 runs of the study served with `translate serve --study`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    q: str = Field(description="The text.")
+    runs: list[str] = Field(min_length=1, max_length=4, description="Run names from GET /study, e.g. additive-seed1.")
+    beam: int = Field(5, ge=1, le=10, strict=True, description="Beam size; 1 = greedy.")
+    attention: bool = Field(True, strict=True, description="Return each run's attention, one matrix per sentence.")
+
+    @model_validator(mode="after")
+    def _valid(self) -> StudyRequest:
+        check_unicode([self.q])
+        if len(set(self.runs)) != len(self.runs):
+            raise ValueError("a run is named twice")
+        return self

@@ -248,7 +248,7 @@ function mergedWeights(weights, rows, cols) {
   }));
 }
 
-function summary(block, rows, cols, weights) {
+function summary(rows, cols, weights) {
   // What a matrix too large to draw says: its size and its strongest links.
   const links = [];
   weights.forEach((row, r) => row.forEach((w, s) => links.push([w, r, s])));
@@ -274,7 +274,14 @@ function renderHeatmap() {
   const cols = groupBytes(t.source_pieces.slice(block.source_start, block.source_end));
   const rows = groupBytes(alt.target_pieces.slice(block.target_start, block.target_end));
   const weights = mergedWeights(weightsOf(block), rows, cols);
-  if (rows.length * cols.length > MAX_DRAWN_CELLS) { box.append(summary(block, rows, cols, weights)); return; }
+  if (rows.length * cols.length > MAX_DRAWN_CELLS) { box.append(summary(rows, cols, weights)); return; }
+  const wrap = drawMatrix(rows, cols, weights, srcLang, tgtLang);
+  box.append(wrap);
+  $("scroll-hint").hidden = wrap.scrollWidth <= wrap.clientWidth;
+}
+
+function drawMatrix(rows, cols, weights, srcLang, tgtLang) {
+  // One sentence's attention as a table of pieces (a scrollable box), wired for hover, focus and arrows.
   const table = document.createElement("table");
   table.className = "matrix";
   const caption = table.createCaption();
@@ -311,12 +318,11 @@ function renderHeatmap() {
   const wrap = document.createElement("div");
   wrap.className = "matrix-wrap";
   wrap.append(table);
-  box.append(wrap);
   const first = table.querySelector(".piece.tgt") || table.querySelector(".piece");
   if (first) first.tabIndex = 0;
-  $("scroll-hint").hidden = wrap.scrollWidth <= wrap.clientWidth;
   wireHighlights(table, weights);
   wireArrows(table);
+  return wrap;
 }
 
 function wireArrows(table) {
@@ -393,6 +399,107 @@ async function loadModels() {
   }
 }
 
+function keyHeaders(extra = {}) {
+  const key = $("api-key").value || sessionStorage.getItem("translate-key");
+  return key ? { ...extra, "X-API-Key": key } : extra;
+}
+
+function bleu(value) {
+  return typeof value === "number" ? value.toFixed(2) : "–";
+}
+
+async function loadStudy() {
+  // The compare view, when the server was started with --study: the runs to pick, the table, the figures.
+  let study;
+  try {
+    const response = await fetch("/study", { headers: keyHeaders() });
+    if (!response.ok) return;
+    study = await response.json();
+  } catch (err) {
+    return;
+  }
+  $("compare").hidden = false;
+  const box = $("compare-runs");
+  study.runs.forEach((run, i) => {
+    const input = Object.assign(document.createElement("input"), { type: "checkbox", id: `run-${i}`, value: run.name });
+    const label = Object.assign(document.createElement("label"), { htmlFor: input.id });
+    label.textContent = `${run.mechanism} · seed ${run.seed} · ${bleu(run.test_bleu)}`;
+    input.addEventListener("change", limitRuns);
+    const item = document.createElement("span");
+    item.append(input, label);
+    box.append(item);
+  });
+  const table = Object.assign(document.createElement("table"), { className: "study-table" });
+  table.createTHead().insertRow().append(...["mechanism", "seeds", "test BLEU", "± sd", "chrF", "dev BLEU"].map((h) => {
+    const th = document.createElement("th"); th.scope = "col"; th.textContent = h; return th;
+  }));
+  const body = table.createTBody();
+  for (const row of study.table) {
+    const tr = body.insertRow();
+    for (const v of [row.mechanism, row.seeds, bleu(row.test_bleu_mean), bleu(row.test_bleu_std), bleu(row.test_chrf_mean),
+                     bleu(row.dev_bleu_mean)]) tr.insertCell().textContent = String(v);
+  }
+  $("study-table").append(table);
+  for (const name of study.figures) {
+    $("study-figures").append(Object.assign(document.createElement("img"),
+      { src: `/study/figures/${encodeURIComponent(name)}`, alt: `The study's figure ${name}`, loading: "lazy" }));
+  }
+}
+
+function limitRuns() {
+  // At most 4 runs side by side: the others are disabled once 4 are chosen.
+  const boxes = [...document.querySelectorAll("#compare-runs input")];
+  const chosen = boxes.filter((b) => b.checked).length;
+  boxes.forEach((b) => { b.disabled = !b.checked && chosen >= 4; });
+}
+
+async function compareRuns() {
+  const runs = [...document.querySelectorAll("#compare-runs input:checked")].map((b) => b.value);
+  const text = $("compare-text").value.trim();
+  const status = $("compare-status");
+  if (runs.length < 2 || !text) { status.textContent = "Pick 2 to 4 runs and type a sentence."; return; }
+  status.textContent = "Translating…";
+  try {
+    const response = await fetch("/study/translate", { method: "POST", headers: keyHeaders({ "Content-Type": "application/json" }),
+                                                       body: JSON.stringify({ q: text, runs, beam: 5, attention: true }) });
+    const data = await response.json();
+    if (!response.ok) { status.textContent = `Error ${response.status}: ${data.error}`; return; }
+    $("compare-results").replaceChildren(...data.translations.map(comparePanel));
+    status.textContent = `Compared ${runs.length} runs.`;
+  } catch (err) {
+    status.textContent = `Could not reach the server: ${err}`;
+  }
+}
+
+function comparePanel(t) {
+  // One run's translation and the attention of its first sentence.
+  const panel = document.createElement("article");
+  panel.className = "compare-panel";
+  const heading = document.createElement("h3");
+  heading.textContent = `${t.mechanism} · seed ${t.seed}`;
+  const scores = Object.assign(document.createElement("p"), { className: "hint" });
+  scores.textContent = `test BLEU ${bleu(t.test_bleu)} · chrF ${bleu(t.test_chrf)} (the study's)`;
+  const tgtLang = t.target === "zh" ? "zh-Hans" : "en";
+  const translation = Object.assign(document.createElement("p"), { className: "compare-translation", lang: tgtLang });
+  translation.textContent = t.translation;
+  panel.append(heading, scores, translation);
+  const block = (t.attention || [])[0];
+  if (!block) { panel.append(Object.assign(document.createElement("p"), { textContent: "No attention for this run." })); return panel; }
+  const cols = groupBytes(t.source_pieces.slice(block.source_start, block.source_end));
+  const rows = groupBytes(t.target_pieces.slice(block.target_start, block.target_end));
+  const weights = mergedWeights(block.weights, rows, cols);
+  const srcLang = t.source === "zh" ? "zh-Hans" : "en";
+  panel.append(rows.length * cols.length > MAX_DRAWN_CELLS ? summary(rows, cols, weights)
+                                                          : drawMatrix(rows, cols, weights, srcLang, tgtLang));
+  if (t.attention.length > 1) {
+    panel.append(Object.assign(document.createElement("p"), { className: "hint",
+      textContent: `The first of ${t.attention.length} sentences.` }));
+  }
+  return panel;
+}
+
+$("compare-go").addEventListener("click", compareRuns);
+$("compare-text").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); compareRuns(); } });
 $("form").addEventListener("submit", (e) => { e.preventDefault(); translate(); });
 $("source-text").addEventListener("keydown", (e) => {
   if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); translate(); }
@@ -412,5 +519,6 @@ $("source-text").addEventListener("input", updateCounter);
 $("swap").addEventListener("click", swap);
 $("clear").addEventListener("click", clearAll);
 loadModels();
+loadStudy();
 updateCounter();
 restoreFromUrl();
