@@ -498,3 +498,27 @@ def test_a_paragraph_gets_one_notice_per_kind_not_one_per_sentence(client: TestC
     chinese = [n for n in notices if "Chinese characters in English text" in n]
     assert len(notices) == 2 and len(never_saw) == len(chinese) == 1, notices
     assert "(🍵 🍰" in never_saw[0] and "你好" in chinese[0] and "世界" in chinese[0]
+
+
+def test_four_texts_of_hesitation_get_a_bounded_reply_or_a_413_before_any_search(both_directions: Models) -> None:
+    """Four texts of "嗯…" x 500 with attention once made a 240 MB reply: each counted as one text,
+    answered as 500 sentences. Counted per sentence as sent, the reply stays within the limit."""
+    from translate.serve.models import attention_cells
+
+    texts = ["嗯…" * 500] * 4
+    translator = both_directions.by_name["zh-en"].translator
+    counted = sum(attention_cells(translator, text, 3) for text in texts)
+    for limit in (counted, counted - 1):
+        app = create_app(both_directions, ServeSettings(max_attention_cells=limit, burst=100, timeout_s=120))
+        with TestClient(app, base_url="http://localhost") as c:
+            batches = c.app.state.batcher.batches  # type: ignore[attr-defined]
+            out = c.post("/translate", json={"q": texts, "source": "zh", "beam": 3, "n_best": 3, "attention": True})
+            if limit < counted:
+                assert out.status_code == 413 and f"could hold {counted:,} cells" in out.json()["error"]
+                assert c.app.state.batcher.batches == batches  # refused before any search  # type: ignore[attr-defined]
+                continue
+            assert out.status_code == 200, out.text
+            sent = sum(len(row) for t in out.json()["translations"] for alt in t["alternatives"]
+                       for block in alt["attention"] for row in block["weights"])
+            assert sent <= counted <= limit
+            assert len(out.content) < 40 * counted  # bytes: bounded by the cells counted before the search
