@@ -4,20 +4,25 @@ where the model scores it best, with exact scores."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
-import numpy as np
 import pytest
-import torch
 
-from tests.unit.test_search import BOS, EOS, TINY, A, B, C, Scripted, context, limits, step
-from translate.inference.constrained import _allocate, _Live, constrained_beam_search, constrained_search
-from translate.inference.search import beam_search
+from tests.unit.test_search import BOS, EOS, TINY, A, B, C, context, limits, step
+from translate.inference.search import beam_search, constrained_search
+from translate.inference.search.constrained import Live as _Live
+from translate.inference.search.constrained import allocate as _allocate
+from translate.inference.search.rules import Hypothesis
+
+array_step = step
 
 
-def array_step(tokens: np.ndarray, ctx: Scripted) -> tuple[np.ndarray, Scripted]:
-    """The scripted step in NumPy, as the constrained search calls it."""
-    log_probs, ctx = step(torch.from_numpy(tokens), ctx)
-    return log_probs.numpy(), ctx
+def constrained_beam_search(step_fn: Any, ctx: Any, max_len: int, bos: int, eos: int, beam_size: int,
+                            constraints: list[list[int]], alpha: float = 1.0, n_best: int = 1,
+                            banned_after: list[int] | None = None) -> list[Hypothesis]:
+    """One sentence's constrained search."""
+    return constrained_search(step_fn, ctx, [max_len], bos, eos, beam_size, [constraints], alpha, n_best,
+                              banned_after=banned_after)[0]
 
 
 def test_without_constraints_it_is_the_plain_beam_search() -> None:

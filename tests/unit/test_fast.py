@@ -1,10 +1,12 @@
 """The fast path (`translate.inference.fast`) against the PyTorch model it is derived from, generated over
 every `translate compare` preset and the encoder/decoder variants: the same log-probabilities step by
-step (to 1e-4), the same beam-5 translations, the same checkpoint files (fp32, fp16, bf16)."""
+step (to 1e-4) on padded batches, the same hypotheses and scores from the one search on either engine
+(greedy, beam, n-best, lexically constrained, ensembles), the same checkpoint files (fp32, fp16, bf16)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ import torch
 from tests.conftest import tiny_overrides
 from translate.checkpoint.store import load_checkpoint, save_checkpoint
 from translate.config.loading import load_config
+from translate.data.batch import pad
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
 from translate.inference.fast import FastTranslator
@@ -47,10 +50,11 @@ def _graph_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRANSLATE_CACHE", str(tmp_path / "user-cache"))
 
 
-def checkpoint(tmp: Path, tokenizers: tuple[Tokenizer, Tokenizer], half: bool = False, **overrides: Any) -> Path:
+def checkpoint(tmp: Path, tokenizers: tuple[Tokenizer, Tokenizer], half: bool = False, seed: int = 3,
+               **overrides: Any) -> Path:
     """A random (untrained) model of the tiny configuration, saved; biases perturbed so none is zero."""
     cfg = load_config(None, tiny_overrides(tmp, **overrides))
-    torch.manual_seed(3)
+    torch.manual_seed(seed)
     model = build_model(cfg.model, len(tokenizers[0]), len(tokenizers[1])).eval()
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -69,25 +73,56 @@ def test_the_derived_graphs_step_and_translate_as_the_torch_model(name: str, tmp
                                                                   tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     path = checkpoint(tmp_path, tiny_tokenizers, **CONFIGS[name])
     torch_tr, fast = Translator.from_checkpoint(path), FastTranslator.from_checkpoint(path)
-    model = torch_tr.model
-    for ids in fast.encode_sources(SENTENCES[:2]):
-        with torch.no_grad():
-            ctx = model.encode(torch.tensor([ids]), torch.tensor([len(ids)]))
-            fast_ctx, tokens = fast.engine.model.encode(ids), [2]
-            for rows, nxt in (([0, 0, 0], [5, 9, 11]), ([2, 0, 1], [7, 7, 30]), ([1, 1, 2], [4, 20, 3])):
-                ctx = ctx.select(torch.zeros(len(tokens), dtype=torch.long)) if len(tokens) == 1 else ctx
-                log_probs, ctx = model.step(torch.tensor(tokens), ctx)
-                fast_log_probs, fast_ctx = fast.engine.model.step(np.array(tokens), fast_ctx)
-                np.testing.assert_allclose(fast_log_probs, log_probs.numpy(), atol=1e-4)
-                ctx, fast_ctx, tokens = ctx.select(torch.tensor(rows)), fast_ctx.select(np.array(rows)), nxt
+    model, graphs = torch_tr.model, fast.engine.members[0]
+    sources = fast.encode_sources(SENTENCES[:3])  # a padded batch of three lengths
+    with torch.no_grad():
+        ctx = model.encode(pad(sources), torch.tensor([len(ids) for ids in sources]))
+        fast_ctx, tokens = graphs.encode(sources), [2, 2, 2]
+        for rows, nxt in (([0, 0, 1, 2], [5, 9, 11, 4]), ([3, 0, 1, 1], [7, 7, 30, 3]), ([1, 1, 2], [4, 20, 3])):
+            log_probs, ctx = model.step(torch.tensor(tokens), ctx)
+            fast_log_probs, fast_ctx = graphs.step(np.array(tokens), fast_ctx)
+            np.testing.assert_allclose(fast_log_probs, log_probs.numpy(), atol=1e-4)
+            ctx, fast_ctx, tokens = ctx.select(torch.tensor(rows)), fast_ctx.select(np.array(rows)), nxt
     texts = SENTENCES + ["", "Tea. Coffee, please."]
     for beam, n_best in ((1, 1), (5, 1), (4, 3)):
-        decode = fast.decode.__class__(**{**fast.decode.__dict__, "beam_size": beam, "n_best": n_best})
-        expected, got = torch_tr.translate_n_best(texts, decode), fast.translate_n_best(texts, decode)
-        assert [[h.tokens for h in hyps] for hyps in got] == [[h.tokens for h in hyps] for hyps in expected]
-        assert [[h.text for h in hyps] for hyps in got] == [[h.text for h in hyps] for hyps in expected]
-        assert [h.score for hyps in got for h in hyps] == pytest.approx([h.score for hyps in expected for h in hyps],
-                                                                        abs=1e-4)
+        decode = replace(fast.decode, beam_size=beam, n_best=n_best)
+        same_n_best(fast.translate_n_best(texts, decode), torch_tr.translate_n_best(texts, decode))
+
+
+def same_hypotheses(got: list[list[Any]], expected: list[list[Any]]) -> None:
+    """The same n-best lists (tokens) and scores (to 1e-4: the engines differ in the last bits)."""
+    assert [[h.tokens for h in hyps] for hyps in got] == [[h.tokens for h in hyps] for hyps in expected]
+    assert [h.score for hyps in got for h in hyps] == pytest.approx([h.score for hyps in expected for h in hyps], abs=1e-4)
+
+
+def same_n_best(got: list[list[Any]], expected: list[list[Any]]) -> None:
+    same_hypotheses(got, expected)
+    assert [[h.text for h in hyps] for hyps in got] == [[h.text for h in hyps] for hyps in expected]
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_constrained_search_and_ensembles_search_alike_on_both_engines(name: str, tmp_path: Path,
+                                                                       tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """The one search over each engine's step: lexically constrained (each sentence its own terms) and an
+    ensemble of two checkpoints (greedy, beam), the same hypotheses and scores."""
+    first = checkpoint(tmp_path / "a", tiny_tokenizers, **CONFIGS[name])
+    second = checkpoint(tmp_path / "b", tiny_tokenizers, seed=4, **CONFIGS[name])
+    torch_tr, fast = Translator.from_checkpoint(first), FastTranslator.from_checkpoint(first)
+    sources = fast.encode_sources(SENTENCES)
+    terms = [fast.tgt_tokenizer.encode([word])[0] for word in ("tea", "the cat", "sofa", "dog")]
+    constraints = [[terms[0]], [terms[1], terms[3]], [], [terms[2]]]
+    for beam, n_best in ((3, 1), (5, 3)):
+        decode = replace(fast.decode, n_best=n_best)
+        same_hypotheses(fast.engine.constrained(sources, decode, constraints, beam, banned_after=[5, 6]),
+                        torch_tr.engine.constrained(sources, decode, constraints, beam, banned_after=[5, 6]))
+    torch_ens, fast_ens = Translator.from_checkpoints([first, second]), FastTranslator.from_checkpoints([first, second])
+    for beam in (1, 5):  # n-best lists of two untrained members hold near-ties that the last bits decide
+        decode = replace(fast.decode, beam_size=beam, n_best=1)
+        same_n_best(fast_ens.translate_n_best(SENTENCES, decode), torch_ens.translate_n_best(SENTENCES, decode))
+    alone = fast.translate_n_best(SENTENCES, replace(fast.decode, beam_size=5, n_best=2))
+    assert [h.score for hyps in alone for h in hyps] != pytest.approx(
+        [h.score for hyps in fast_ens.translate_n_best(SENTENCES, replace(fast.decode, beam_size=5, n_best=2))
+         for h in hyps], abs=1e-4)  # the second member counts
 
 
 @pytest.mark.parametrize("half", [False, True])

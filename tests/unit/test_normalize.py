@@ -58,7 +58,7 @@ def test_a_translation_is_one_line_whatever_its_byte_pieces_spell(tiny_model, ti
 
     from translate.config.schema import DecodeConfig
     from translate.data.tokenizer import Tokenizer
-    from translate.inference.hypothesis import Hypothesis
+    from translate.inference.search.rules import Hypothesis
     from translate.inference.translator import Translator
 
     tgt = Tokenizer.load(Path(__file__).resolve().parents[2] / "checkpoints" / "en-zh" / "tgt.spm.model")

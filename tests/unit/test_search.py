@@ -1,14 +1,18 @@
-"""Beam search, greedy and sampling on scripted probabilities: exact hypotheses, scores and frequencies."""
+"""The one search (`translate.inference.search`): beam, greedy and sampling on scripted probabilities —
+exact hypotheses, scores and frequencies — and its candidate search against a full ranking."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 import torch
 
-from translate.inference.search import _Beams, _top_candidates, beam_search, greedy, length_penalty, max_lengths, sample
+from translate.inference.search import beam_search, greedy, length_penalty, max_lengths, token_by_token
+from translate.inference.search.beam import top_candidates
+from translate.inference.translator import sampler
 
 BOS, EOS, A, B, C = 2, 3, 4, 5, 6
 V = 7
@@ -32,18 +36,18 @@ class Scripted:
     prefix: list[tuple[int, ...]]
     started: bool = False
 
-    def select(self, indices: torch.Tensor) -> Scripted:
+    def select(self, indices: np.ndarray) -> Scripted:
         idx = indices.tolist()
         return Scripted([self.sentence[i] for i in idx], [self.prefix[i] for i in idx], self.started)
 
-    def reorder(self, indices: torch.Tensor) -> Scripted:
+    def reorder(self, indices: np.ndarray) -> Scripted:
         assert [self.sentence[i] for i in indices.tolist()] == self.sentence  # beams stay with their sentence
         return self.select(indices)
 
 
-def step(tokens: torch.Tensor, ctx: Scripted) -> tuple[torch.Tensor, Scripted]:
+def step(tokens: np.ndarray, ctx: Scripted) -> tuple[np.ndarray, Scripted]:
     prefixes = [p + (t,) if ctx.started else p for p, t in zip(ctx.prefix, tokens.tolist())]
-    log_probs = torch.full((len(prefixes), V), math.log(TINY))
+    log_probs = np.full((len(prefixes), V), math.log(TINY), dtype=np.float32)
     for row, (sid, prefix) in enumerate(zip(ctx.sentence, prefixes)):
         for token, p in TABLES[sid].get(prefix, {EOS: 1.0}).items():
             log_probs[row, token] = math.log(p)
@@ -54,8 +58,13 @@ def context(sentences: list[int]) -> Scripted:
     return Scripted(sentences, [() for _ in sentences])
 
 
-def limits(n: int, value: int = 10) -> torch.Tensor:
-    return torch.full((n,), value)
+def limits(n: int, value: int = 10) -> np.ndarray:
+    return np.full(n, value)
+
+
+def sample(step_fn, ctx, lims, bos, eos, temperature, generator=None):  # type: ignore[no-untyped-def]
+    """Sampling as the PyTorch engine draws: token by token, each token drawn by `sampler`."""
+    return token_by_token(step_fn, ctx, lims, bos, eos, sampler(temperature, generator or torch.Generator()))
 
 
 def test_greedy_takes_the_locally_best_token() -> None:
@@ -98,13 +107,14 @@ def test_max_length_forces_the_end() -> None:
     [[b]] = beam_search(step, context([2]), limits(1, 3), BOS, EOS, beam_size=3, alpha=0.0)
     assert b.tokens == [A, A, A]
     assert b.log_prob == pytest.approx(math.log(0.1))  # the forced EOS is scored, not free
-    assert max_lengths(torch.tensor([4, 10]), 1.5, 2).tolist() == [8, 17]
+    assert max_lengths([4, 10, 3], 1.5, 2).tolist() == [8, 17, 6]
+    assert max_lengths([11], 0.7, 5).tolist() == [12]  # 7.7 truncated
 
 
 @pytest.mark.parametrize("beam", [1, 2, 4])
 def test_batched_search_equals_one_by_one(beam: int) -> None:
     sentences = [0, 1, 2, 1, 0]
-    lims = torch.tensor([10, 10, 3, 2, 10])
+    lims = np.array([10, 10, 3, 2, 10])
     batched = beam_search(step, context(sentences), lims, BOS, EOS, beam, alpha=0.6, n_best=beam)
     for i, sid in enumerate(sentences):
         alone = beam_search(step, context([sid]), lims[i:i + 1], BOS, EOS, beam, alpha=0.6, n_best=beam)[0]
@@ -116,30 +126,40 @@ def test_batched_search_equals_one_by_one(beam: int) -> None:
 
 
 @pytest.mark.parametrize("vocab", [3, 57, 100, 4000, 4037])
-def test_chunked_candidates_equal_a_full_top_k(vocab: int) -> None:
+def test_chunked_candidates_equal_a_full_ranking(vocab: int) -> None:
     """The candidate search over vocabulary chunks finds exactly the 2k best beam-score + log-prob
-    sums per sentence that one top-k over all width * V sums finds (random scores, no ties)."""
-    torch.manual_seed(vocab)
+    sums per sentence, in the order a full stable sort of all width * V sums gives (random scores)."""
+    rng = np.random.default_rng(vocab)
     active, width, k = 6, 4, 4
-    log_probs = torch.log_softmax(torch.randn(active, width, vocab) * 4, dim=-1)
-    log_probs[0, :, : vocab - 1] = float("-inf")  # a sentence at its length limit: only the last token left
-    beams = _Beams(scores=-torch.rand(active, width) * 5, history=torch.zeros(active, width, 0, dtype=torch.long),
-                   ids=torch.arange(active))
-    scores, origin, tokens = _top_candidates(beams, log_probs, k)
-    sums = (beams.scores.unsqueeze(-1) + log_probs).view(active, -1)
-    expected, flat = sums.topk(min(2 * k, sums.size(1)), dim=1)
-    finite = torch.isfinite(expected)
-    assert torch.equal(scores[:, : expected.size(1)], expected)
-    assert torch.equal(origin[:, : flat.size(1)][finite], (flat // vocab)[finite])
-    assert torch.equal(tokens[:, : flat.size(1)][finite], (flat % vocab)[finite])
+    logits = rng.normal(0, 4, (active, width, vocab)).astype(np.float32)
+    log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    log_probs[0, :, : vocab - 1] = -np.inf  # a sentence at its length limit: only the last token left
+    scores = (-rng.random((active, width)) * 5).astype(np.float32)
+    sums, origin, tokens = top_candidates(scores, log_probs, 2 * k)
+    full = (scores[:, :, None] + log_probs).reshape(active, -1)
+    order = np.argsort(-full, axis=1, kind="stable")[:, : 2 * k]
+    expected = np.take_along_axis(full, order, 1)
+    assert sums.shape == (active, 2 * k)
+    np.testing.assert_array_equal(sums[:, : expected.shape[1]], expected)
+    finite = np.isfinite(expected)
+    np.testing.assert_array_equal(origin[:, : order.shape[1]][finite], (order // vocab)[finite])
+    np.testing.assert_array_equal(tokens[:, : order.shape[1]][finite], (order % vocab)[finite])
     assert int(tokens.max()) < vocab and int(origin.max()) < width  # impossible fillers still index real tokens
+
+
+def test_ties_between_candidates_go_to_the_lower_beam_then_the_lower_token() -> None:
+    log_probs = np.full((1, 2, 250), -50.0, dtype=np.float32)
+    log_probs[0, :, [7, 180]] = -1.0  # four equal candidates in two beams and two chunks
+    sums, origin, tokens = top_candidates(np.zeros((1, 2), dtype=np.float32), log_probs, 4)
+    assert sums.tolist() == [[-1.0] * 4]
+    assert origin.tolist() == [[0, 0, 1, 1]] and tokens.tolist() == [[7, 180, 7, 180]]
 
 
 def test_searches_stop_at_a_passed_deadline_and_run_without_one() -> None:
     import time
 
-    from translate.inference.constrained import constrained_beam_search
     from translate.inference.deadline import SearchTimeout, deadline
+    from translate.inference.search import constrained_search
 
     with deadline(time.monotonic() - 1):
         with pytest.raises(SearchTimeout, match="search stopped at its deadline"):
@@ -147,7 +167,7 @@ def test_searches_stop_at_a_passed_deadline_and_run_without_one() -> None:
         with pytest.raises(SearchTimeout):
             greedy(step, context([0]), limits(1), BOS, EOS)
         with pytest.raises(SearchTimeout):
-            constrained_beam_search(step, context([0]), 10, BOS, EOS, 2, [[C]])
+            constrained_search(step, context([0]), [10], BOS, EOS, 2, [[[C]]])
     with deadline(time.monotonic() + 60):
         assert greedy(step, context([0]), limits(1), BOS, EOS)[0].tokens == [A]
 

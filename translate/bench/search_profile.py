@@ -55,7 +55,7 @@ def profile_search(translator: Translator, sources: list[str], decode: DecodeCon
     began = time.perf_counter()
     translator.translate(sources, decode)
     plain = time.perf_counter() - began
-    with named_regions(), model_regions(translator) as parts, torch.profiler.profile(
+    with named_regions(torch.profiler.record_function), model_regions(translator) as parts, torch.profiler.profile(
             activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         began = time.perf_counter()
         translator.translate(sources, decode)

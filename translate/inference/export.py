@@ -4,7 +4,7 @@ exported to ONNX, so that ONNX Runtime runs exactly the model's own maths withou
 The graphs hold the structure only: every parameter is a named graph input (its `state_dict` name),
 and `translate.inference.fast` feeds the checkpoint's own tensors to it. A graph therefore depends
 on the model configuration and the vocabulary sizes, never on weights, and two checkpoints of one
-architecture share it. Search stays outside the graphs (`translate.inference.fast.search`).
+architecture share it. Search stays outside the graphs (`translate.inference.search`, shared by both engines).
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from translate.model import Seq2Seq, build_model
 from translate.model.attention import Memory
 from translate.model.decoder import DecoderState
 from translate.model.seq2seq import DecodingContext
-from translate.tokens import BOS_ID, EOS_ID
+from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
 OPSET = 17
 PREFIX = "model."  # the wrappers hold the model under this name; graph inputs drop it
 
 
 class EncoderGraph(nn.Module):
-    """src (1, S), src_lens (1,) -> the decoding context as flat tensors (STATE, then MEMORY)."""
+    """src (N, S) padded, src_lens (N,) -> the decoding context as flat tensors (STATE, then MEMORY)."""
 
     def __init__(self, model: Seq2Seq) -> None:
         super().__init__()
@@ -114,15 +114,16 @@ def export_graphs(model: Seq2Seq, folder: Path, fingerprint: str) -> None:
     """Write encoder.onnx, step.onnx and graphs.json (the fingerprint and the weight names) to `folder`."""
     model = model.float().eval()
     encoder, step = EncoderGraph(model).eval(), StepGraph(model).eval()
-    src = torch.tensor([[BOS_ID + 2, BOS_ID + 3, BOS_ID + 4, EOS_ID]])
+    # two sentences of different lengths, so that the traced graph pads, packs and masks as a batch does
+    src = torch.tensor([[BOS_ID + 2, BOS_ID + 3, BOS_ID + 4, EOS_ID], [BOS_ID + 5, EOS_ID, PAD_ID, PAD_ID]])
+    src_lens = torch.tensor([4, 2])
     with torch.no_grad():
-        flat = encoder(src, torch.tensor([src.size(1)]))
+        flat = encoder(src, src_lens)
     state_axes = {"hidden": {1: "N"}, "cell": {1: "N"}, "feed": {0: "N"}}
     memory = Memory(keys=flat[3], values=flat[4], mask=flat[5])
-    encoder_weights = _export(encoder, (src, torch.tensor([src.size(1)])), folder / ENCODER, ["src", "src_lens"],
-                              [*STATE, *MEMORY], {"src": {1: "S"}, **{k: v for k, v in _memory_axes(memory).items()}})
-    rows = 2  # any N: beams are rows
-    args = (torch.full((rows,), BOS_ID), *(t.repeat_interleave(rows, dim=1 if i < 2 else 0) for i, t in enumerate(flat)))
+    encoder_weights = _export(encoder, (src, src_lens), folder / ENCODER, ["src", "src_lens"], [*STATE, *MEMORY],
+                              {"src": {0: "N", 1: "S"}, "src_lens": {0: "N"}, **state_axes, **_memory_axes(memory)})
+    args = (torch.full((src.size(0),), BOS_ID), *flat)  # any N: rows are hypotheses
     step_weights = _export(step, args, folder / STEP, ["prev", *STATE, *MEMORY],
                            ["log_probs", *(f"next_{name}" for name in STATE)],
                            {"prev": {0: "N"}, **state_axes, **_memory_axes(memory)})

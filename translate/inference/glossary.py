@@ -3,7 +3,7 @@
 A glossary is a list of English–Chinese term pairs (a TSV file `en<TAB>zh`, or pairs given to the
 API) used in both directions. Sentences are first translated as usual, in batches; a sentence that
 holds a term whose counterpart its translation lacks is translated again by a lexically constrained
-beam search (`inference.constrained`) that must produce every counterpart, where the model finds
+beam search (`inference.search.constrained`) that must produce every counterpart, where the model finds
 it fits best; those sentences are searched again together, in batches of as many beam rows as a
 plain batch. Both passes run on the translator's own engine (PyTorch or ONNX Runtime), so the fast
 path never imports PyTorch.

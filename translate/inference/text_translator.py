@@ -12,7 +12,7 @@ from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.normalize import copy_digits, normalize_source, split_sentences
 from translate.data.tokenizer import Tokenizer, source_ids
-from translate.inference.hypothesis import Hypothesis
+from translate.inference.search.rules import Hypothesis
 
 logger = logging.getLogger(__name__)
 

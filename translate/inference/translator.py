@@ -17,9 +17,11 @@ from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.tokenizer import Tokenizer, target_ids
-from translate.inference.constrained import constrained_search
 from translate.inference.ensemble import Ensemble, check_members
-from translate.inference.search import Hypothesis, beam_search, greedy, max_lengths, sample
+from translate.inference.search import Hypothesis, constrained_search, decode_search, max_lengths
+from translate.inference.search.core import StepFn
+from translate.inference.search.members import members_context, members_step
+from translate.inference.search.pick import Pick
 from translate.inference.text_translator import MAX_SOURCE_TOKENS, TextTranslator, Translation
 from translate.model import Seq2Seq
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
@@ -40,28 +42,57 @@ class Alignment:
 
 
 @dataclass(frozen=True)
-class _ArrayContext:
-    """A PyTorch decoding context that follows NumPy row indices (for the NumPy constrained search)."""
+class TorchContext:
+    """A PyTorch decoding context that follows the search's NumPy row indices."""
 
     inner: Any
     device: torch.device
 
-    def select(self, indices: np.ndarray) -> _ArrayContext:
-        return _ArrayContext(self.inner.select(torch.from_numpy(indices).to(self.device)), self.device)
+    def select(self, rows: np.ndarray) -> TorchContext:
+        return TorchContext(self.inner.select(torch.from_numpy(rows).to(self.device)), self.device)
+
+    def reorder(self, rows: np.ndarray) -> TorchContext:
+        return TorchContext(self.inner.reorder(torch.from_numpy(rows).to(self.device)), self.device)
+
+
+def torch_step(model: Seq2Seq) -> StepFn:
+    """`Seq2Seq.step` as the search calls it: NumPy tokens in, NumPy log-probabilities out."""
+
+    def step(tokens: np.ndarray, ctx: TorchContext) -> tuple[np.ndarray, TorchContext]:
+        log_probs, inner = model.step(torch.from_numpy(tokens).to(ctx.device), ctx.inner)
+        return log_probs.float().cpu().numpy(), TorchContext(inner, ctx.device)
+
+    return step
+
+
+def sampler(temperature: float, generator: torch.Generator) -> Pick:
+    """Draw each token from softmax(log p / temperature): sharpened below 1, flattened above. Varied
+    translations of the same text, e.g. synthetic training sources (sampled back-translation);
+    reproducible for the same generator state and the same batch."""
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+
+    def pick(log_probs: np.ndarray) -> np.ndarray:
+        probs = torch.softmax(torch.from_numpy(log_probs).float() / temperature, dim=-1)
+        return torch.multinomial(probs, 1, generator=generator).squeeze(1).numpy()
+
+    return pick
 
 
 class TorchEngine:
-    """A PyTorch model (or an ensemble of them) searched in batches on its device, in eval mode."""
+    """A PyTorch model (or an ensemble of them) on its device, in eval mode, searched by the one search."""
 
     def __init__(self, model: Seq2Seq | Ensemble) -> None:
         self.model = model
+        self.members = model.models if isinstance(model, Ensemble) else [model]
+        self.step = members_step([torch_step(member) for member in self.members])
 
-    def encoded(self, sources: list[list[int]], decode: DecodeConfig) -> tuple[Any, torch.Tensor]:
-        """Source ids (with EOS) -> the model's decoding context and each sentence's longest output."""
+    def encoded(self, sources: list[list[int]], decode: DecodeConfig) -> tuple[Any, np.ndarray]:
+        """Source ids (with EOS) -> the members' decoding context and each sentence's longest output."""
         device = self.model.device
-        src_lens = torch.tensor([len(s) for s in sources])
-        ctx = self.model.encode(pad(sources).to(device), src_lens)
-        return ctx, max_lengths(src_lens, decode.max_len_a, decode.max_len_b).to(device)
+        src, src_lens = pad(sources).to(device), torch.tensor([len(s) for s in sources])
+        ctx = members_context([TorchContext(member.encode(src, src_lens), device) for member in self.members])
+        return ctx, max_lengths([len(s) for s in sources], decode.max_len_a, decode.max_len_b)
 
     @contextmanager
     def _evaluating(self) -> Iterator[None]:
@@ -77,26 +108,16 @@ class TorchEngine:
     def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
         with self._evaluating():
             ctx, limits = self.encoded(sources, decode)
-            if decode.sample > 0:
-                generator = torch.Generator(self.model.device).manual_seed(decode.seed)
-                return [[h] for h in sample(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.sample, generator, PAD_ID)]
-            if decode.beam_size == 1:
-                return [[h] for h in greedy(self.model.step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
-            return beam_search(self.model.step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size,
-                               decode.length_penalty, decode.n_best, PAD_ID)
-
-    def _array_step(self, tokens: np.ndarray, ctx: _ArrayContext) -> tuple[np.ndarray, _ArrayContext]:
-        log_probs, inner = self.model.step(torch.from_numpy(tokens).to(ctx.device), ctx.inner)
-        return log_probs.float().cpu().numpy(), _ArrayContext(inner, ctx.device)
+            pick = sampler(decode.sample, torch.Generator().manual_seed(decode.seed)) if decode.sample > 0 else None
+            return decode_search(self.step, ctx, limits, decode, pick)
 
     def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
                     beam_size: int, banned_after: list[int] | None = None) -> list[list[Hypothesis]]:
         """All sentences in one batch (the caller sizes it)."""
         with self._evaluating():
             ctx, limits = self.encoded(sources, decode)
-            return constrained_search(self._array_step, _ArrayContext(ctx, self.model.device), limits.tolist(), BOS_ID,
-                                      EOS_ID, beam_size, constraints, decode.length_penalty, decode.n_best, PAD_ID,
-                                      banned_after)
+            return constrained_search(self.step, ctx, limits, BOS_ID, EOS_ID, beam_size, constraints,
+                                      decode.length_penalty, decode.n_best, PAD_ID, banned_after)
 
 
 class Translator(TextTranslator):

@@ -1,5 +1,6 @@
 """Where a checkpoint's fast-path graphs come from: shipped with a released model, or derived from the
-PyTorch model (`translate.inference.export`) on first use into the per-user cache.
+PyTorch model (`translate.inference.export`) on first use into the per-user cache. The ensemble
+members a released model ships use its graphs where their architecture is the model's.
 
 A graph depends only on the model configuration and the vocabulary sizes (the weights are fed in at
 run time), so its cache key is a fingerprint of those. Graphs are read from a checkpoint folder only
@@ -15,7 +16,7 @@ import json
 import logging
 from pathlib import Path
 
-from translate.config.paths import cache_dir, models_dir
+from translate.config.paths import MEMBERS, cache_dir, models_dir
 from translate.config.schema import ModelConfig
 from translate.inference.fast.layout import ENCODER, GRAPH_FORMAT, GRAPHS_JSON, SHIPPED, STEP
 
@@ -36,18 +37,26 @@ def _matches(folder: Path, key: str) -> bool:
     return recorded == key and (folder / ENCODER).is_file() and (folder / STEP).is_file()
 
 
-def _released(checkpoint: Path) -> bool:
+def _shipped(checkpoint: Path) -> Path | None:
+    """The graphs a released model ships, for the model itself and for the ensemble members in its
+    folder (`members/<name>/`, most often of the model's own architecture); None for other checkpoints."""
     try:
-        return checkpoint.resolve().parent == models_dir().resolve()
+        folder, released = checkpoint.resolve(), models_dir().resolve()
     except OSError:
-        return False
+        return None
+    if folder.parent == released:
+        return folder / SHIPPED
+    if folder.parent.name == MEMBERS and folder.parent.parent.parent == released:
+        return folder.parent.parent / SHIPPED
+    return None
 
 
 def graph_folder(checkpoint: Path, model: ModelConfig, src_vocab: int, tgt_vocab: int) -> Path:
     """The folder holding encoder.onnx and step.onnx for this checkpoint's model, derived if needed."""
     key = fingerprint(model, src_vocab, tgt_vocab)
-    if _released(checkpoint) and _matches(checkpoint / SHIPPED, key):
-        return checkpoint / SHIPPED
+    shipped = _shipped(checkpoint)
+    if shipped is not None and _matches(shipped, key):
+        return shipped
     cached = cache_dir() / "graphs" / key
     if not _matches(cached, key):
         logger.debug("deriving the fast path's graphs for %s into %s (once per architecture)", checkpoint, cached)

@@ -1,9 +1,9 @@
 """The model on ONNX Runtime: the exported encoder and decoder step (`translate.inference.export`)
-fed with a checkpoint's own weights, one sentence at a time, without importing PyTorch."""
+fed with a checkpoint's own weights, sentences in batches, without importing PyTorch."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,26 +12,27 @@ import numpy as np
 from translate.errors import CheckpointError
 from translate.inference.fast.layout import ENCODER, MEMORY, STATE, STEP
 from translate.inference.fast.weights import load_arrays
+from translate.tokens import PAD_ID
 
 
-@dataclass
+@dataclass(frozen=True)
 class FastContext:
-    """What search carries between steps: the decoder state (one row per hypothesis) and the
-    sentence's encoder memory (one row, repeated to the hypotheses when a step needs it)."""
+    """What search carries between steps, one row per live hypothesis: the decoder state and the
+    encoder memory of the hypothesis's sentence."""
 
     state: tuple[np.ndarray, ...]  # hidden (layers, N, H), cell (layers, N, H), feed (N, H)
-    memory: tuple[np.ndarray, ...]  # keys, values, mask: one row
-    rows: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict)  # the memory repeated to N rows, by N
+    memory: tuple[np.ndarray, ...]  # keys, values (N, ...), mask (N, S)
 
-    def select(self, indices: np.ndarray) -> FastContext:
+    def select(self, rows: np.ndarray) -> FastContext:
+        return FastContext(self._state(rows), tuple(value[rows] for value in self.memory))
+
+    def reorder(self, rows: np.ndarray) -> FastContext:
+        """Rows that stay with their sentence: the memory rows are the same."""
+        return FastContext(self._state(rows), self.memory)
+
+    def _state(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
         hidden, cell, feed = self.state
-        return FastContext((hidden[:, indices], cell[:, indices], feed[indices]), self.memory, self.rows)
-
-    def memory_rows(self, rows: int) -> tuple[np.ndarray, ...]:
-        """The memory for `rows` hypotheses of this sentence (repeated once per row count, then reused)."""
-        if rows not in self.rows:
-            self.rows[rows] = tuple(np.repeat(value, rows, axis=0) for value in self.memory) if rows > 1 else self.memory
-        return self.rows[rows]
+        return hidden[:, rows], cell[:, rows], feed[rows]
 
 
 class _Graph:
@@ -65,13 +66,17 @@ class FastSeq2Seq:
         self.encoder = _Graph(graphs / ENCODER, ("src", "src_lens"), weights, threads)
         self.decoder = _Graph(graphs / STEP, ("prev", *STATE, *MEMORY), weights, threads)
 
-    def encode(self, ids: list[int]) -> FastContext:
-        """Piece ids of one source sentence (ending with EOS) -> the decoding context."""
-        out = self.encoder.run({"src": np.array([ids], dtype=np.int64), "src_lens": np.array([len(ids)], dtype=np.int64)})
+    def encode(self, sources: list[list[int]]) -> FastContext:
+        """Piece ids of source sentences (each ending with EOS) -> the decoding context, one row each."""
+        width = max(len(ids) for ids in sources)
+        src = np.full((len(sources), width), PAD_ID, dtype=np.int64)
+        for row, ids in enumerate(sources):
+            src[row, :len(ids)] = ids
+        out = self.encoder.run({"src": src, "src_lens": np.array([len(ids) for ids in sources], dtype=np.int64)})
         return FastContext(tuple(out[:3]), tuple(out[3:]))
 
     def step(self, tokens: np.ndarray, ctx: FastContext) -> tuple[np.ndarray, FastContext]:
         """tokens (N,) -> log-probabilities (N, V) float32 and the next context."""
-        memory = dict(zip(MEMORY, ctx.memory_rows(len(tokens))))
-        out = self.decoder.run({"prev": tokens.astype(np.int64), **dict(zip(STATE, ctx.state)), **memory})
-        return out[0], FastContext(tuple(out[1:]), ctx.memory, ctx.rows)
+        out = self.decoder.run({"prev": tokens.astype(np.int64), **dict(zip(STATE, ctx.state)),
+                                **dict(zip(MEMORY, ctx.memory))})
+        return out[0], FastContext(tuple(out[1:]), ctx.memory)

@@ -1,0 +1,70 @@
+"""The rules every search keeps, whichever engine steps and whichever selection picks: what a search
+returns and how it ranks it (`Hypothesis`, the length penalty), the longest output a source allows,
+the tokens never emitted, the end at the length limit, when a sentence's search is over, its n-best.
+
+NumPy only: the PyTorch engine and the ONNX Runtime one search by these rules alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Hypothesis:
+    """tokens without BOS/EOS; score = what the search ranks by (for beam search the log-probability
+    divided by the length penalty); log_prob = the model's log-probability of tokens + EOS."""
+
+    tokens: list[int]
+    score: float
+    log_prob: float
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """GNMT (Wu et al. 2016, eq. 14): ((5 + |Y|) / 6) ** alpha; alpha = 0 gives 1 (raw log-probability)."""
+    return float(((5.0 + length) / 6.0) ** alpha)
+
+
+def max_lengths(src_lens: Any, a: float, b: int) -> np.ndarray:
+    """Longest output allowed per sentence (EOS excluded): a * source length + b, the product taken in
+    float32 and truncated."""
+    return (np.asarray(src_lens, dtype=np.float32) * np.float32(a)).astype(np.int64) + b
+
+
+def restrict(log_probs: np.ndarray, at_limit: np.ndarray, eos: int, banned: tuple[int, ...]) -> np.ndarray:
+    """Never emit `banned` (padding, BOS); rows at their length limit (`at_limit`, (N,) bool) may only
+    end. Writes into `log_probs` (N, V), which a step hands over to the search."""
+    log_probs[:, list(banned)] = -np.inf
+    if at_limit.any():
+        eos_scores = log_probs[at_limit, eos]
+        log_probs[at_limit] = -np.inf
+        log_probs[at_limit, eos] = eos_scores
+    return log_probs
+
+
+@dataclass
+class Ended:
+    """One sentence's ended hypotheses: `complete` ones, and `incomplete` ones that a selection let end
+    at the length limit without what it asked of them (a constrained search's unmet terms)."""
+
+    complete: list[Hypothesis] = field(default_factory=list)
+    incomplete: list[Hypothesis] = field(default_factory=list)
+
+    def add(self, hypothesis: Hypothesis, complete: bool = True) -> None:
+        (self.complete if complete else self.incomplete).append(hypothesis)
+
+    def open(self, best_live: float, need: int) -> bool:
+        """Whether the search must go on: fewer than `need` complete hypotheses, or the best live one
+        (ranked at the next length, as Hugging Face's `BeamHypotheses`) could still beat the
+        `need`-th best of them. Exact for alpha = 0, where scores only fall."""
+        if len(self.complete) < need:
+            return True
+        return best_live > sorted((h.score for h in self.complete), reverse=True)[need - 1]
+
+    def best(self, n_best: int) -> list[Hypothesis]:
+        """The `n_best` best by score, complete ones before incomplete ones (ties: in the order they ended)."""
+        ranked = sorted(self.complete, key=lambda h: -h.score) + sorted(self.incomplete, key=lambda h: -h.score)
+        return ranked[:n_best]
