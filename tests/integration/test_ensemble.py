@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from typer.testing import CliRunner
@@ -20,7 +21,7 @@ from translate.data.tokenizer import Tokenizer, train_tokenizer
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
 from translate.inference.ensemble import Ensemble
-from translate.inference.translator import Translator
+from translate.inference.translator import TorchEngine, Translator
 from translate.model import Seq2Seq, build_model
 from translate.tokens import BOS_ID
 
@@ -45,18 +46,19 @@ def test_a_step_is_the_mean_of_the_members_log_probabilities(
         tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     members = [model(tiny_config, tiny_tokenizers, 0), model(tiny_config, tiny_tokenizers, 1, **{
         "model.attention.scorer": "dot", "model.rnn_type": "lstm"})]
-    ensemble = Ensemble(members).eval()
-    src = pad([[5, 6, 7, 2], [8, 9, 2]])
-    lens = torch.tensor([4, 3])
-    tokens = torch.full((2,), BOS_ID)
-    ctx, alone = ensemble.encode(src, lens), [m.encode(src, lens) for m in members]
-    for next_tokens in (tokens, torch.tensor([11, 12]), torch.tensor([13, 3])):
-        mixed, ctx = ensemble.step(next_tokens, ctx)
-        steps = [m.step(next_tokens, c) for m, c in zip(members, alone)]
-        alone = [c for _, c in steps]
-        expected = (steps[0][0] + steps[1][0]) / 2
-        assert torch.allclose(mixed, expected, atol=1e-6)
-        assert not torch.allclose(mixed, steps[0][0], atol=1e-3)  # the second member counts
+    engine = TorchEngine(Ensemble(members).eval())
+    sources = [[5, 6, 7, 2], [8, 9, 2]]
+    src, lens = pad(sources), torch.tensor([4, 3])
+    with torch.no_grad():
+        ctx, _ = engine.encoded(sources, tiny_config.decode)
+        alone = [m.encode(src, lens) for m in members]
+        for next_tokens in ([BOS_ID, BOS_ID], [11, 12], [13, 3]):
+            mixed, ctx = engine.step(np.array(next_tokens), ctx)
+            steps = [m.step(torch.tensor(next_tokens), c) for m, c in zip(members, alone)]
+            alone = [c for _, c in steps]
+            expected = ((steps[0][0] + steps[1][0]) / 2).numpy()
+            np.testing.assert_allclose(mixed, expected, atol=1e-6)
+            assert not np.allclose(mixed, steps[0][0].numpy(), atol=1e-3)  # the second member counts
 
 
 @pytest.mark.parametrize("beam", [1, 3])

@@ -53,7 +53,7 @@ BeamOpt = Annotated[int | None, typer.Option("--beam", "-b", help="Beam size; 1 
 EnsembleOpt = Annotated[bool, typer.Option("--ensemble", help=(
     "Decode each model together with the ensemble members shipped in its folder (members/): the released "
     "zh-en model ships two, about 2 BLEU better at about a third of the speed (docs/results/released-models.md). "
-    "PyTorch engine; a model without members is decoded alone, with a warning."))]
+    "A model without members is decoded alone, with a warning."))]
 DEFAULT_CHECKPOINT = DEFAULT_MODEL
 
 

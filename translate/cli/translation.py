@@ -22,18 +22,19 @@ if TYPE_CHECKING:
 ModelOpt = Annotated[list[str] | None, typer.Option("--checkpoint", "-m", help=(
     "A run folder (uses its best/), a checkpoint folder, or a released model name (see `translate models`); "
     "default: the released model of each line's direction. Give it several times to decode an ensemble "
-    "(same direction and vocabularies; mean log-probabilities; PyTorch engine)."))]
+    "(same direction and vocabularies; mean log-probabilities)."))]
 ForceDirectionOpt = Annotated[DirectionChoice | None, typer.Option(
     help="Translate every line in this direction instead of detecting it from the line's script.")]
 EngineOpt = Annotated[EngineChoice, typer.Option(help=(
     "What runs the model: onnx (ONNX Runtime on graphs derived from the PyTorch model) starts fast (no "
-    "PyTorch import) and translates one sentence at a time; torch is slower to start and translates in "
-    "batches; auto = onnx on the CPU for up to 100 lines, else torch."))]
+    "PyTorch import); torch runs on GPUs and draws attention views and samples. Both translate in batches "
+    "with the same search and give the same translations. auto = onnx on the CPU unless attention views or "
+    "--sample ask for torch."))]
 
 
 GlossaryOpt = Annotated[Path | None, typer.Option(help=(
     "Term pairs every translation must hold: a TSV file of en<TAB>zh lines, used in both directions "
-    "(a sentence holding a term is decoded by a constrained beam search; PyTorch engine)."))]
+    "(a sentence holding a term is decoded again by a constrained beam search, on the same engine)."))]
 
 
 LexiconOpt = Annotated[bool | None, typer.Option(help=(
@@ -52,22 +53,21 @@ def glossaries(glossary: Path | None) -> list[Any]:
 
 
 def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: str = "torch",
-            terms: list[Any] | None = None, lexicon: bool | None = None, ensemble: bool = False) -> Router:
+            terms: list[Any] | None = None, lexicon: bool | None = None, ensemble: bool = False,
+            lines: int | None = None) -> Router:
     from translate.inference.router import Router
 
     return Router(checkpoint, plain(device) or "cpu", plain(direction), engine, terms or [],
-                  lexicon, ensemble)
+                  lexicon, ensemble, lines)
 
 
-def _engine(engine: Any, device: Any, lines: int | None, attention: bool, checkpoints: list[str] | None = None,
-            sampling: bool = False, ensemble: bool = False) -> str:
+def _engine(engine: Any, device: Any, attention: bool, sampling: bool = False) -> str:
     """`translate.inference.router.resolve_engine`, its refusal as a usage error (exit 2)."""
     from translate.errors import ConfigError
     from translate.inference.router import resolve_engine
 
     try:
-        return resolve_engine(plain(engine), plain(device) or "cpu", lines, attention, len(checkpoints or []) or 1,
-                              sampling, ensemble)
+        return resolve_engine(plain(engine), plain(device) or "cpu", attention, sampling)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--engine") from None
 
@@ -149,8 +149,8 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
 
     Each line goes to the released model of its direction, detected from its script (Chinese when
     at least 30 % of its letters are Han characters). A paragraph is translated sentence by sentence.
-    A few lines run on ONNX Runtime (no PyTorch import, so a fast start); the
-    same translations as --engine torch.
+    On the CPU, ONNX Runtime translates (no PyTorch import, so a fast start), with the same
+    translations as --engine torch; attention views run on PyTorch.
 
     Examples:
       translate text "Where is the station?" "火车站在哪里？"
@@ -163,11 +163,11 @@ def text(sentences: Annotated[list[str] | None, typer.Argument(help="Sentences; 
     terms = glossaries(glossary)
     if not sentences and sys.stdin.isatty():
         return _interactive(_router(checkpoint, direction, device,
-                                    _engine(engine, device, None, attention, checkpoint, ensemble=ensemble),
-                                    terms, lexicon, ensemble), beam, n_best, show_attention)
+                                    _engine(engine, device, attention), terms, lexicon, ensemble),
+                            beam, n_best, show_attention)
     inputs = sentences or [line.rstrip("\n") for line in sys.stdin]
-    router = _router(checkpoint, direction, device,
-                     _engine(engine, device, len(inputs), attention, checkpoint, ensemble=ensemble), terms, lexicon, ensemble)
+    router = _router(checkpoint, direction, device, _engine(engine, device, attention), terms, lexicon, ensemble,
+                     len(inputs))
     for line in _translate_lines(router, inputs, beam, n_best, show_attention, attention_png):
         typer.echo(line)
 
@@ -198,9 +198,8 @@ def file(input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Text 
     hyps = [""] * len(lines)
     terms = glossaries(glossary)
     sampling = {"sample": sample, "seed": seed} if sample else None
-    router = _router(checkpoint, direction, device,
-                     _engine(engine, device, len(lines), False, checkpoint, sampling is not None, ensemble), terms,
-                     lexicon, ensemble)
+    router = _router(checkpoint, direction, device, _engine(engine, device, False, sampling is not None), terms,
+                     lexicon, ensemble, len(lines))
     for translator, rows in router.groups(lines):
         decode = _decode_cfg(translator, beam, batch_size=batch_size, sampling=sampling)
         for i, hyp in zip(rows, translator.translate_paragraphs([lines[i] for i in rows], decode)):

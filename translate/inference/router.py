@@ -21,30 +21,28 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 OTHER = {"en": "zh", "zh": "en"}
-FAST_MAX_LINES = 100  # about where the batched PyTorch search wins back its longer start-up (docs/results/speed.md)
+ONE_THREAD_LINES = 100  # up to this many lines ONNX Runtime runs one thread; more use every core (docs/results/speed.md)
 
 
-def resolve_engine(engine: Engine, device: str, lines: int | None, attention: bool, models: int = 1,
-                   sampling: bool = False, ensemble: bool = False) -> str:
-    """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU for up to FAST_MAX_LINES
-    lines of one model without attention views or sampling (`lines` None: an interactive prompt), else
-    PyTorch; "onnx" with a device, an attention view, sampling or an ensemble (`models` > 1) it cannot
-    serve is an error; so is "onnx" with `ensemble` (the members a model ships, `--ensemble`).
-    (A glossary's constrained search runs on PyTorch whichever engine translates first; see
-    `inference.glossary`.)"""
+def resolve_engine(engine: Engine, device: str, attention: bool, sampling: bool = False) -> str:
+    """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU without attention views or
+    sampling (one model or an ensemble, any number of lines: it starts faster and searches batches at
+    least as fast; docs/results/speed.md), else PyTorch; "onnx" with a device, an attention view or
+    sampling, which it cannot serve, is an error."""
     if engine == "onnx" and (attention or device != "cpu"):
         raise ConfigError("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
                           "use --engine torch")
     if engine == "onnx" and sampling:
         raise ConfigError("--engine onnx searches, it does not sample; --sample runs on --engine torch")
-    if engine == "onnx" and ensemble:
-        raise ConfigError("--engine onnx decodes one model; --ensemble runs on --engine torch")
-    if engine == "onnx" and models > 1:
-        raise ConfigError(f"--engine onnx decodes one model; an ensemble of {models} checkpoints runs on --engine torch")
     if engine == "auto":
-        fast = device == "cpu" and not (attention or sampling or ensemble) and models == 1 and (lines or 0) <= FAST_MAX_LINES
-        return "onnx" if fast else "torch"
+        return "onnx" if device == "cpu" and not (attention or sampling) else "torch"
     return engine
+
+
+def onnx_threads(lines: int | None) -> int:
+    """ONNX Runtime's threads: one for a prompt or a few lines (no thread pool to start), else 0 (every
+    physical core, as PyTorch uses)."""
+    return 1 if lines is None or lines <= ONE_THREAD_LINES else 0
 
 
 def direction_of(text: str, source: str | None = None) -> str:
@@ -56,15 +54,16 @@ def direction_of(text: str, source: str | None = None) -> str:
 class Router:
     def __init__(self, checkpoint: str | Sequence[str] | None = None, device: str = "cpu", direction: str | None = None,
                  engine: str = "torch", glossaries: Sequence[Glossary] = (), lexicon: bool | None = None,
-                 ensemble: bool = False) -> None:
+                 ensemble: bool = False, lines: int | None = None) -> None:
         """`checkpoint`: one, several (an ensemble, on the torch engine) or none (the released models);
         `engine`: "torch" or "onnx", as `resolve_engine` chose; `glossaries`: terms every translation holds
         (a user's glossary); `lexicon`: the names lexicon too (None: where the model's settings say);
-        `ensemble`: each model decoded together with the members shipped in its folder (`with_members`)."""
+        `ensemble`: each model decoded together with the members shipped in its folder (`with_members`);
+        `lines`: how many lines will be translated (None: a prompt), for the ONNX engine's threads."""
         self.glossaries, self.lexicon, self.ensemble = list(glossaries), lexicon, ensemble
         self.checkpoints = [checkpoint] if isinstance(checkpoint, str) else list(checkpoint or [])
         self.checkpoint = "+".join(self.checkpoints) or None
-        self.device, self.direction, self.engine = device, direction, engine
+        self.device, self.direction, self.engine, self.lines = device, direction, engine, lines
         self._loaded: dict[str, TextTranslator] = {}
 
     def translator(self, direction: str | None) -> TextTranslator:
@@ -82,10 +81,11 @@ class Router:
     def _load(self, paths: list[Path]) -> TextTranslator:
         from translate.inference.glossary import with_glossaries
 
-        if self.engine == "onnx" and len(paths) == 1:
+        if self.engine == "onnx":
             from translate.inference.fast import FastTranslator
 
-            return with_glossaries(FastTranslator.from_checkpoint(paths[0]), self.glossaries, self.lexicon)
+            fast = FastTranslator.from_checkpoints(paths, onnx_threads(self.lines))
+            return with_glossaries(fast, self.glossaries, self.lexicon)
         from translate.inference.translator import Translator
 
         return with_glossaries(Translator.from_checkpoints(paths, self.device), self.glossaries, self.lexicon)

@@ -37,7 +37,7 @@ def top_candidates(scores: np.ndarray, log_probs: np.ndarray, count: int) -> tup
     sums = (np.take_along_axis(scores, best_chunks // per_beam, axis=1)[:, :, None] + picked).reshape(active, -1)
     position = ((best_chunks[:, :, None] * size + np.arange(size)).reshape(active, -1))  # beam * padded V + token
     take = min(count, sums.shape[1])
-    order = np.lexsort((position, -sums), axis=-1)[:, :take]  # by score, ties by position
+    order = _best_first(sums, position, take)
     top_sums, top_positions = np.take_along_axis(sums, order, 1), np.take_along_axis(position, order, 1)
     beams, tokens = top_positions // (per_beam * size), top_positions % (per_beam * size)
     if take < count:  # tiny vocabularies: impossible candidates fill the rest
@@ -45,6 +45,21 @@ def top_candidates(scores: np.ndarray, log_probs: np.ndarray, count: int) -> tup
         top_sums = np.pad(top_sums, fill, constant_values=-np.inf)
         beams, tokens = np.pad(beams, fill), np.pad(tokens, fill)
     return top_sums, beams, np.minimum(tokens, vocab - 1)  # filler tokens are impossible: any real one stands in
+
+
+def _best_first(sums: np.ndarray, position: np.ndarray, take: int) -> np.ndarray:
+    """Per row, the columns of the `take` largest sums, largest first, ties by position: a partial
+    selection, then a sort of what it selected (rows whose boundary value is tied are sorted whole)."""
+    if take == sums.shape[1]:
+        return np.lexsort((position, -sums), axis=-1)
+    picked = np.argpartition(-sums, take - 1, axis=1)[:, :take]
+    values = np.take_along_axis(sums, picked, 1)
+    order = np.take_along_axis(picked, np.lexsort((np.take_along_axis(position, picked, 1), -values), axis=-1), 1)
+    boundary = values.min(axis=1, keepdims=True)
+    tied = np.flatnonzero((sums >= boundary).sum(axis=1) > take)  # a tie across the boundary: any may be picked
+    if tied.size:
+        order[tied] = np.lexsort((position[tied], -sums[tied]), axis=-1)[:, :take]
+    return order
 
 
 class BeamSelection:
