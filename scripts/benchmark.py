@@ -1,4 +1,4 @@
-"""One entry for the project's benchmarks (`translate.bench`); each prints its figures and writes JSON.
+"""One entry for the project's benchmarks (`benchmarks/`, not installed); each prints its figures and writes JSON.
 Run one at a time, on an otherwise idle machine.
 
     python scripts/benchmark.py train --minutes 20 --threads 2 --name bench-en-zh      # quality at 20 minutes
@@ -13,8 +13,11 @@ Run one at a time, on an otherwise idle machine.
 """
 
 import sys
+from pathlib import Path
 
-from translate.bench import engines, glossary, hostile, peer, prepare, run_entry, serve_load, training
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ lives beside the package, not in it
+
+from benchmarks import engines, glossary, hostile, peer, prepare, run_entry, serve_load, training
 
 BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main, "prepare": prepare.main,
               "serve-load": serve_load.main, "glossary": glossary.main, "hostile": hostile.main}

@@ -1,4 +1,4 @@
-"""One entry for the project's profiles (`translate.bench`): where the time of training and decoding goes.
+"""One entry for the project's profiles (`benchmarks/`, not installed): where the time of training and decoding goes.
 Run one at a time, on an otherwise idle machine.
 
     python scripts/profiler.py search --beam 5            # decoding split by search phase and model part
@@ -11,8 +11,11 @@ Run one at a time, on an otherwise idle machine.
 """
 
 import sys
+from pathlib import Path
 
-from translate.bench import op_costs, peer, roofline, run_entry, search_profile, step_cost
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ lives beside the package, not in it
+
+from benchmarks import op_costs, peer, roofline, run_entry, search_profile, step_cost
 
 PROFILES = {"search": search_profile.main, "train": lambda: peer.main(profile_only=True), "roofline": roofline.main,
             "ops": op_costs.main, "steps": step_cost.main}

@@ -27,6 +27,11 @@ def test_installed_wheel_translates_from_any_folder(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                     "-w", str(wheels), str(REPO)], check=True, capture_output=True, cwd=tmp_path)
     [wheel] = wheels.glob("translate-*.whl")
+    import zipfile
+
+    held = zipfile.ZipFile(wheel).namelist()
+    assert not [name for name in held if "bench" in name], "benchmark code in the wheel"
+    assert any(name.startswith("translate/inference/search/") for name in held)
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
     [venv_site] = venv.glob("lib/python*/site-packages")
     (venv_site / "parent_env.pth").write_text("\n".join(p for p in site.getsitepackages() if "site-packages" in p) + "\n")

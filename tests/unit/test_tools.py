@@ -1,5 +1,5 @@
 """Tools around the model: CC-CEDICT gloss parsing (`translate.data.lexicon`), the synthetic scale corpus and the
-profiles and benchmarks (`translate.bench`), the study driver (`scripts/converged_study.sh`)."""
+profiles and benchmarks (`benchmarks/`, not installed), the study driver (`scripts/converged_study.sh`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from translate.bench import engines, search_profile, synthetic
+from benchmarks import engines, search_profile, synthetic
 from translate.config.schema import RunConfig
 from translate.data import lexicon
 from translate.data.tokenizer import Tokenizer

@@ -1,6 +1,6 @@
 """How close training and decoding run to this CPU's arithmetic limit (a roofline).
 
-    python scripts/profiler.py roofline --checkpoint checkpoints/en-zh --json benchmarks/roofline.json
+    python scripts/profiler.py roofline --checkpoint checkpoints/en-zh --json benchmarks/results/roofline.json
 
 Counts the floating-point operations of one training update of the default recipe per sentence
 pair (forward + backward, `torch.utils.flop_counter`, matrix products only: they are nearly all of

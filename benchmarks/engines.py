@@ -1,6 +1,7 @@
 """The two engines side by side: PyTorch (`Translator`) and ONNX Runtime (`translate.inference.fast`: graphs derived from the model), on a checkpoint
-and its test split — identical translations, BLEU/chrF, sentences/s — and `translate text` for each
-sentence of ONE from start to printed translation (wall time, peak RSS) with each. The `translate`
+and its test split — identical translations, BLEU/chrF, sentences/s in the process — `translate file` on
+the test split at beam 5 from start to written output (wall time, sentences/s, peak RSS), and `translate
+text` for each sentence of ONE from start to printed translation (wall time, peak RSS) with each. The `translate`
 processes may write bytecode (.pyc), as an installed package has it from its install, even where the
 environment sets PYTHONDONTWRITEBYTECODE: compiling the package's modules again at every start
 costs a one-shot run about 0.1 s.
@@ -19,13 +20,14 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from translate.bench import REPO
+from benchmarks import REPO
 from translate.checkpoint.files import read_artifact, read_meta, resolve
 from translate.config.loading import apply_overrides
 from translate.config.paths import find_model
@@ -60,12 +62,27 @@ def translate_text(model: str, sentence: str, repeats: int) -> dict[str, Any]:
     return out
 
 
-def test_split(model: str, limit: int | None) -> dict[str, Any]:
+def translate_file(model: str, sources: list[str], beam: int, folder: Path) -> dict[str, Any]:
+    """`translate file` on the sources with each engine: wall seconds from start to written output
+    (start-up included), sentences/s over that wall, peak RSS, and whether the outputs are identical."""
+    given = folder / "sources.txt"
+    given.write_text("".join(line + "\n" for line in sources), encoding="utf-8")
+    out: dict[str, Any] = {"sentences": len(sources), "beam": beam}
+    for engine in ("onnx", "torch"):
+        wall, rss, _ = cli_run(["file", str(given), "-o", str(folder / engine), "--checkpoint", model, "--engine", engine,
+                                "--beam", str(beam)])
+        out[engine] = {"wall_s": round(wall, 2), "sentences_per_s": round(len(sources) / wall, 1),
+                       "peak_rss_mb": round(rss, 1)}
+    out["identical_outputs"] = (folder / "onnx").read_bytes() == (folder / "torch").read_bytes()
+    return out
+
+
+def test_split(model: str, limit: int | None, threads: int = 2) -> dict[str, Any]:
     path = resolve(find_model(model))
     artifact = read_artifact(path, read_meta(path))
     sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": artifact.direction}), "test")
     sources, refs = sources[:limit], refs[:limit]
-    engines = {"torch": Translator.from_checkpoint(path), "onnx": FastTranslator.from_checkpoint(path)}
+    engines = {"torch": Translator.from_checkpoint(path), "onnx": FastTranslator.from_checkpoint(path, threads)}
     out: dict[str, Any] = {"sentences": len(sources)}
     for label, beam in (("beam5", 5), ("greedy", 1)):
         row: dict[str, Any] = {}
@@ -93,8 +110,12 @@ def main() -> None:
     figures: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "threads": args.threads}
     for model in args.models.split(","):
         src_lang = read_artifact(resolve(find_model(model)), read_meta(resolve(find_model(model)))).src_lang
-        figures[model] = {"translate_text": [translate_text(model, sentence, args.repeats) for sentence in ONE[src_lang]],
-                          "test": test_split(model, args.limit)}
+        artifact = read_artifact(resolve(find_model(model)), read_meta(resolve(find_model(model))))
+        sources = load_eval_split(apply_overrides(DataConfig(), {"direction": artifact.direction}), "test")[0][:args.limit]
+        with tempfile.TemporaryDirectory() as folder:
+            figures[model] = {"translate_text": [translate_text(model, sentence, args.repeats) for sentence in ONE[src_lang]],
+                              "translate_file": translate_file(model, sources, 5, Path(folder)),
+                              "test": test_split(model, args.limit, args.threads)}
         print(json.dumps({model: figures[model]}, indent=1, ensure_ascii=False), flush=True)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -3,7 +3,7 @@
     python scripts/benchmark.py prepare --pairs 1000000            # makes runs/synth-1000000/ if missing
     python scripts/bench_prepare.py --pairs 5000000 --skip-first-step
 
-Prints a table and writes JSON (default benchmarks/<date>-prepare-<N>.json): wall time, pairs/s and
+Prints a table and writes JSON (default benchmarks/results/<date>-prepare-<N>.json): wall time, pairs/s and
 peak RSS of a first `translate prepare` with an empty cache (its phases from the report), of a
 second one that reuses the cache, the cache's size on disk, and the first training step's latency
 (a fresh process with the cache warm: prepared data, batcher, model, one update). Each measurement
@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from translate.bench import REPO
-from translate.bench.synthetic import main as synthetic_main
+from benchmarks import REPO
+from benchmarks.synthetic import main as synthetic_main
 
 
 def run_measured(command: list[str], env: dict[str, str]) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, help="corpus folder (default runs/synth-<pairs>, made if missing)")
     parser.add_argument("--work", type=Path, default=REPO / "runs" / "bench-prepare", help="scratch folder (its cache is emptied)")
     parser.add_argument("--skip-first-step", action="store_true")
-    parser.add_argument("--json", type=Path, help="output JSON (default benchmarks/<date>-prepare-<pairs>.json)")
+    parser.add_argument("--json", type=Path, help="output JSON (default benchmarks/results/<date>-prepare-<pairs>.json)")
     parser.add_argument("--first-step", nargs=2, metavar=("DATA_DIR", "CACHE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.first_step:
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         measured = run_measured([sys.executable, __file__, "--first-step", str(data_dir), str(cache)], env)
         results["first_step"] = {**json.loads(measured.pop("stdout")), **measured}
         print(f"first update (fresh process, cache warm): {results['first_step']}")
-    out = args.json or REPO / "benchmarks" / f"{time.strftime('%Y-%m-%d')}-prepare-{args.pairs}.json"
+    out = args.json or REPO / "benchmarks" / "results" / f"{time.strftime('%Y-%m-%d')}-prepare-{args.pairs}.json"
     out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"wrote {out}")
     return 0

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import torch
 
-from translate.bench.regions import PhaseHooks
+from benchmarks.regions import PhaseHooks
 from translate.config.loading import apply_overrides
 from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split

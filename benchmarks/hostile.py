@@ -13,7 +13,7 @@ a normal request is served, and a glossary of 100 terms; LibreTranslate's routes
 largest form (urlencoded and multipart), the largest HTML, form bytes that are not UTF-8, a file
 part, a lone surrogate sent to /detect, the largest /detect, a foreign Host on /languages; bodies
 shorter than their Content-Length; one client's flood of the largest requests beside another
-client's sentence (fair shares). Writes JSON to benchmarks/ (or --out).
+client's sentence (fair shares). Writes JSON to benchmarks/results/ (or --out).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from typing import Any
 
 import httpx
 
-from translate.bench import REPO
-from translate.bench.serve_load import rss_mb, start_server
+from benchmarks import REPO
+from benchmarks.serve_load import rss_mb, start_server
 from translate.config.paths import default_data_dir
 
 MASTODON_POST = ('<p>Hello <span class="h-card" translate="no"><a href="https://m.social/@bob" class="u-url mention">'
@@ -156,7 +156,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", action="append", default=[], help="as for translate serve (default: released)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / f"{time.strftime('%Y-%m-%d')}-hostile.json")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / f"{time.strftime('%Y-%m-%d')}-hostile.json")
     args = parser.parse_args()
     proc, url = start_server(args, ["burst=1000", "rate=1000"])
     rows: list[dict[str, Any]] = []

@@ -1,6 +1,6 @@
 """What the small operations around the matrix products cost here (figures in docs/results/speed.md).
 
-    python scripts/profiler.py ops --json benchmarks/op-costs.json
+    python scripts/profiler.py ops --json benchmarks/results/op-costs.json
 
 Three questions, each answered by timing on the model's own shapes (2 threads, run it on an idle
 machine):

@@ -1,12 +1,13 @@
 """Benchmarks and profiles of the project itself (`scripts/benchmark.py`, `scripts/profiler.py`): each
-prints its figures and writes JSON; run them from a source checkout on an otherwise idle machine."""
+prints its figures and writes JSON; run them from a source checkout on an otherwise idle machine. Not
+part of the installed package; their committed figures are in `benchmarks/results/`."""
 
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]  # the source checkout the benchmarks run in
+REPO = Path(__file__).resolve().parents[1]  # the source checkout the benchmarks run in
 
 
 def run_entry(entries: dict[str, Callable[[], Any]], usage: str) -> int:

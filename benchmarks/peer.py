@@ -28,8 +28,8 @@ from typing import Any
 import datasets
 import torch
 
-from translate.bench import REPO
-from translate.bench.regions import PhaseHooks
+from benchmarks import REPO
+from benchmarks.regions import PhaseHooks
 from translate.config.loading import apply_overrides, load_config, parse_set
 from translate.data.batching import BatchStream
 from translate.data.corpus import load_eval_split, prepare_data

@@ -8,7 +8,7 @@ measures requests/s, p50/p95 latency and errors at each concurrency, and the ser
 and after each phase (memory must stay flat). Phase 2 restarts it with the default limits and
 floods it from many clients: 429s come back with Retry-After and /health stays fast meanwhile.
 Clients and server share the machine's cores: on 2 cores the clients cost the server some speed.
-Writes JSON to benchmarks/ (or --out).
+Writes JSON to benchmarks/results/ (or --out).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from translate.bench import REPO
+from benchmarks import REPO
 from translate.config.paths import default_data_dir
 
 
@@ -126,7 +126,7 @@ def main() -> None:
     parser.add_argument("--models", action="append", default=[], help="as for translate serve (default: released)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--flood", type=int, default=300, help="requests in the flood with default limits")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / f"{time.strftime('%Y-%m-%d')}-serve-load.json")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / f"{time.strftime('%Y-%m-%d')}-serve-load.json")
     args = parser.parse_args()
     proc, url = start_server(args, ["rate=100000", "burst=100000", "max_queue=10000"])
     texts = sentences(url)

@@ -5,7 +5,7 @@ translated without and with the glossary (beam 5): BLEU, chrF, the share of term
 the translation holds, seconds and sentences/s; printed and written as JSON.
 
     python scripts/benchmark.py glossary --models en-zh,zh-en --data-dir data/everyday \
-        --glossary data/everyday/glossary.tsv --min-beams 5,12,16 --output benchmarks/glossary.json
+        --glossary data/everyday/glossary.tsv --min-beams 5,12,16 --output benchmarks/results/glossary.json
 """
 
 from __future__ import annotations
