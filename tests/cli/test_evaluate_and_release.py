@@ -109,6 +109,7 @@ def test_release_writes_an_fp16_copy_with_graphs_scores_and_card_and_rereleases_
     assert meta_again["bleu_by_length"] == meta["bleu_by_length"] and meta_again["training"] == meta["training"]
 
 
+@pytest.mark.slow  # 5-9 s
 def test_release_ships_members_with_the_ensembles_scores_and_rereleases_them(
         soft_checkpoint: Path, tmp_path: Path, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     torch.manual_seed(7)

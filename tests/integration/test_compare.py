@@ -71,8 +71,16 @@ def test_a_run_says_which_cpu_it_was_trained_on_and_a_retrain_elsewhere_is_told_
         "rounds some float sums otherwise, so restore it on the CPU model it was trained on")
 
 
-def test_study_pairs_name_presets() -> None:
-    assert all(a in MECHANISMS and b in MECHANISMS and a != b for a, b, _ in compare_report.QUESTIONS)
+def test_the_committed_studies_declare_pairs_of_presets(tmp_path: Path) -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    for study in ("compare-converged-en-zh", "compare-converged-zh-en"):
+        pairs = compare_report.read_questions(docs / study)
+        assert len(pairs) > 20 and all(a in MECHANISMS and b in MECHANISMS for a, b, _ in pairs)
+    assert compare_report.read_questions(tmp_path) == []  # a study without the file asks nothing
+    (tmp_path / compare_report.QUESTIONS_FILE).write_text("# a comment\n\nadditive\tdot\tscoring\nadditive dot\n",
+                                                          encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"questions.tsv:4: expected mechanism A<TAB>mechanism B<TAB>what"):
+        compare_report.read_questions(tmp_path)
 
 
 @pytest.mark.slow
@@ -126,7 +134,7 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     compare(cfg, ["additive"], [1], out, work)
     assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
     # pairs the study asks about: reported once both sides have finished runs, paired over common seeds
-    monkeypatch.setattr(compare_report, "QUESTIONS", (("multihead", "additive", "heads"), ("additive", "dot", "absent")))
+    (out / compare_report.QUESTIONS_FILE).write_text("multihead\tadditive\theads\nadditive\tdot\tabsent\n", encoding="utf-8")
     rebuild_report(cfg, out)
     pairs = json.loads((out / "results.json").read_text(encoding="utf-8"))["pairs"]
     assert [(p["a"], p["b"], p["seeds"]) for p in pairs] == [("multihead", "additive", [1, 2])]

@@ -309,6 +309,7 @@ def test_uvicorn_believes_proxy_headers_only_from_named_proxies() -> None:
     assert behind["proxy_headers"] is True and behind["forwarded_allow_ips"] == "10.0.0.5"
 
 
+@pytest.mark.slow  # 5-9 s
 def test_attention_for_the_largest_request_is_refused_before_any_work(both_directions: Models) -> None:
     long = " ".join(["the dog runs"] * 80)[:1000]  # within max_chars
     body = {"q": [long] * 32, "source": "en", "beam": 10, "n_best": 5, "attention": True}

@@ -72,6 +72,7 @@ def test_clients_take_turns_within_a_batch_and_a_client_share_is_bounded() -> No
     assert run.batches[0] == ["a1", "b1", "c1", "a2"]  # turns, not first come first served
 
 
+@pytest.mark.slow  # 5-9 s
 def test_a_flood_from_one_address_leaves_another_address_its_sentence_in_time(both_directions: Models,
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     real = both_directions.run

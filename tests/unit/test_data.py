@@ -236,3 +236,16 @@ def test_subword_sampling_resegments_each_batch_and_keeps_its_text_and_limits(
     assert any(src != best_src for src, _ in samples) and any(tgt != best_tgt for _, tgt in samples)
     assert len({str(s) for s in samples}) > 1  # each draw segments anew
     assert draws(seed=3, count=6) == samples  # seeded: a rerun draws the same segmentations
+
+
+def test_every_configurable_format_has_a_registered_reader_and_others_are_named() -> None:
+    import typing
+
+    from translate.config.schema import DataConfig
+    from translate.data.readers import READERS, read_split
+
+    assert set(typing.get_args(typing.get_type_hints(DataConfig)["format"])) == set(READERS)
+    cfg = DataConfig()
+    object.__setattr__(cfg, "format", "parquet")  # a format the schema might gain before its reader
+    with pytest.raises(DataError, match="data.format='parquet' has no reader; known formats: tsv, text, jsonl, hf"):
+        read_split(cfg, "train")

@@ -227,6 +227,7 @@ def test_no_script_shadows_a_standard_library_module() -> None:
     assert shadowing == [], f"rename: {shadowing}"
 
 
+@pytest.mark.slow  # 5-9 s
 def test_the_benchmark_and_profiler_entries_list_their_names_and_pass_options_on() -> None:
     import sys
 

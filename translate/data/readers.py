@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from itertools import zip_longest
 from pathlib import Path
 
@@ -148,17 +149,30 @@ def load_hf(name: str, split: str, config: str = "") -> tuple[datasets.Dataset, 
     return ds, ReadReport(f"{name}:{split}", rows=len(ds))
 
 
+def _from_folder(read: Callable[[Path, str], tuple[datasets.Dataset, ReadReport]]) -> Reader:
+    """A reader of files in the configured data folder (`read(folder, split file name)`)."""
+
+    def reader(cfg: DataConfig, filename: str) -> tuple[datasets.Dataset, ReadReport]:
+        folder = resolve_data_dir(cfg.data_dir)
+        if not folder.is_dir():
+            raise DataError(f"data directory not found: {folder} (set --data-dir or data.data_dir)")
+        return read(folder, filename)
+
+    return reader
+
+
+Reader = Callable[[DataConfig, str], tuple[datasets.Dataset, ReadReport]]
+# data.format -> its reader; config.schema's DataConfig.format names the same formats (a test holds them equal)
+READERS: dict[str, Reader] = {
+    "tsv": _from_folder(lambda folder, name: read_tsv(folder / name)),
+    "text": _from_folder(lambda folder, name: read_text_pair(folder / f"{name}.en", folder / f"{name}.zh")),
+    "jsonl": _from_folder(lambda folder, name: read_jsonl(folder / name)),
+    "hf": lambda cfg, name: load_hf(cfg.hf_name, name, cfg.hf_config),
+}
+
+
 def read_split(cfg: DataConfig, split: str) -> tuple[datasets.Dataset, ReadReport]:
-    """Read `train`, `dev` or `test` as configured."""
-    filename = getattr(cfg, split)
-    if cfg.format == "hf":
-        return load_hf(cfg.hf_name, filename, cfg.hf_config)
-    data_dir = resolve_data_dir(cfg.data_dir)
-    if not data_dir.is_dir():
-        raise DataError(f"data directory not found: {data_dir} (set --data-dir or data.data_dir)")
-    if cfg.format == "tsv":
-        return read_tsv(data_dir / filename)
-    if cfg.format == "jsonl":
-        return read_jsonl(data_dir / filename)
-    # text: <name>.en and <name>.zh
-    return read_text_pair(data_dir / f"{filename}.en", data_dir / f"{filename}.zh")
+    """Read `train`, `dev` or `test` with the reader of `data.format`."""
+    if cfg.format not in READERS:
+        raise DataError(f"data.format={cfg.format!r} has no reader; known formats: {', '.join(READERS)}")
+    return READERS[cfg.format](cfg, getattr(cfg, split))

@@ -28,36 +28,26 @@ logger = logging.getLogger(__name__)
 BASELINE = "none"
 WIDEST = 6  # mechanisms side by side in heatmaps.png before the grid turns
 SIGNIFICANT = 0.05  # p-values below are set in bold
-# Pairs whose difference the converged study discusses, and what each isolates; a pair is reported
-# once both mechanisms have finished runs with a seed in common.
-QUESTIONS: tuple[tuple[str, str, str], ...] = (
-    ("additive", "dot", "additive vs multiplicative scoring"),
-    ("dot", "scaled-dot", "dividing dot scores by √d, d = 256"),
-    ("dot-h512", "scaled-dot-h512", "dividing dot scores by √d, d = 512"),
-    ("additive-kv", "additive", "learned key and value projections (additive)"),
-    ("scaled-dot-kv", "scaled-dot", "learned key and value projections (scaled dot)"),
-    ("self-attention+additive", "additive", "encoder self-attention before additive attention"),
-    ("multihead-ln", "multihead", "layer norm of query and context in multi-head attention"),
-    ("multihead-ln", "additive", "4 heads vs one (additive)"),
-    ("multihead-ln-dot", "dot", "4 heads vs one (dot)"),
-    ("multihead-ln-scaled-dot", "scaled-dot", "4 heads vs one (scaled dot)"),
-    ("multihead-ln-scaled-dot", "additive", "4 scaled-dot heads vs single-head additive"),
-    ("multihead-ln-scaled-dot-1head", "multihead-ln-scaled-dot", "1 head of 256 vs 4 of 64 (scaled dot, layer norm)"),
-    ("multihead-ln-scaled-dot-1head", "scaled-dot-kv", "1 projected head with layer norm vs key-value scaled dot"),
-    ("multihead-ln-scaled-dot-8heads", "multihead-ln-scaled-dot", "8 heads of 32 vs 4 of 64 (scaled dot, layer norm)"),
-    ("hard-reinforce-soft-baseline", "hard-reinforce", "REINFORCE baseline: the soft prediction vs a moving average"),
-    ("hard-reinforce-curriculum", "hard-reinforce-soft-baseline", "REINFORCE: a soft-to-hard curriculum"),
-    ("hard-reinforce-warm", "additive", "hard attention fine-tuned from the soft model vs the soft model"),
-    ("hard-reinforce-warm-dot", "dot", "hard attention fine-tuned from the soft dot model vs that model"),
-    ("hard-reinforce-warm-dot", "hard-reinforce-warm", "hard attention warm-started from dot vs from additive"),
-    ("hard-reinforce-warm-dot", "additive", "hard attention warm-started from dot vs soft additive"),
-    ("hard-reinforce-warm-lowlr", "hard-reinforce-warm", "hard fine-tuning at 2/5 of the learning rate"),
-    ("hard-reinforce-warm-lowlr", "additive", "hard attention fine-tuned at a low learning rate vs the soft model"),
-    ("hard-marginal", "additive", "exact marginalisation over the hard choice vs soft attention"),
-    ("hard-marginal", "hard-reinforce-curriculum", "hard attention from scratch: exact marginal vs REINFORCE"),
-    ("hard-marginal", "hard-reinforce-warm", "exact marginal from scratch vs REINFORCE warm-started"),
-    ("hard-gumbel-st", "hard-reinforce", "straight-through (Gumbel) vs REINFORCE"),
-)
+QUESTIONS_FILE = "questions.tsv"  # in a study's folder: the pairs it asks about (a<TAB>b<TAB>what A vs B isolates)
+
+
+def read_questions(out_dir: Path) -> list[tuple[str, str, str]]:
+    """The pairs a study declares in its folder (none without the file); a pair is reported once both
+    mechanisms have finished runs with a seed in common. Errors name the file and line."""
+    path = out_dir / QUESTIONS_FILE
+    if not path.is_file():
+        return []
+    pairs = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not all(f.strip() for f in fields) or fields[0] == fields[1]:
+            raise ConfigError(f"{path}:{number}: expected mechanism A<TAB>mechanism B<TAB>what A vs B isolates, "
+                              f"A and B different; found {line[:80]!r}")
+        a, b, question = (f.strip() for f in fields)
+        pairs.append((a, b, question))
+    return pairs
 
 
 @dataclass
@@ -137,9 +127,10 @@ def _pair(a: str, b: str, question: str, seeds: list[int], out_dir: Path, refs: 
 
 
 def _questions(by_name: dict[str, list[RunFigures]], out_dir: Path, refs: list[str], tgt_lang: str) -> list[dict[str, Any]]:
-    """The QUESTIONS pairs that have finished runs on both sides, each paired over their common seeds."""
+    """The study's declared pairs (`read_questions`) that have finished runs on both sides, each paired over
+    their common seeds."""
     pairs = []
-    for a, b, question in QUESTIONS:
+    for a, b, question in read_questions(out_dir):
         seeds = sorted({f.seed for f in by_name.get(a, [])} & {f.seed for f in by_name.get(b, [])})
         if seeds:
             pairs.append(_pair(a, b, question, seeds, out_dir, refs, tgt_lang))
