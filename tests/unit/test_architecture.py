@@ -9,8 +9,6 @@ import ast
 import warnings
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[2] / "translate"
 # Size budgets flag code to look at (a warning in the test report), they never force a concept into two
 # files; only far past them does the test fail.

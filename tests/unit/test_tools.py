@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from benchmarks import engines, search_profile, synthetic
 from translate.config.schema import RunConfig
 from translate.data import lexicon

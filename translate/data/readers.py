@@ -7,8 +7,8 @@ file and the line; rows that can only be skipped are counted in a `ReadReport`.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 
