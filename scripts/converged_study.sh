@@ -31,11 +31,8 @@ if ! command -v translate > /dev/null; then  # else every run of the plan "fails
   exit 1
 fi
 
-FIRST_PASS=(none additive dot scaled-dot bilinear additive-kv scaled-dot-kv
-            hard-reinforce-soft-baseline hard-reinforce-curriculum hard-reinforce-warm multihead multihead-ln
-            self-attention+additive multihead-ln-dot multihead-ln-scaled-dot hard-gumbel-st hard-reinforce
-            multihead-ln-scaled-dot-1head multihead-ln-scaled-dot-8heads hard-marginal dot-h512 scaled-dot-h512
-            hard-reinforce-warm-dot hard-reinforce-warm-lowlr)
+# every preset of the attention registry, in its order (`translate compare --list`)
+mapfile -t FIRST_PASS < <(translate compare --list)
 THREE_SEEDS=(none additive dot "$MULTIHEAD" "$HARD")
 # beyond the three-seed rows: the hard row's lower-LR lever (is its mean within 1 BLEU of additive?) and the
 # best row of the first pass (seeds behind "p vs best" too)

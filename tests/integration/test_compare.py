@@ -8,17 +8,19 @@ import json
 import logging
 import shutil
 import subprocess
+import typing
 from pathlib import Path
 
 import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
+from translate.cli.app import compare as compare_command
+from translate.config.attention import ATTENTION_KINDS
 from translate.config.loading import apply_overrides, load_config
 from translate.config.schema import RunConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
-from translate.model.attention import ATTENTION
 from translate.study import report as compare_report
 from translate.study.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
 from translate.study.plots import cjk_font
@@ -28,11 +30,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_presets_cover_every_attention_kind() -> None:
     kinds = {overrides["model.attention.kind"] for overrides in MECHANISMS.values()}
-    assert kinds == set(ATTENTION)
+    assert kinds == set(ATTENTION_KINDS)
     assert any(o.get("model.encoder_self_attention") for o in MECHANISMS.values())
-    from translate.cli.app import compare as compare_command
-
-    help_text = str(compare_command.__annotations__["mechanisms"])  # the CLI help names every preset
+    option = typing.get_type_hints(compare_command, include_extras=True)["mechanisms"].__metadata__[0]
+    help_text = option.help  # the CLI help names every preset, generated from the registry
     assert all(name in help_text for name in MECHANISMS)
     for overrides in MECHANISMS.values():  # every preset is a valid configuration
         apply_overrides(RunConfig(), overrides)
@@ -221,11 +222,12 @@ def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path
 
 @pytest.mark.slow
 def test_the_committed_zh_en_study_rebuilds_every_table_and_figure_from_its_files(tmp_path: Path) -> None:
-    """docs/compare-converged-zh-en holds every run's hypotheses and attention matrices: without its
-    results files and figures, --report-only writes the same tables (intervals, p-values, BLEU by length
-    computed again, not carried over) and every figure."""
+    """docs/compare-converged-zh-en holds every run's hypotheses and attention matrices: with its questions
+    and without its results files and figures, --report-only writes the same tables (intervals, p-values,
+    BLEU by length computed again, not carried over) and every figure."""
     study = tmp_path / "study"
     shutil.copytree(REPO / "docs" / "compare-converged-zh-en" / "runs", study / "runs")
+    shutil.copy(REPO / "docs" / "compare-converged-zh-en" / "questions.tsv", study)  # what the study asks
     rebuild_report(load_config(None, {"data.direction": "zh-en"}), study)
     for name in ("results.md", "results.csv", "results.json"):
         assert (study / name).read_text(encoding="utf-8") == (

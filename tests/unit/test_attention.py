@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import typing
+from pathlib import Path
 
 import pytest
 import torch
@@ -11,13 +12,14 @@ import torch
 from translate.config.schema import (
     MULTIHEAD_SCORERS,
     AttentionConfig,
-    AttentionKind,
     HardAttentionConfig,
     MultiheadConfig,
+    RunConfig,
     ScorerName,
 )
+from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
-from translate.model.attention import ATTENTION, SCORERS, SelfAttentionLayer, build_attention
+from translate.model.attention import ATTENTION_KINDS, SCORERS, SelfAttentionLayer, build_attention
 from translate.model.attention.scoring import AdditiveScorer, ScaledDotScorer
 from translate.model.attention.soft import SoftAttention
 
@@ -26,7 +28,7 @@ D = 8
 
 def variants() -> list[AttentionConfig]:
     out = []
-    for kind in sorted(ATTENTION):
+    for kind in sorted(ATTENTION_KINDS):
         scorers = MULTIHEAD_SCORERS if kind == "multihead" else sorted(SCORERS) if kind != "none" else ["additive"]
         modes = ["plain", "key-value"] if kind in ("soft", "hard") else ["plain"]
         trainings = ["reinforce", "straight-through", "marginal"] if kind == "hard" else ["reinforce"]
@@ -52,7 +54,7 @@ def inputs(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
 
 
 def test_every_kind_and_scorer_is_covered() -> None:
-    assert {c.kind for c in VARIANTS} == set(ATTENTION)
+    assert {c.kind for c in VARIANTS} == set(ATTENTION_KINDS)
     assert {c.scorer for c in VARIANTS} == set(SCORERS)
 
 
@@ -213,15 +215,15 @@ def test_self_attention_ignores_padding() -> None:
 
 
 def test_config_choices_are_exactly_the_registry_keys() -> None:
-    assert set(typing.get_args(AttentionKind)) == set(ATTENTION)
+    assert set(ATTENTION_KINDS) == {"hard", "multihead", "none", "soft"}
     assert set(typing.get_args(ScorerName)) == set(SCORERS)
     assert set(MULTIHEAD_SCORERS) < set(SCORERS)
 
 
 def test_unknown_names_list_the_valid_ones() -> None:
-    with pytest.raises(ConfigError, match="valid kinds: hard, multihead, none, soft"):
+    with pytest.raises(ConfigError, match="choose one of hard, multihead, none, soft"):
         AttentionConfig(kind="sparse")  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="valid scorers: additive, bilinear, dot, scaled-dot"):
+    with pytest.raises(ConfigError, match="choose one of additive, bilinear, dot, scaled-dot"):
         AttentionConfig(scorer="mlp")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="not available with kind=multihead"):
         AttentionConfig(kind="multihead", scorer="bilinear")
@@ -240,3 +242,39 @@ def test_multihead_layer_norm_normalises_the_context_and_ignores_the_query_scale
     plain = build_attention(AttentionConfig(kind="multihead", scorer="scaled-dot", multihead=MultiheadConfig(heads=2)), D, D)
     plain_memory = plain.prepare(states, mask)
     assert not torch.allclose(plain(query * 7.0, plain_memory).weights, plain(query, plain_memory).weights, atol=1e-3)
+
+
+def test_a_new_kind_is_its_module_plus_one_registration(tmp_path: Path, tiny_config: RunConfig,
+                                                         tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """tests/unit/toy_attention.py and one `register_attention`: the configuration accepts the kind, a model
+    with it builds and translates, the study lists its preset (`translate compare --list`, --mechanisms)."""
+    from typer.testing import CliRunner
+
+    from translate.cli.app import app
+    from translate.config import attention as registry
+    from translate.config.loading import apply_overrides
+    from translate.inference.translator import Translator
+    from translate.model import build_model
+    from translate.study.compare import parse_mechanisms
+
+    kinds, presets = dict(registry.ATTENTION_KINDS), dict(registry.PRESETS)
+    try:
+        registry.register_attention("uniform", "tests.unit.toy_attention", presets={"uniform": {}})
+        cfg = apply_overrides(tiny_config, registry.PRESETS["uniform"])
+        assert cfg.model.attention.kind == "uniform" and cfg.model.mechanism == "uniform additive"
+        model = build_model(cfg.model, len(tiny_tokenizers[0]), len(tiny_tokenizers[1]))
+        assert type(model.decoder.attention).__name__ == "UniformAttention"
+        translator = Translator(model, *tiny_tokenizers, cfg.decode)
+        assert len(translator.translate(["a cat", "the dog sleeps"])) == 2
+        assert parse_mechanisms("uniform,additive") == ["uniform", "additive"]
+        listed = CliRunner().invoke(app, ["compare", "--list"])
+        assert listed.stdout.split()[-1] == "uniform"
+        with pytest.raises(ConfigError, match="attention kind 'uniform' is registered twice"):
+            registry.register_attention("uniform", "tests.unit.toy_attention")
+    finally:
+        registry.ATTENTION_KINDS.clear()
+        registry.ATTENTION_KINDS.update(kinds)
+        registry.PRESETS.clear()
+        registry.PRESETS.update(presets)
+    with pytest.raises(ConfigError, match="choose one of hard, multihead, none, soft"):
+        AttentionConfig(kind="uniform")

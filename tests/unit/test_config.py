@@ -36,7 +36,7 @@ def test_artifact_config_holds_no_paths_or_machine_settings() -> None:
         ({"decode.beam_size": 0}, "decode.beam_size=0"),
         ({"decode.n_best": 6}, "decode.n_best=6"),
         ({"model.attention.kind": "multihead", "model.attention.multihead.heads": 3}, "must divide model.hidden_size (256)"),
-        ({"model.attention.kind": "fancy"}, "choose one of hard, multihead, none, soft"),
+        ({"model.attention.kind": "fancy"}, "kind='fancy' is invalid: choose one of hard, multihead, none, soft"),
         ({"model.attention.scorer": "cosine"}, "choose one of additive, bilinear, dot, scaled-dot"),
         ({"model.hidden_size": 10**9}, "model.hidden_size=1000000000 is invalid: must be in [1, 16384]"),
         ({"device": "tpu"}, "choose one of auto, cpu, cuda"),

@@ -54,9 +54,12 @@ def test_synthetic_corpus_rows_survive_deduplication() -> None:
 
 
 def driver_first_pass() -> list[str]:
-    """The presets of scripts/converged_study.sh's FIRST_PASS array, in order."""
-    text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
-    return text.split("FIRST_PASS=(", 1)[1].split(")", 1)[0].split()
+    """The presets of scripts/converged_study.sh's first pass, in order: `translate compare --list`."""
+    return list(MECHANISMS)
+
+
+# a stand-in `translate` answers `compare --list` as the real one does (the driver's first pass comes from it)
+LIST = '[[ "$*" == "compare --list" ]] && { printf "%s\\n" ' + " ".join(f"'{n}'" for n in MECHANISMS) + "; exit 0; }"
 
 
 RECORD = 'echo "$*" >> CALLS'  # a stand-in command's body: write its arguments to the calls file
@@ -70,6 +73,7 @@ def run_driver(tmp: Path, stage: str, stubs: dict[str, str], **env: str) -> tupl
     calls, bin_dir = tmp / "calls.txt", tmp / "bin"
     bin_dir.mkdir()
     for name, body in stubs.items():
+        body = f"{LIST}\n{body}" if name == "translate" else body
         (bin_dir / name).write_text(f"#!/usr/bin/env bash\n{body.replace('CALLS', str(calls))}\n", encoding="utf-8")
         (bin_dir / name).chmod(0o755)
     done = subprocess.run(["bash", str(tmp / "scripts" / "converged_study.sh")], capture_output=True, text=True,
@@ -80,9 +84,15 @@ def run_driver(tmp: Path, stage: str, stubs: dict[str, str], **env: str) -> tupl
 
 
 def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
-    """scripts/converged_study.sh lists each `translate compare` preset once in its first pass."""
+    """scripts/converged_study.sh's first pass is every `translate compare` preset, as `--list` prints them."""
+    from typer.testing import CliRunner
+
+    from translate.cli.app import app
+
     text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
-    assert sorted(driver_first_pass()) == sorted(MECHANISMS)
+    assert "mapfile -t FIRST_PASS < <(translate compare --list)" in text
+    listed = CliRunner().invoke(app, ["compare", "--list"])
+    assert listed.exit_code == 0 and listed.stdout.split() == list(MECHANISMS)
     defaults = [line.split(":-", 1)[1].rstrip("}") for line in text.splitlines() if line.startswith(("MULTIHEAD=", "HARD="))]
     assert len(defaults) == 2 and all(name in MECHANISMS for name in defaults)
 

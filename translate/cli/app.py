@@ -32,6 +32,7 @@ from translate.cli.common import (
 )
 from translate.cli.serve import serve
 from translate.cli.translation import LexiconOpt, file, glossaries, models, text
+from translate.config.attention import PRESETS
 from translate.config.loading import apply_overrides, load_config, parse_set
 from translate.config.schema import RunConfig
 from translate.errors import TranslateError
@@ -283,11 +284,9 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
 @app.command()
 @handle_errors
 def compare(mechanisms: Annotated[str, typer.Option(
-                help="Comma-separated names, or 'all': none, additive, dot, scaled-dot, bilinear, additive-kv, "
-                     "scaled-dot-kv, hard-reinforce, hard-reinforce-soft-baseline, hard-reinforce-curriculum, hard-marginal, "
-                     "hard-reinforce-warm, hard-reinforce-warm-dot, hard-reinforce-warm-lowlr, hard-gumbel-st, multihead, multihead-ln, "
-                     "multihead-ln-dot, multihead-ln-scaled-dot, multihead-ln-scaled-dot-1head, multihead-ln-scaled-dot-8heads, "
-                     "self-attention+additive, dot-h512, scaled-dot-h512.")] = "all",
+                help=f"Comma-separated presets of the attention registry, or 'all': {', '.join(PRESETS)}.")] = "all",
+            list_presets: Annotated[bool, typer.Option(
+                "--list", help="Print the presets, one per line (the registry's order), and exit.")] = False,
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
@@ -317,6 +316,9 @@ def compare(mechanisms: Annotated[str, typer.Option(
       translate compare --steps 6000 --mechanisms none,additive,dot \\
         --seeds 1,2,3 --out docs/compare-study --work runs/compare-study
     """
+    if list_presets:
+        typer.echo("\n".join(PRESETS))
+        return
     from translate.study.compare import compare as run_compare
     from translate.study.compare import parse_mechanisms, rebuild_report
     from translate.study.compare import restore as run_restore

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from translate.config.attention import ATTENTION_KINDS
 from translate.errors import ConfigError
 
 Direction = Literal["en-zh", "zh-en"]
 Split = Literal["dev", "test"]
 Device = Literal["auto", "cpu", "cuda"]
 Engine = Literal["auto", "torch", "onnx"]  # what runs a translation (translate.inference.router)
-AttentionKind = Literal["hard", "multihead", "none", "soft"]
+AttentionKind = str  # a registered kind (translate.config.attention.ATTENTION_KINDS)
 ScorerName = Literal["additive", "bilinear", "dot", "scaled-dot"]
 MULTIHEAD_SCORERS: tuple[str, ...] = ("additive", "dot", "scaled-dot")  # bilinear has no per-head form
 LANGS = ("en", "zh")
@@ -146,8 +147,8 @@ class HardAttentionConfig:
 
 @dataclass(frozen=True)
 class AttentionConfig:
-    """Which attention the decoder uses; see translate.model.attention for the registry. Settings that
-    only one kind reads live in its own section (`multihead`, `hard`)."""
+    """Which attention the decoder uses: a kind of the registry (`translate.config.attention`). Settings
+    that only one kind reads live in its own section (`multihead`, `hard`)."""
 
     kind: AttentionKind = "soft"
     scorer: ScorerName = "additive"
@@ -158,10 +159,9 @@ class AttentionConfig:
     def __post_init__(self) -> None:
         _check(self.kind != "multihead" or self.scorer in MULTIHEAD_SCORERS, "model.attention.scorer", self.scorer,
                f"not available with kind=multihead; valid: {', '.join(MULTIHEAD_SCORERS)}")
-        for name, choices in (("kind", AttentionKind), ("scorer", ScorerName)):
+        for name, choices in (("kind", tuple(sorted(ATTENTION_KINDS))), ("scorer", get_args(ScorerName))):
             value = getattr(self, name)
-            _check(value in get_args(choices), f"model.attention.{name}", value,
-                   f"unknown; valid {name}s: {', '.join(get_args(choices))}")
+            _check(value in choices, f"model.attention.{name}", value, f"choose one of {', '.join(choices)}")
         _check(self.hard.marginal_decoding == "argmax" or self.kind == "hard", "model.attention.hard.marginal_decoding",
                self.hard.marginal_decoding, "mixture needs model.attention.kind=hard")
 
@@ -218,11 +218,7 @@ class ModelConfig:
     @property
     def mechanism(self) -> str:
         """A short human name of the attention, e.g. "soft additive", "multihead additive x4"."""
-        att = self.attention
-        name = {"none": "none", "soft": f"soft {att.scorer}", "hard": f"hard {att.scorer} ({att.hard.training})",
-                "multihead": f"multihead {att.scorer} x{att.multihead.heads}"}[att.kind]
-        if att.kind == "soft" and att.mode == "key-value":
-            name += " key-value"
+        name = ATTENTION_KINDS[self.attention.kind].name(self.attention)
         return name + (" + encoder self-attention" if self.encoder_self_attention else "")
 
 

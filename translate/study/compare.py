@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from translate.config.attention import PRESETS
 from translate.config.loading import apply_overrides
 from translate.config.schema import RunConfig
 from translate.data.batch import collate
@@ -30,56 +31,7 @@ from translate.training.trainer import Validated
 
 logger = logging.getLogger(__name__)
 
-_SOFT = {"model.attention.kind": "soft", "model.attention.mode": "plain"}
-_MULTIHEAD_LN = {"model.attention.kind": "multihead", "model.attention.scorer": "additive", "model.attention.multihead.heads": 4,
-                 "model.attention.multihead.layer_norm": True}
-# REINFORCE hard attention (soft-prediction baseline) fine-tuned from a soft run of the same seed
-_WARM_HARD: dict[str, Any] = {"model.attention.kind": "hard", "model.attention.hard.training": "reinforce",
-                              "model.attention.hard.reinforce_baseline": "soft", "train.init_attention": "config",
-                              "train.max_steps": 3000, "train.learning_rate": 5e-4, "train.warmup_steps": 200}
-MECHANISMS: dict[str, dict[str, Any]] = {
-    "none": {"model.attention.kind": "none"},
-    "additive": {**_SOFT, "model.attention.scorer": "additive"},
-    "dot": {**_SOFT, "model.attention.scorer": "dot"},
-    "scaled-dot": {**_SOFT, "model.attention.scorer": "scaled-dot"},
-    "bilinear": {**_SOFT, "model.attention.scorer": "bilinear"},
-    "additive-kv": {**_SOFT, "model.attention.scorer": "additive", "model.attention.mode": "key-value"},
-    "scaled-dot-kv": {**_SOFT, "model.attention.scorer": "scaled-dot", "model.attention.mode": "key-value"},
-    "hard-reinforce": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                       "model.attention.hard.training": "reinforce"},
-    "hard-reinforce-soft-baseline": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                                     "model.attention.hard.training": "reinforce",
-                                     "model.attention.hard.reinforce_baseline": "soft"},
-    "hard-reinforce-curriculum": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                                  "model.attention.hard.training": "reinforce", "model.attention.hard.reinforce_baseline": "soft",
-                                  "model.attention.hard.soft_mix": 0.0, "model.attention.hard.soft_anneal_steps": 3000},
-    "hard-marginal": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                      "model.attention.hard.training": "marginal"},
-    "hard-gumbel-st": {"model.attention.kind": "hard", "model.attention.scorer": "additive",
-                       "model.attention.hard.training": "straight-through"},
-    # warm start: the same seed's converged additive run, fine-tuned with hard attention
-    "hard-reinforce-warm": {**_WARM_HARD, "model.attention.scorer": "additive", "train.init_from": "@additive"},
-    # the same from the dot model, whose attention is already sharp (its argmax twin loses 1.2 BLEU, additive's 4.1)
-    "hard-reinforce-warm-dot": {**_WARM_HARD, "model.attention.scorer": "dot", "train.init_from": "@dot"},
-    # the same as hard-reinforce-warm at 2/5 of the fine-tuning learning rate (peak 2e-4, floor 5e-5): its seed 3
-    # peaked on dev at 2,000 of 3,000 updates and ended 1.4 BLEU below its soft start
-    "hard-reinforce-warm-lowlr": {**_WARM_HARD, "model.attention.scorer": "additive", "train.init_from": "@additive",
-                                  "train.learning_rate": 2e-4, "train.min_learning_rate": 5e-5},
-    "multihead": {"model.attention.kind": "multihead", "model.attention.scorer": "additive",
-                  "model.attention.multihead.heads": 4},
-    "multihead-ln": _MULTIHEAD_LN,
-    # with layer norm (better than without for additive, p = 0.025): the other scorers, then the head size
-    "multihead-ln-dot": {**_MULTIHEAD_LN, "model.attention.scorer": "dot"},
-    "multihead-ln-scaled-dot": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot"},
-    # head size, with the best multi-head scorer of the first pass: 1 head of 256 (the encoder states), 8 of 32
-    "multihead-ln-scaled-dot-1head": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.multihead.heads": 1},
-    "multihead-ln-scaled-dot-8heads": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.multihead.heads": 8},
-    "self-attention+additive": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True},
-    # the sqrt(d) check: the same two scorers at twice the width (d = 512 instead of 256)
-    "dot-h512": {**_SOFT, "model.attention.scorer": "dot", "model.hidden_size": 512, "model.embedding_size": 512},
-    "scaled-dot-h512": {**_SOFT, "model.attention.scorer": "scaled-dot", "model.hidden_size": 512,
-                        "model.embedding_size": 512},
-}
+MECHANISMS = PRESETS  # the study's presets: the attention registry's (translate.config.attention)
 BASELINE = "none"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import torch
 from torch import nn
@@ -76,3 +77,8 @@ class NoAttention(Attention):
         batch = query.size(0)
         return AttentionOutput(context=query.new_zeros(batch, self.context_size),
                                weights=query.new_zeros(batch, memory.mask.size(1)))
+
+
+def build(cfg: Any, query_size: int, memory_size: int) -> Attention:
+    """kind=none (`translate.config.attention`)."""
+    return NoAttention(memory_size)

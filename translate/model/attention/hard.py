@@ -24,9 +24,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from translate.config.schema import HardAttentionConfig
+from translate.config.schema import AttentionConfig, HardAttentionConfig
 from translate.model.attention.base import AttentionOutput, Memory
-from translate.model.attention.scoring import Scorer, masked_softmax
+from translate.model.attention.scoring import SCORERS, Scorer, masked_softmax
 from translate.model.attention.soft import Choice, SoftAttention
 
 
@@ -129,3 +129,8 @@ def _argmax(probs: torch.Tensor) -> torch.Tensor:
 
 def _one_hot(index: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     return F.one_hot(index, like.size(-1)).to(like.dtype)
+
+
+def build(cfg: AttentionConfig, query_size: int, memory_size: int) -> HardAttention:
+    """kind=hard (`translate.config.attention`)."""
+    return HardAttention(SCORERS[cfg.scorer](query_size, memory_size), memory_size, cfg.mode == "key-value", cfg.hard)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from translate.config.schema import AttentionConfig
 from translate.model.attention.base import Attention, AttentionOutput, Memory
 from translate.model.attention.scoring import (
     additive_score,
@@ -82,3 +83,8 @@ class MultiHeadAttention(Attention):
         scores = self.score_all(q, memory.keys)  # (B, H, S_q, S_k): one matrix product, no (B, H, S, S, d) broadcast
         weights = masked_softmax(scores, mask[:, None, None, :])
         return self.out_proj(self._merge(weights @ memory.values)), weights
+
+
+def build(cfg: AttentionConfig, query_size: int, memory_size: int) -> MultiHeadAttention:
+    """kind=multihead (`translate.config.attention`)."""
+    return MultiHeadAttention(query_size, memory_size, cfg.multihead.heads, cfg.scorer, layer_norm=cfg.multihead.layer_norm)

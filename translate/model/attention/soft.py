@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from translate.config.schema import AttentionConfig
 from translate.model.attention.base import Attention, AttentionOutput, Memory
-from translate.model.attention.scoring import Scorer, masked_softmax
+from translate.model.attention.scoring import SCORERS, Scorer, masked_softmax
 
 
 @dataclass
@@ -49,3 +50,8 @@ class SoftAttention(Attention):
         choice = self.normalise(scores, memory.mask)
         context = (choice.weights.unsqueeze(1) @ memory.values).squeeze(1)  # (B, Dv)
         return AttentionOutput(context, choice.weights, choice.log_prob, choice.entropy)
+
+
+def build(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
+    """kind=soft (`translate.config.attention`)."""
+    return SoftAttention(SCORERS[cfg.scorer](query_size, memory_size), memory_size, key_value=cfg.mode == "key-value")
