@@ -109,8 +109,9 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     figures: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "threads": args.threads}
     for model in args.models.split(","):
-        src_lang = read_artifact(resolve(find_model(model)), read_meta(resolve(find_model(model)))).src_lang
-        artifact = read_artifact(resolve(find_model(model)), read_meta(resolve(find_model(model))))
+        path = resolve(find_model(model))
+        artifact = read_artifact(path, read_meta(path))
+        src_lang = artifact.src_lang
         sources = load_eval_split(apply_overrides(DataConfig(), {"direction": artifact.direction}), "test")[0][:args.limit]
         with tempfile.TemporaryDirectory() as folder:
             figures[model] = {"translate_text": [translate_text(model, sentence, args.repeats) for sentence in ONE[src_lang]],

@@ -45,6 +45,9 @@ class _Graph:
         options = ort.SessionOptions()
         options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
         options.log_severity_level = 3
+        # no arena: ONNX Runtime then frees a large batch's buffers instead of keeping the largest it saw
+        # (beam 5 over the test split: peak RSS 605-615 MB instead of 690-703 MB, the same wall time)
+        options.enable_cpu_mem_arena = False
         try:
             self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except (Fail, InvalidGraph, InvalidProtobuf, NoSuchFile) as exc:
