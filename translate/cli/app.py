@@ -302,6 +302,12 @@ def compare(mechanisms: Annotated[str, typer.Option(
                 "--restore", help=("Retrain the finished runs in <out>/runs/ lacking hypotheses or attention matrices "
                                    "(study budget and seeds; stopped at the first validation off the committed curve) "
                                    "and add those files where the retrain reproduces the committed scores."))] = False,
+            jobs: Annotated[int, typer.Option(min=1, help=(
+                "Runs at a time, each in its own worker process; the cores are shared among them (train.threads "
+                "per run, if set). A study gives the same results with any --jobs for the same threads per run."))] = 1,
+            status: Annotated[bool, typer.Option(
+                "--status", help="List every run of the study in --out (pending, running where, done, failed and why, "
+                                 "interrupted) and exit.")] = False,
             config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
@@ -311,13 +317,22 @@ def compare(mechanisms: Annotated[str, typer.Option(
     length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same
     command to resume: runs whose results exist in <out>/runs/ are reused, even without their weights.
     With --restore, a study committed without its runs' hypotheses or attention matrices gets them back.
+    With --jobs N, N runs train at a time in worker processes (a worker that dies has its run resumed in
+    another); --status lists each run's state from another terminal. A failed run is reported, the others
+    go on, and the command exits 1 naming it.
 
     Example:
       translate compare --steps 6000 --mechanisms none,additive,dot \\
         --seeds 1,2,3 --out docs/compare-study --work runs/compare-study
+      translate compare --status --out docs/compare-study
     """
     if list_presets:
         typer.echo("\n".join(PRESETS))
+        return
+    if status:
+        from translate.study.status import status_table
+
+        typer.echo(status_table(out))
         return
     from translate.study.compare import compare as run_compare
     from translate.study.compare import parse_mechanisms, rebuild_report
@@ -343,9 +358,18 @@ def compare(mechanisms: Annotated[str, typer.Option(
         restored = run_restore(cfg, names, seed_list, out, work)
         typer.echo(f"restored {len(restored)} run(s) in {out / 'runs'}: {', '.join(restored) or 'none lacked files'}")
         return
-    result_dir = run_compare(cfg, names, seed_list, out, work)
+    result_dir = run_compare(cfg, names, seed_list, out, work, _executor(jobs, cfg.train.threads))
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
+
+
+def _executor(jobs: int, threads: int) -> Any:
+    """Where a study's runs execute: here one after another, or in `jobs` local worker processes."""
+    from translate.study.executors import LocalWorkers, Sequential
+
+    if jobs == 1:
+        return Sequential()
+    return LocalWorkers(jobs, threads or max(1, (os.cpu_count() or 1) // jobs))
 
 
 for command in (text, file, models, serve):  # defined in cli/translation.py and cli/serve.py

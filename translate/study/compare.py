@@ -6,9 +6,13 @@ model size and budget). Finished runs are reused, so an interrupted comparison r
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import os
 import shutil
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +24,13 @@ from translate.config.schema import RunConfig
 from translate.data.batch import collate
 from translate.data.corpus import load_eval_split
 from translate.data.tokenizer import target_ids
-from translate.errors import ConfigError
+from translate.errors import ConfigError, TrainingError
 from translate.evaluation.evaluate import translate_and_score
 from translate.inference.translator import Translator
 from translate.machine import cpu_model, describe
+from translate.study.executors import Event, Executor, Sequential
 from translate.study.report import RunFigures, lacking_files, write_report
+from translate.study.status import StudyStatus
 from translate.tokens import PAD_ID
 from translate.training.train import train
 from translate.training.trainer import Validated
@@ -140,23 +146,121 @@ def study_run_config(base: RunConfig, mechanism: str, seed: int, work_dir: Path)
     return apply_overrides(base, overrides)
 
 
-def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> Path:
+@dataclass(frozen=True)
+class StudyRun:
+    """One run of a study; `train_only`: the source of other runs' initialisation ("@name"), trained first
+    so that the runs starting from it do not train it at the same time; it is not recorded."""
+
+    mechanism: str
+    seed: int
+    train_only: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.mechanism}-seed{self.seed}"
+
+
+FAULT_ENV = "TRANSLATE_STUDY_FAULT"  # a test's fault hook: "<run>" kills the worker at that run's first validation
+
+
+def _fault_hook(run: StudyRun, work_dir: Path) -> Validated | None:
+    if os.environ.get(FAULT_ENV) != run.name or run.train_only:
+        return None
+    fired = work_dir / f"{run.name}.fault-fired"
+    if fired.exists():
+        return None
+
+    def die(record: dict[str, Any]) -> None:
+        fired.touch()
+        os._exit(17)  # as a killed worker: no cleanup, no result
+    return die
+
+
+def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun) -> RunFigures | None:
+    """The one run function of every executor: train (or resume, or reuse) the run and record its results
+    into out_dir/runs/<run>/ (compare.json last: a run is recorded once it is complete, and only once)."""
+    cfg = study_run_config(base, run.mechanism, run.seed, work_dir)
+    if run.train_only:
+        _train_or_reuse(cfg)
+        return None
+    return _evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir))
+
+
+def _source(mechanism: str) -> str | None:
+    start = str(MECHANISMS[mechanism].get("train.init_from", ""))
+    return start[1:] if start.startswith("@") else None
+
+
+def plan(mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path) -> list[list[StudyRun]]:
+    """The runs still to do, in waves: first those that start from scratch (and the untrained sources of
+    the others), then those that start from another run."""
+    pending = [StudyRun(m, s) for m in mechanisms for s in seeds
+               if not (out_dir / "runs" / f"{m}-seed{s}" / "compare.json").is_file()]
+    first = [r for r in pending if _source(r.mechanism) is None]
+    later = [r for r in pending if _source(r.mechanism) is not None]
+    sources = dict.fromkeys((str(_source(r.mechanism)), r.seed) for r in later)
+    first += [StudyRun(m, s, train_only=True) for m, s in sources
+              if StudyRun(m, s) not in first and not (work_dir / f"{m}-seed{s}" / "train_summary.json").is_file()]
+    return [wave for wave in (first, later) if wave]
+
+
+def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None,
+            executor: Executor | None = None) -> Path:
     """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir
     from every finished run there (also those of earlier commands with other mechanisms or seeds).
 
     Runs (with weights) live in `work_dir` (default out_dir/runs); each run's small results (scores,
     curves, hypotheses, attention matrices; no weights) in out_dir/runs/<run>/. A run whose results
     exist is not trained again, even on a machine without its weights: a study can be committed
-    and resumed elsewhere, and the tables are written from whatever has finished.
+    and resumed elsewhere, and the tables are written from whatever has finished. The runs execute
+    where `executor` says (default: one after another here); each run's state is in out_dir/status.json.
+    A run that fails is reported and the others go on; the command then fails naming it.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     work_dir = work_dir or out_dir / "runs"
-    for mechanism in mechanisms:
-        for seed in seeds:
-            results = out_dir / "runs" / f"{mechanism}-seed{seed}"
-            if not (results / "compare.json").is_file():  # a finished run needs neither training nor its source run
-                _evaluate_run(study_run_config(base, mechanism, seed, work_dir), mechanism, seed, results)
+    executor = executor or Sequential()
+    waves = plan(mechanisms, seeds, out_dir, work_dir)
+    recorded = [r.name for wave in waves for r in wave if not r.train_only]
+    status = StudyStatus(out_dir, executor.name, recorded)
+    began, durations, started, failed = time.monotonic(), [], {}, {}
+
+    def heard(event: Event[StudyRun]) -> None:
+        run = event.task
+        if event.kind == "started":
+            started[run.name] = time.monotonic()
+            status.set(run.name, "running", event.where)
+            logger.info("== %s: %s (%s)", run.name, "training its source run" if run.train_only else "started", event.where)
+        elif event.kind == "retried":
+            status.set(run.name, "pending", reason=event.reason)
+            logger.warning("== %s: %s; it starts again (resuming from its last checkpoint)", run.name, event.reason)
+        elif event.kind == "failed":
+            failed[run.name] = event.reason
+            status.set(run.name, "failed", event.where, event.reason)
+            logger.error("== %s failed: %s", run.name, event.reason)
+        elif not run.train_only:
+            durations.append(time.monotonic() - started[run.name])
+            status.set(run.name, "done", event.where)
             rebuild_report(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
+            left = len(recorded) - len(durations) - len(failed)
+            jobs = getattr(executor, "jobs", 1)
+            logger.info("== %s finished (%d of %d, %.1f min); about %.0f min left", run.name, len(durations),
+                        len(recorded), durations[-1] / 60, sum(durations) / len(durations) * left / jobs / 60)
+        else:
+            status.set(run.name, "done", event.where)
+
+    try:
+        executor.run(functools.partial(execute_run, base, out_dir, work_dir), waves, heard)
+    except BaseException:
+        for name, entry in status.runs.items():
+            if entry["state"] == "running":
+                status.set(name, "interrupted", entry.get("where", ""), "stopped; rerun the command to resume it")
+        raise
+    if any((out_dir / "runs").glob("*/compare.json")):
+        rebuild_report(base, out_dir)
+    if failed:
+        raise TrainingError(f"{len(failed)} run(s) failed: " + "; ".join(f"{n} ({r})" for n, r in failed.items())
+                            + f"; the others are in {out_dir}; rerun the command to try them again")
+    logger.info("== %d run(s) done in %.1f min", len(durations), (time.monotonic() - began) / 60)
     return out_dir
 
 

@@ -1,0 +1,120 @@
+"""Where a study's runs execute: the plan's waves, the executors' events (a worker that dies, a run that
+fails), `--status`, and a tiny study run by two worker processes, with one worker killed mid-run,
+equal to the same study run one run after another."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from translate.cli.app import app
+from translate.config.loading import apply_overrides
+from translate.config.schema import RunConfig
+from translate.errors import TrainingError
+from translate.study.compare import FAULT_ENV, StudyRun, compare, plan
+from translate.study.executors import Event, LocalWorkers, Sequential
+from translate.study.status import STATUS_FILE, status_table
+
+
+def test_runs_that_start_from_another_run_wait_for_it(tmp_path: Path) -> None:
+    out, work = tmp_path / "out", tmp_path / "work"
+    waves = plan(["none", "hard-reinforce-warm", "additive", "hard-reinforce-warm-lowlr"], [1], out, work)
+    assert waves == [[StudyRun("none", 1), StudyRun("additive", 1)],
+                     [StudyRun("hard-reinforce-warm", 1), StudyRun("hard-reinforce-warm-lowlr", 1)]]
+    # the source is not part of the command: it is trained first, once, and not recorded
+    assert plan(["hard-reinforce-warm", "hard-reinforce-warm-lowlr"], [1, 2], out, work) == [
+        [StudyRun("additive", 1, train_only=True), StudyRun("additive", 2, train_only=True)],
+        [StudyRun(m, s) for m in ("hard-reinforce-warm", "hard-reinforce-warm-lowlr") for s in (1, 2)]]
+    (out / "runs" / "none-seed1").mkdir(parents=True)
+    (out / "runs" / "none-seed1" / "compare.json").write_text("{}", encoding="utf-8")  # finished: not planned
+    (work / "additive-seed1").mkdir(parents=True)
+    (work / "additive-seed1" / "train_summary.json").write_text("{}", encoding="utf-8")  # trained: not again
+    assert plan(["none", "hard-reinforce-warm"], [1], out, work) == [[StudyRun("hard-reinforce-warm", 1)]]
+
+
+def toy_run(task: tuple[str, str]) -> str:
+    """A run for the executors: "die" kills its worker the first time (a marker file says it did)."""
+    kind, marker = task
+    if kind == "die" and not Path(marker).exists():
+        Path(marker).touch()
+        os._exit(9)
+    if kind == "bad":
+        raise ValueError("no such corpus\nsecond line")
+    return kind.upper()
+
+
+@pytest.mark.slow
+def test_a_dead_worker_s_runs_start_again_and_a_failing_run_is_reported(tmp_path: Path) -> None:
+    marker = str(tmp_path / "died")
+    tasks = [("a", marker), ("die", marker), ("bad", marker), ("b", marker)]
+    events: list[Event[Any]] = []
+    LocalWorkers(2, 1).run(toy_run, [tasks[:2], tasks[2:]], events.append)
+    finished = {e.task[0]: e.result for e in events if e.kind == "finished"}
+    assert finished == {"a": "A", "die": "DIE", "b": "B"}  # the killed run finished in a fresh pool
+    assert [e.task[0] for e in events if e.kind == "retried"].count("die") == 1
+    assert [(e.task[0], e.reason) for e in events if e.kind == "failed"] == [("bad", "ValueError: no such corpus")]
+    # the second wave starts after the first has ended
+    order = [(e.kind, e.task[0]) for e in events]
+    assert max(order.index(("finished", k)) for k in ("a", "die")) < order.index(("started", "bad"))
+    sequential: list[Event[Any]] = []
+    Sequential().run(toy_run, [tasks[:1], tasks[2:]], sequential.append)
+    assert [(e.kind, e.task[0], e.result, e.reason) for e in sequential if e.kind != "started"] == [
+        ("finished", "a", "A", ""), ("failed", "bad", None, "ValueError: no such corpus"), ("finished", "b", "B", "")]
+
+
+def _results(out: Path) -> dict[str, Any]:
+    """What must not depend on the executor: scores, curves, steps, hypotheses, attention."""
+    runs: dict[str, Any] = {}
+    for folder in sorted((out / "runs").iterdir()):
+        record = json.loads((folder / "compare.json").read_text(encoding="utf-8"))
+        runs[folder.name] = ({k: record[k] for k in ("steps", "best_step", "dev_bleu", "test_bleu", "test_chrf", "curve",
+                                                    "attention_entropy")},
+                             (folder / "test.hyp.txt").read_bytes(), (folder / "dev.hyp.txt").read_bytes())
+    return runs
+
+
+@pytest.mark.slow
+def test_two_workers_one_killed_mid_run_give_the_sequential_study(tmp_path: Path, tiny_config: RunConfig,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 40, "train.validate_every": 20, "train.threads": 1})
+    threads = torch.get_num_threads()
+    try:
+        compare(cfg, ["none", "additive"], [1, 2], tmp_path / "sequential", tmp_path / "work-sequential")
+    finally:
+        torch.set_num_threads(threads)
+    monkeypatch.setenv(FAULT_ENV, "additive-seed1")  # its worker dies at the run's first validation
+    out, work = tmp_path / "jobs", tmp_path / "work-jobs"
+    compare(cfg, ["none", "additive"], [1, 2], out, work, LocalWorkers(2, 1))
+    assert (work / "additive-seed1.fault-fired").exists()
+    assert _results(out) == _results(tmp_path / "sequential")
+    rows = json.loads((out / "results.json").read_text(encoding="utf-8"))["rows"]
+    assert [(r["mechanism"], r["seeds"]) for r in rows] == [("none", 2), ("additive", 2)]  # each run once
+    status = json.loads((out / STATUS_FILE).read_text(encoding="utf-8"))
+    assert {name: entry["state"] for name, entry in status["runs"].items()} == {
+        "none-seed1": "done", "none-seed2": "done", "additive-seed1": "done", "additive-seed2": "done"}
+    table = CliRunner().invoke(app, ["compare", "--status", "--out", str(out)])
+    assert table.exit_code == 0 and table.stdout.strip().splitlines()[-1] == "4 done"
+
+
+def test_status_lists_each_run_and_a_failed_run_fails_the_command(tmp_path: Path, tiny_config: RunConfig) -> None:
+    """A run that cannot start fails with its reason; the status says so; the command exits 1 naming it."""
+    cfg = apply_overrides(tiny_config, {"data.data_dir": str(tmp_path / "no-corpus")})
+    with pytest.raises(TrainingError, match=r"1 run\(s\) failed: none-seed1 \(.*no-corpus"):
+        compare(cfg, ["none"], [1], tmp_path / "out", tmp_path / "work")
+    lines = status_table(tmp_path / "out").splitlines()
+    assert lines[0].startswith("none-seed1  failed") and "no-corpus" in lines[0] and lines[-1] == "1 failed"
+    # a running entry whose driver is gone reads as interrupted
+    status = json.loads((tmp_path / "out" / STATUS_FILE).read_text(encoding="utf-8"))
+    status["driver"]["pid"] = 2**22 + 12345  # no such process
+    status["runs"]["none-seed1"] = {"state": "running", "where": "here"}
+    (tmp_path / "out" / STATUS_FILE).write_text(json.dumps(status), encoding="utf-8")
+    assert "interrupted" in status_table(tmp_path / "out").splitlines()[0]
+    shutil.rmtree(tmp_path / "out")
+    assert "no study here" in status_table(tmp_path / "out")
