@@ -302,6 +302,10 @@ def compare(mechanisms: Annotated[str, typer.Option(
                 "--restore", help=("Retrain the finished runs in <out>/runs/ lacking hypotheses or attention matrices "
                                    "(study budget and seeds; stopped at the first validation off the committed curve) "
                                    "and add those files where the retrain reproduces the committed scores."))] = False,
+            verify: Annotated[bool, typer.Option(
+                "--verify", help=("Retrain each finished run in <out>/runs/ (of --mechanisms and --seeds; study budget and "
+                                  "--set) up to its first validation and say whether its training losses and dev BLEU "
+                                  "reproduce the committed ones; exit 1 if one does not."))] = False,
             jobs: Annotated[int, typer.Option(min=1, help=(
                 "Runs at a time, each in its own worker process; the cores are shared among them (train.threads "
                 "per run, if set). A study gives the same results with any --jobs for the same threads per run."))] = 1,
@@ -338,8 +342,9 @@ def compare(mechanisms: Annotated[str, typer.Option(
     from translate.study.compare import parse_mechanisms, rebuild_report
     from translate.study.compare import restore as run_restore
 
-    if report_only and restore:
-        raise typer.BadParameter("--restore retrains runs; --report-only trains none: give one", param_hint="'--restore'")
+    if report_only and (restore or verify):
+        raise typer.BadParameter("--restore and --verify retrain runs; --report-only trains none: give one",
+                                 param_hint="'--report-only'")
     if report_only:
         _quiet_datasets()
         result_dir = rebuild_report(resolve_config(config, set_, data_dir=data_dir, direction=direction), out)
@@ -354,6 +359,18 @@ def compare(mechanisms: Annotated[str, typer.Option(
     names = parse_mechanisms(mechanisms)
     _quiet_datasets()
     cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
+    if verify:
+        from translate.study.verify import verify as run_verify
+
+        verdicts = run_verify(cfg, names, seed_list, out, work)
+        for verdict in verdicts:
+            typer.echo(f"{verdict.run}: {verdict.detail}")
+        if not verdicts:
+            raise typer.BadParameter(f"no finished runs of these mechanisms and seeds in {out / 'runs'}",
+                                     param_hint="--verify")
+        if not all(v.reproduces for v in verdicts):
+            raise typer.Exit(1)
+        return
     if restore:
         restored = run_restore(cfg, names, seed_list, out, work)
         typer.echo(f"restored {len(restored)} run(s) in {out / 'runs'}: {', '.join(restored) or 'none lacked files'}")

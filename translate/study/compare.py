@@ -52,7 +52,7 @@ def parse_mechanisms(text: str) -> list[str]:
 KEPT_FILES = ("train_summary.json", "metrics.jsonl", "config.yaml")  # small files copied next to the scores
 
 
-def _train_or_reuse(cfg: RunConfig, on_validation: Validated | None = None) -> dict[str, Any]:
+def train_or_reuse(cfg: RunConfig, on_validation: Validated | None = None) -> dict[str, Any]:
     summary = cfg.run_dir / "train_summary.json"
     if not summary.is_file():
         resume = (cfg.run_dir / "last" / "trainer.pt").is_file()
@@ -102,7 +102,7 @@ def attention_record(translator: Translator, sources: list[str], indices: list[i
 def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
                   on_validation: Validated | None = None) -> RunFigures:
     """Scores, hypotheses, attention statistics and matrices of a finished run, into `results`."""
-    summary = _train_or_reuse(cfg, on_validation)
+    summary = train_or_reuse(cfg, on_validation)
     results.mkdir(parents=True, exist_ok=True)
     for name in KEPT_FILES:
         if (cfg.run_dir / name).is_file() and cfg.run_dir.resolve() != results.resolve():
@@ -141,7 +141,7 @@ def study_run_config(base: RunConfig, mechanism: str, seed: int, work_dir: Path)
     start = str(overrides.get("train.init_from", ""))
     if start.startswith("@"):
         source = study_run_config(base, start[1:], seed, work_dir)
-        _train_or_reuse(source)
+        train_or_reuse(source)
         overrides["train.init_from"] = str(source.run_dir)
     return apply_overrides(base, overrides)
 
@@ -181,7 +181,7 @@ def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun) -
     into out_dir/runs/<run>/ (compare.json last: a run is recorded once it is complete, and only once)."""
     cfg = study_run_config(base, run.mechanism, run.seed, work_dir)
     if run.train_only:
-        _train_or_reuse(cfg)
+        train_or_reuse(cfg)
         return None
     return _evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir))
 
