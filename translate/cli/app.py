@@ -306,6 +306,11 @@ def compare(mechanisms: Annotated[str, typer.Option(
                 "--verify", help=("Retrain each finished run in <out>/runs/ (of --mechanisms and --seeds; study budget and "
                                   "--set) up to its first validation and say whether its training losses and dev BLEU "
                                   "reproduce the committed ones; exit 1 if one does not."))] = False,
+            sweep: Annotated[list[str] | None, typer.Option(
+                "--sweep", metavar="KEY=V1,V2,...", help=(
+                    "Tune each mechanism on dev first: train every combination of the swept values (repeat the option "
+                    "for several keys) with the first seed, then all seeds with the combination best on dev BLEU. "
+                    "The test split is read only for the final table. E.g. --sweep train.learning_rate=5e-4,1e-3,2e-3"))] = None,
             jobs: Annotated[int, typer.Option(min=1, help=(
                 "Runs at a time, each in its own worker process; the cores are shared among them (train.threads "
                 "per run, if set). A study gives the same results with any --jobs for the same threads per run."))] = 1,
@@ -375,7 +380,10 @@ def compare(mechanisms: Annotated[str, typer.Option(
         restored = run_restore(cfg, names, seed_list, out, work)
         typer.echo(f"restored {len(restored)} run(s) in {out / 'runs'}: {', '.join(restored) or 'none lacked files'}")
         return
-    result_dir = run_compare(cfg, names, seed_list, out, work, _executor(jobs, cfg.train.threads))
+    from translate.study.sweep import parse_sweep
+
+    result_dir = run_compare(cfg, names, seed_list, out, work, _executor(jobs, cfg.train.threads),
+                             parse_sweep(sweep or [], cfg) or None)
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
 

@@ -31,6 +31,7 @@ from translate.machine import cpu_model, describe
 from translate.study.executors import Event, Executor, Sequential
 from translate.study.report import RunFigures, lacking_files, write_report
 from translate.study.status import StudyStatus
+from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
 from translate.tokens import PAD_ID
 from translate.training.train import train
 from translate.training.trainer import Validated
@@ -133,11 +134,11 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
     return result
 
 
-def study_run_config(base: RunConfig, mechanism: str, seed: int, work_dir: Path) -> RunConfig:
-    """The run of `mechanism` with `seed`; a preset that starts from another preset's run ("@name")
-    gets that run's folder, trained first if its weights are not in `work_dir`."""
-    overrides = {**MECHANISMS[mechanism], "name": f"{mechanism}-seed{seed}", "runs_dir": str(work_dir),
-                 "train.seed": seed}
+def study_run_config(base: RunConfig, mechanism: str, seed: int, work_dir: Path, tuned: Combination = ()) -> RunConfig:
+    """The run of `mechanism` with `seed` (and the values a sweep chose, `tuned`); a preset that starts
+    from another preset's run ("@name") gets that run's folder, trained first if not in `work_dir`."""
+    overrides = {**MECHANISMS[mechanism], **dict(tuned), "name": run_name(mechanism, tuned, seed),
+                 "runs_dir": str(work_dir), "train.seed": seed}
     start = str(overrides.get("train.init_from", ""))
     if start.startswith("@"):
         source = study_run_config(base, start[1:], seed, work_dir)
@@ -154,10 +155,12 @@ class StudyRun:
     mechanism: str
     seed: int
     train_only: bool = False
+    tuned: Combination = ()  # values a sweep tries (sweep=True) or chose
+    sweep: bool = False  # a sweep run: scored on dev only, recorded under <out>/sweep/
 
     @property
     def name(self) -> str:
-        return f"{self.mechanism}-seed{self.seed}"
+        return run_name(self.mechanism, self.tuned, self.seed) if self.sweep else f"{self.mechanism}-seed{self.seed}"
 
 
 FAULT_ENV = "TRANSLATE_STUDY_FAULT"  # a test's fault hook: "<run>" kills the worker at that run's first validation
@@ -176,14 +179,31 @@ def _fault_hook(run: StudyRun, work_dir: Path) -> Validated | None:
     return die
 
 
-def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun) -> RunFigures | None:
+def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun) -> RunFigures | dict[str, Any] | None:
     """The one run function of every executor: train (or resume, or reuse) the run and record its results
-    into out_dir/runs/<run>/ (compare.json last: a run is recorded once it is complete, and only once)."""
-    cfg = study_run_config(base, run.mechanism, run.seed, work_dir)
+    into out_dir/runs/<run>/ (compare.json last: a run is recorded once it is complete, and only once); a sweep
+    run into out_dir/sweep/<run>/ (sweep.json last)."""
+    cfg = study_run_config(base, run.mechanism, run.seed, work_dir, run.tuned)
     if run.train_only:
         train_or_reuse(cfg)
         return None
+    if run.sweep:
+        return _sweep_run(cfg, run, out_dir / SWEEP_DIR / run.name)
     return _evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir))
+
+
+def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path) -> dict[str, Any]:
+    """A sweep run: trained, then scored on dev only (the test split is for the final table)."""
+    summary = train_or_reuse(cfg)
+    results.mkdir(parents=True, exist_ok=True)
+    sources, refs = load_eval_split(cfg.data, "dev")
+    scored = translate_and_score(Translator.from_checkpoint(cfg.run_dir), sources, refs, cfg.data.tgt_lang,
+                                 hypotheses_path=results / "dev.hyp.txt")
+    record = {"mechanism": run.mechanism, "seed": run.seed, "values": [list(pair) for pair in run.tuned],
+              "dev_bleu": round(scored.report.bleu, 2), "steps": summary["state"]["step"],
+              "curve": [(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h], "machine": describe()}
+    (results / "sweep.json").write_text(json.dumps(record), encoding="utf-8")
+    return record
 
 
 def _source(mechanism: str) -> str | None:
@@ -191,11 +211,9 @@ def _source(mechanism: str) -> str | None:
     return start[1:] if start.startswith("@") else None
 
 
-def plan(mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path) -> list[list[StudyRun]]:
-    """The runs still to do, in waves: first those that start from scratch (and the untrained sources of
-    the others), then those that start from another run."""
-    pending = [StudyRun(m, s) for m in mechanisms for s in seeds
-               if not (out_dir / "runs" / f"{m}-seed{s}" / "compare.json").is_file()]
+def _waves(pending: list[StudyRun], work_dir: Path) -> list[list[StudyRun]]:
+    """First the runs that start from scratch (and the untrained sources of the others), then those that
+    start from another run."""
     first = [r for r in pending if _source(r.mechanism) is None]
     later = [r for r in pending if _source(r.mechanism) is not None]
     sources = dict.fromkeys((str(_source(r.mechanism)), r.seed) for r in later)
@@ -204,8 +222,23 @@ def plan(mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path)
     return [wave for wave in (first, later) if wave]
 
 
+def plan(mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path,
+         tuned: dict[str, Combination] | None = None) -> list[list[StudyRun]]:
+    """The runs still to do (each with the values a sweep chose for its mechanism), in waves."""
+    chosen = tuned or {}
+    return _waves([StudyRun(m, s, tuned=chosen.get(m, ())) for m in mechanisms for s in seeds
+                   if not (out_dir / "runs" / f"{m}-seed{s}" / "compare.json").is_file()], work_dir)
+
+
+def sweep_plan(mechanisms: list[str], seed: int, sweep: dict[str, list[str]], out_dir: Path,
+               work_dir: Path) -> list[list[StudyRun]]:
+    """The sweep runs still to do: every mechanism × combination, with one seed."""
+    runs = [StudyRun(m, seed, tuned=c, sweep=True) for m in mechanisms for c in combinations(sweep)]
+    return _waves([r for r in runs if not (out_dir / SWEEP_DIR / r.name / "sweep.json").is_file()], work_dir)
+
+
 def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None,
-            executor: Executor | None = None) -> Path:
+            executor: Executor | None = None, sweep: dict[str, list[str]] | None = None) -> Path:
     """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir
     from every finished run there (also those of earlier commands with other mechanisms or seeds).
 
@@ -214,14 +247,41 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     exist is not trained again, even on a machine without its weights: a study can be committed
     and resumed elsewhere, and the tables are written from whatever has finished. The runs execute
     where `executor` says (default: one after another here); each run's state is in out_dir/status.json.
-    A run that fails is reported and the others go on; the command then fails naming it.
+    A run that fails is reported and the others go on; the command then fails naming it. With `sweep`,
+    each mechanism first trains every combination of its values with the first seed, and all its seeds
+    train with the combination best on dev (translate.study.sweep).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     work_dir = work_dir or out_dir / "runs"
     executor = executor or Sequential()
-    waves = plan(mechanisms, seeds, out_dir, work_dir)
+    sweeping = sweep_plan(mechanisms, seeds[0], sweep, out_dir, work_dir) if sweep else []
+    final = [f"{m}-seed{s}" for m in mechanisms for s in seeds if not (out_dir / "runs" / f"{m}-seed{s}" / "compare.json").is_file()]
+    status = StudyStatus(out_dir, executor.name, [r.name for wave in sweeping for r in wave if not r.train_only] + final)
+    failed = _execute(base, out_dir, work_dir, executor, sweeping, status, len(final))
+    tuned: dict[str, Combination] = {}
+    if sweep:
+        tuned = write_sweep_report(out_dir, mechanisms, sweep)
+        for mechanism in [m for m in mechanisms if m not in tuned]:  # no sweep run finished: no seed trains
+            for name in [n for n in final if n.rsplit("-seed", 1)[0] == mechanism]:
+                failed[name] = "none of its sweep runs finished"
+                status.set(name, "failed", reason=failed[name])
+    waves = [[r for r in wave if r.train_only or r.mechanism in tuned or not sweep]
+             for wave in plan(mechanisms, seeds, out_dir, work_dir, tuned)]
+    failed.update(_execute(base, out_dir, work_dir, executor, [w for w in waves if w], status, 0))
+    if any((out_dir / "runs").glob("*/compare.json")):
+        rebuild_report(base, out_dir)
+    if failed:
+        raise TrainingError(f"{len(failed)} run(s) failed: " + "; ".join(f"{n} ({r})" for n, r in failed.items())
+                            + f"; the others are in {out_dir}; rerun the command to try them again")
+    return out_dir
+
+
+def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor, waves: list[list[StudyRun]],
+             status: StudyStatus, later: int) -> dict[str, str]:
+    """Run the waves on the executor, keeping status.json, the tables and the log up to date (one line per
+    finished run, with an estimate of the time left; `later`: runs of a later phase); returns the failed runs
+    and their reasons."""
     recorded = [r.name for wave in waves for r in wave if not r.train_only]
-    status = StudyStatus(out_dir, executor.name, recorded)
     began, durations, started, failed = time.monotonic(), [], {}, {}
 
     def heard(event: Event[StudyRun]) -> None:
@@ -237,16 +297,17 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
             failed[run.name] = event.reason
             status.set(run.name, "failed", event.where, event.reason)
             logger.error("== %s failed: %s", run.name, event.reason)
-        elif not run.train_only:
+        elif run.train_only:
+            status.set(run.name, "done", event.where)
+        else:
             durations.append(time.monotonic() - started[run.name])
             status.set(run.name, "done", event.where)
-            rebuild_report(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
-            left = len(recorded) - len(durations) - len(failed)
+            if not run.sweep:
+                rebuild_report(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
+            left = len(recorded) - len(durations) - len(failed) + later
             jobs = getattr(executor, "jobs", 1)
             logger.info("== %s finished (%d of %d, %.1f min); about %.0f min left", run.name, len(durations),
                         len(recorded), durations[-1] / 60, sum(durations) / len(durations) * left / jobs / 60)
-        else:
-            status.set(run.name, "done", event.where)
 
     try:
         executor.run(functools.partial(execute_run, base, out_dir, work_dir), waves, heard)
@@ -255,13 +316,9 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
             if entry["state"] == "running":
                 status.set(name, "interrupted", entry.get("where", ""), "stopped; rerun the command to resume it")
         raise
-    if any((out_dir / "runs").glob("*/compare.json")):
-        rebuild_report(base, out_dir)
-    if failed:
-        raise TrainingError(f"{len(failed)} run(s) failed: " + "; ".join(f"{n} ({r})" for n, r in failed.items())
-                            + f"; the others are in {out_dir}; rerun the command to try them again")
-    logger.info("== %d run(s) done in %.1f min", len(durations), (time.monotonic() - began) / 60)
-    return out_dir
+    if durations:
+        logger.info("== %d run(s) done in %.1f min", len(durations), (time.monotonic() - began) / 60)
+    return failed
 
 
 RESTORED_FILES = ("dev.hyp.txt", "test.hyp.txt", "attention.json", "config.yaml")
@@ -312,7 +369,7 @@ def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
             committed = RunFigures.load(results / "compare.json")
             if not lacking_files(committed, results):
                 continue
-            cfg = study_run_config(base, mechanism, seed, work_dir)
+            cfg = study_run_config(base, mechanism, seed, work_dir, chosen_values(out_dir).get(mechanism, ()))
             scratch = cfg.run_dir / "restored"
             try:
                 again = _evaluate_run(cfg, mechanism, seed, scratch, follow_curve(committed.curve))

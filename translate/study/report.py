@@ -22,6 +22,7 @@ from translate.errors import ConfigError
 from translate.evaluation.by_length import Bucket, bleu_by_length, by_length_markdown, length_buckets
 from translate.evaluation.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
+from translate.study.sweep import sweep_markdown
 
 logger = logging.getLogger(__name__)
 
@@ -251,7 +252,7 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    (out_dir / "results.md").write_text(markdown(rows, best, signature) + pairs_markdown(pairs)
+    (out_dir / "results.md").write_text(markdown(rows, best, signature) + sweep_markdown(out_dir) + pairs_markdown(pairs)
                                         + by_length_markdown(buckets, by_length, unit), encoding="utf-8")
     plot_bleu([BarRow(r["mechanism"], r["test_bleu_mean"], r["test_bleu_std"] or r["test_bleu_ci95"] or 0.0)
                for r in rows], out_dir / "bleu.png",

@@ -17,6 +17,7 @@ from typing import Any
 from translate.config.schema import RunConfig
 from translate.study.compare import other_cpu, study_run_config, train_or_reuse
 from translate.study.report import RunFigures
+from translate.study.sweep import chosen_values
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +47,8 @@ def verify_run(base: RunConfig, results: Path, scratch: Path, validations: int =
     curve = [(int(step), float(bleu)) for step, bleu in committed.curve][:validations]
     if not curve:
         return Verdict(results.name, False, "its committed curve holds no validation to compare")
-    cfg = study_run_config(base, committed.mechanism, committed.seed, scratch)
+    tuned = chosen_values(results.parent.parent).get(committed.mechanism, ())  # a swept study's chosen values
+    cfg = study_run_config(base, committed.mechanism, committed.seed, scratch, tuned)
     seen: list[tuple[int, float]] = []
 
     def record(entry: dict[str, Any]) -> None:
