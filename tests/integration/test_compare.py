@@ -15,7 +15,7 @@ import pytest
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
-from translate.cli.app import compare as compare_command
+from translate.cli.study import compare as compare_command
 from translate.config.attention import ATTENTION_KINDS
 from translate.config.loading import apply_overrides, load_config
 from translate.config.schema import RunConfig

@@ -29,28 +29,19 @@ from translate.cli.common import (
     handle_errors,
     help_text,
     plain,
+    quiet_datasets,
+    resolve_config,
 )
 from translate.cli.serve import serve
+from translate.cli.study import compare
 from translate.cli.translation import LexiconOpt, file, glossaries, models, text
-from translate.config.attention import PRESETS
-from translate.config.loading import apply_overrides, load_config, parse_set
-from translate.config.schema import RunConfig
+from translate.config.loading import apply_overrides, parse_set
 from translate.errors import TranslateError
 from translate.version import __version__
 
 app = typer.Typer(help="English<->Chinese neural machine translation with pluggable RNN attention.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 logger = logging.getLogger("translate")
-
-
-def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) -> RunConfig:
-    """defaults < file < --set < named options (only those given)."""
-    keys = {"data_dir": "data.data_dir", "direction": "data.direction", "name": "name", "device": "device",
-            "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "beam": "decode.beam_size",
-            "init_from": "train.init_from"}
-    overrides = parse_set(sets or [])
-    overrides.update({keys[k]: plain(v) for k, v in named.items() if v is not None})
-    return load_config(config, overrides)
 
 
 def _relaunch_under_torchrun(nproc: int) -> None:
@@ -83,17 +74,6 @@ def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug lo
     logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
 
 
-def _quiet_datasets() -> None:
-    """`datasets` info lines are dropped (the command's own report says what happened); its progress bars
-    (count, rate, ETA of reading, cleaning and tokenising) show only on a terminal, where a corpus
-    of millions of pairs takes minutes."""
-    import datasets
-
-    if not sys.stderr.isatty():
-        datasets.disable_progress_bars()
-    logging.getLogger("datasets").setLevel(logging.WARNING)
-
-
 @app.command()
 @handle_errors
 def prepare(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
@@ -101,7 +81,7 @@ def prepare(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt 
     """Read and clean the corpus, train the SentencePiece models, cache the token ids; report counts."""
     from translate.data.corpus import prepare_data
 
-    _quiet_datasets()
+    quiet_datasets()
     cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction)
     data = prepare_data(cfg.data, cfg.tokenizer)
     for line in data.report:
@@ -135,7 +115,7 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
 
     if nproc > 1 and "WORLD_SIZE" not in os.environ:
         _relaunch_under_torchrun(nproc)
-    _quiet_datasets()
+    quiet_datasets()
     if resume is not None:
         if not (resume / "config.yaml").is_file():
             raise TranslateError(f"--resume {resume}: no config.yaml there; is it a run folder?")
@@ -187,7 +167,7 @@ def evaluate(checkpoint: CheckpointsOpt = None,
     """
     from translate.evaluation.evaluate import evaluate_checkpoint, tune_length_penalty
 
-    _quiet_datasets()
+    quiet_datasets()
     overrides = parse_set(set_ or [])
     checkpoints = checkpoint or [DEFAULT_CHECKPOINT]
     if length_penalty:
@@ -272,7 +252,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
 
     from translate.release.release import timed_release
 
-    _quiet_datasets()
+    quiet_datasets()
     torch.set_num_threads(threads)
     card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
                                         length_penalty=length_penalty, lexicon=lexicon, data_dir=data_dir,
@@ -281,123 +261,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
     typer.echo(f"released {target} ({size:.1f} MB) in {seconds:.0f} s")
 
 
-@app.command()
-@handle_errors
-def compare(mechanisms: Annotated[str, typer.Option(
-                help=f"Comma-separated presets of the attention registry, or 'all': {', '.join(PRESETS)}.")] = "all",
-            list_presets: Annotated[bool, typer.Option(
-                "--list", help="Print the presets, one per line (the registry's order), and exit.")] = False,
-            minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
-            steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
-            seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
-            out: Annotated[Path, typer.Option(help=(
-                "Output folder: tables, plots and each run's small results (scores, curves, hypotheses, "
-                "attention matrices; no weights), safe to commit."))] = Path("runs/compare"),
-            work: Annotated[Path | None, typer.Option(help=(
-                "Where the runs themselves (with weights) go; default <out>/runs.")
-            )] = None,
-            report_only: Annotated[bool, typer.Option(
-                "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/.")] = False,
-            restore: Annotated[bool, typer.Option(
-                "--restore", help=("Retrain the finished runs in <out>/runs/ lacking hypotheses or attention matrices "
-                                   "(study budget and seeds; stopped at the first validation off the committed curve) "
-                                   "and add those files where the retrain reproduces the committed scores."))] = False,
-            verify: Annotated[bool, typer.Option(
-                "--verify", help=("Retrain each finished run in <out>/runs/ (of --mechanisms and --seeds; study budget and "
-                                  "--set) up to its first validation and say whether its training losses and dev BLEU "
-                                  "reproduce the committed ones; exit 1 if one does not."))] = False,
-            sweep: Annotated[list[str] | None, typer.Option(
-                "--sweep", metavar="KEY=V1,V2,...", help=(
-                    "Tune each mechanism on dev first: train every combination of the swept values (repeat the option "
-                    "for several keys) with the first seed, then all seeds with the combination best on dev BLEU. "
-                    "The test split is read only for the final table. E.g. --sweep train.learning_rate=5e-4,1e-3,2e-3"))] = None,
-            jobs: Annotated[int, typer.Option(min=1, help=(
-                "Runs at a time, each in its own worker process; the cores are shared among them (train.threads "
-                "per run, if set). A study gives the same results with any --jobs for the same threads per run."))] = 1,
-            status: Annotated[bool, typer.Option(
-                "--status", help="List every run of the study in --out (pending, running where, done, failed and why, "
-                                 "interrupted) and exit.")] = False,
-            config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
-            direction: DirectionOpt = None) -> None:
-    """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
-
-    Writes results.md/.csv/.json (test BLEU and chrF mean ± std over seeds, 95 % bootstrap intervals,
-    p-values against `none` and against the best, attention entropy and sharpness, BLEU by source
-    length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same
-    command to resume: runs whose results exist in <out>/runs/ are reused, even without their weights.
-    With --restore, a study committed without its runs' hypotheses or attention matrices gets them back.
-    With --jobs N, N runs train at a time in worker processes (a worker that dies has its run resumed in
-    another); --status lists each run's state from another terminal. A failed run is reported, the others
-    go on, and the command exits 1 naming it.
-
-    Example:
-      translate compare --steps 6000 --mechanisms none,additive,dot \\
-        --seeds 1,2,3 --out docs/compare-study --work runs/compare-study
-      translate compare --status --out docs/compare-study
-    """
-    if list_presets:
-        typer.echo("\n".join(PRESETS))
-        return
-    if status:
-        from translate.study.status import status_table
-
-        typer.echo(status_table(out))
-        return
-    from translate.study.compare import compare as run_compare
-    from translate.study.compare import parse_mechanisms, rebuild_report
-    from translate.study.compare import restore as run_restore
-
-    if report_only and (restore or verify):
-        raise typer.BadParameter("--restore and --verify retrain runs; --report-only trains none: give one",
-                                 param_hint="'--report-only'")
-    if report_only:
-        _quiet_datasets()
-        result_dir = rebuild_report(resolve_config(config, set_, data_dir=data_dir, direction=direction), out)
-        typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
-        return
-    if minutes is None and steps is None:
-        raise typer.BadParameter("give a budget: --minutes or --steps", param_hint="--minutes/--steps")
-    try:
-        seed_list = [int(s) for s in seeds.split(",") if s.strip()]
-    except ValueError:
-        raise typer.BadParameter(f"'{seeds}': expected comma-separated integers", param_hint="--seeds") from None
-    names = parse_mechanisms(mechanisms)
-    _quiet_datasets()
-    cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
-    if verify:
-        from translate.study.verify import verify as run_verify
-
-        verdicts = run_verify(cfg, names, seed_list, out, work)
-        for verdict in verdicts:
-            typer.echo(f"{verdict.run}: {verdict.detail}")
-        if not verdicts:
-            raise typer.BadParameter(f"no finished runs of these mechanisms and seeds in {out / 'runs'}",
-                                     param_hint="--verify")
-        if not all(v.reproduces for v in verdicts):
-            raise typer.Exit(1)
-        return
-    if restore:
-        restored = run_restore(cfg, names, seed_list, out, work)
-        typer.echo(f"restored {len(restored)} run(s) in {out / 'runs'}: {', '.join(restored) or 'none lacked files'}")
-        return
-    from translate.study.sweep import parse_sweep
-
-    result_dir = run_compare(cfg, names, seed_list, out, work, _executor(jobs, cfg.train.threads),
-                             parse_sweep(sweep or [], cfg) or None)
-    typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
-    typer.echo(f"tables and plots in {result_dir}")
-
-
-def _executor(jobs: int, threads: int) -> Any:
-    """Where a study's runs execute: here one after another, or in `jobs` local worker processes."""
-    from translate.study.executors import LocalWorkers, Sequential
-
-    if jobs == 1:
-        return Sequential()
-    return LocalWorkers(jobs, threads or max(1, (os.cpu_count() or 1) // jobs))
-
-
-for command in (text, file, models, serve):  # defined in cli/translation.py and cli/serve.py
+for command in (text, file, models, serve, compare):  # defined in cli/translation.py, cli/serve.py, cli/study.py
     app.command()(command)
 for registered in app.registered_commands:
     registered.help = help_text(registered.callback.__doc__ or "") if registered.callback else None

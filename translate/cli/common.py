@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
+import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -12,8 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, TypeVar, get_args
 
 import typer
 
+from translate.config.loading import load_config, parse_set
 from translate.config.paths import DEFAULT_MODEL
-from translate.config.schema import Device, Direction, Engine, Split
+from translate.config.schema import Device, Direction, Engine, RunConfig, Split
 from translate.errors import TranslateError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,3 +88,24 @@ def handle_errors(func: F) -> F:
 
 def plain(value: Any) -> Any:
     return value.value if isinstance(value, Enum) else value
+
+
+def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) -> RunConfig:
+    """defaults < file < --set < named options (only those given)."""
+    keys = {"data_dir": "data.data_dir", "direction": "data.direction", "name": "name", "device": "device",
+            "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "beam": "decode.beam_size",
+            "init_from": "train.init_from"}
+    overrides = parse_set(sets or [])
+    overrides.update({keys[k]: plain(v) for k, v in named.items() if v is not None})
+    return load_config(config, overrides)
+
+
+def quiet_datasets() -> None:
+    """`datasets` info lines are dropped (the command's own report says what happened); its progress bars
+    (count, rate, ETA of reading, cleaning and tokenising) show only on a terminal, where a corpus
+    of millions of pairs takes minutes."""
+    import datasets
+
+    if not sys.stderr.isatty():
+        datasets.disable_progress_bars()
+    logging.getLogger("datasets").setLevel(logging.WARNING)

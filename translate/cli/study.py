@@ -1,0 +1,144 @@
+"""`translate compare`: train attention mechanisms side by side and rank them (translate.study)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from translate.cli.common import (
+    ConfigOpt,
+    DataDirOpt,
+    DirectionOpt,
+    SetOpt,
+    handle_errors,
+    quiet_datasets,
+    resolve_config,
+)
+from translate.config.attention import PRESETS
+
+MechanismsOpt = Annotated[str, typer.Option(
+    help=f"Comma-separated presets of the attention registry, or 'all': {', '.join(PRESETS)}.")]
+ListOpt = Annotated[bool, typer.Option("--list", help="Print the presets, one per line (the registry's order), and exit.")]
+OutOpt = Annotated[Path, typer.Option(help=(
+    "Output folder: tables, plots and each run's small results (scores, curves, hypotheses, attention matrices; "
+    "no weights), safe to commit."))]
+WorkOpt = Annotated[Path | None, typer.Option(help="Where the runs themselves (with weights) go; default <out>/runs.")]
+ReportOnlyOpt = Annotated[bool, typer.Option(
+    "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/.")]
+RestoreOpt = Annotated[bool, typer.Option(
+    "--restore", help=("Retrain the finished runs in <out>/runs/ lacking hypotheses or attention matrices (study budget "
+                       "and seeds; stopped at the first validation off the committed curve) and add those files where "
+                       "the retrain reproduces the committed scores."))]
+VerifyOpt = Annotated[bool, typer.Option(
+    "--verify", help=("Retrain each finished run in <out>/runs/ (of --mechanisms and --seeds; study budget and --set) up "
+                      "to its first validation and say whether its training losses and dev BLEU reproduce the committed "
+                      "ones; exit 1 if one does not."))]
+SweepOpt = Annotated[list[str] | None, typer.Option(
+    "--sweep", metavar="KEY=V1,V2,...", help=(
+        "Tune each mechanism on dev first: train every combination of the swept values (repeat the option for several "
+        "keys) with the first seed, then all seeds with the combination best on dev BLEU. The test split is read only "
+        "for the final table. E.g. --sweep train.learning_rate=5e-4,1e-3,2e-3"))]
+JobsOpt = Annotated[int, typer.Option(min=1, help=(
+    "Runs at a time, each in its own worker process; the cores are shared among them (train.threads per run, if set). "
+    "A study gives the same results with any --jobs for the same threads per run."))]
+StatusOpt = Annotated[bool, typer.Option(
+    "--status", help="List every run of the study in --out (pending, running where, done, failed and why, interrupted) "
+                     "and exit.")]
+
+
+@handle_errors
+def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
+            minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
+            steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
+            seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
+            out: OutOpt = Path("runs/compare"), work: WorkOpt = None, report_only: ReportOnlyOpt = False,
+            restore: RestoreOpt = False, verify: VerifyOpt = False, sweep: SweepOpt = None, jobs: JobsOpt = 1,
+            status: StatusOpt = False, config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
+            direction: DirectionOpt = None) -> None:
+    """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
+
+    Writes results.md/.csv/.json (test BLEU and chrF mean ± std over seeds, 95 % bootstrap intervals,
+    p-values against `none` and against the best, attention entropy and sharpness, BLEU by source
+    length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same
+    command to resume: runs whose results exist in <out>/runs/ are reused, even without their weights.
+    With --restore, a study committed without its runs' hypotheses or attention matrices gets them back.
+    With --jobs N, N runs train at a time in worker processes (a worker that dies has its run resumed in
+    another); --status lists each run's state from another terminal. A failed run is reported, the others
+    go on, and the command exits 1 naming it.
+
+    Example:
+      translate compare --steps 6000 --mechanisms none,additive,dot \\
+        --seeds 1,2,3 --out docs/compare-study --work runs/compare-study
+      translate compare --status --out docs/compare-study
+    """
+    if list_presets:
+        typer.echo("\n".join(PRESETS))
+        return
+    if status:
+        from translate.study.status import status_table
+
+        typer.echo(status_table(out))
+        return
+    from translate.study.compare import compare as run_compare
+    from translate.study.compare import parse_mechanisms, rebuild_report
+
+    if report_only and (restore or verify):
+        raise typer.BadParameter("--restore and --verify retrain runs; --report-only trains none: give one",
+                                 param_hint="'--restore'" if restore else "'--verify'")
+    if report_only:
+        quiet_datasets()
+        result_dir = rebuild_report(resolve_config(config, set_, data_dir=data_dir, direction=direction), out)
+        typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
+        return
+    if minutes is None and steps is None:
+        raise typer.BadParameter("give a budget: --minutes or --steps", param_hint="--minutes/--steps")
+    seed_list, names = _seeds(seeds), parse_mechanisms(mechanisms)
+    quiet_datasets()
+    cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
+    if verify or restore:
+        _retrain(cfg, names, seed_list, out, work, verify)
+        return
+    from translate.study.sweep import parse_sweep
+
+    result_dir = run_compare(cfg, names, seed_list, out, work, _executor(jobs, cfg.train.threads),
+                             parse_sweep(sweep or [], cfg) or None)
+    typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
+    typer.echo(f"tables and plots in {result_dir}")
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        return [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"'{text}': expected comma-separated integers", param_hint="--seeds") from None
+
+
+def _retrain(cfg: Any, names: list[str], seeds: list[int], out: Path, work: Path | None, verify: bool) -> None:
+    """--verify (say whether the committed runs reproduce; exit 1 if one does not) or --restore."""
+    if not verify:
+        from translate.study.compare import restore
+
+        restored = restore(cfg, names, seeds, out, work)
+        typer.echo(f"restored {len(restored)} run(s) in {out / 'runs'}: {', '.join(restored) or 'none lacked files'}")
+        return
+    from translate.study.verify import verify as run_verify
+
+    verdicts = run_verify(cfg, names, seeds, out, work)
+    for verdict in verdicts:
+        typer.echo(f"{verdict.run}: {verdict.detail}")
+    if not verdicts:
+        raise typer.BadParameter(f"no finished runs of these mechanisms and seeds in {out / 'runs'}", param_hint="--verify")
+    if not all(v.reproduces for v in verdicts):
+        raise typer.Exit(1)
+
+
+def _executor(jobs: int, threads: int) -> Any:
+    """Where a study's runs execute: here one after another, or in `jobs` local worker processes."""
+    from translate.study.executors import LocalWorkers, Sequential
+
+    if jobs == 1:
+        return Sequential()
+    return LocalWorkers(jobs, threads or max(1, (os.cpu_count() or 1) // jobs))
