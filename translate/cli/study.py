@@ -44,6 +44,14 @@ SweepOpt = Annotated[list[str] | None, typer.Option(
 JobsOpt = Annotated[int, typer.Option(min=1, help=(
     "Runs at a time, each in its own worker process; the cores are shared among them (train.threads per run, if set). "
     "A study gives the same results with any --jobs for the same threads per run."))]
+ExecutorOpt = Annotated[str, typer.Option(
+    "--executor", metavar="local|ray", help=(
+        "local: runs in this process (--jobs 1) or in --jobs worker processes; ray: each run a task of a Ray cluster "
+        "(--address, else a Ray started here), asking for train.threads CPUs (default 1) and --gpus-per-run; results "
+        "come back to --out without a shared disk. Ray: pip install 'translate[ray]'."))]
+AddressOpt = Annotated[str | None, typer.Option(help="The Ray cluster to use (e.g. 127.0.0.1:6379); --executor ray.")]
+GpusOpt = Annotated[float, typer.Option(
+    "--gpus-per-run", min=0.0, help="GPU fraction each run asks Ray for: 0.25 packs four runs on one GPU; --executor ray.")]
 StatusOpt = Annotated[bool, typer.Option(
     "--status", help="List every run of the study in --out (pending, running where, done, failed and why, interrupted) "
                      "and exit.")]
@@ -56,6 +64,7 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
             out: OutOpt = Path("runs/compare"), work: WorkOpt = None, report_only: ReportOnlyOpt = False,
             restore: RestoreOpt = False, verify: VerifyOpt = False, sweep: SweepOpt = None, jobs: JobsOpt = 1,
+            executor: ExecutorOpt = "local", address: AddressOpt = None, gpus_per_run: GpusOpt = 0.0,
             status: StatusOpt = False, config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
@@ -103,7 +112,8 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
         return
     from translate.study.sweep import parse_sweep
 
-    result_dir = run_compare(cfg, names, seed_list, out, work, _executor(jobs, cfg.train.threads),
+    result_dir = run_compare(cfg, names, seed_list, out, work, _executor(executor, jobs, cfg.train.threads, address,
+                                                                         gpus_per_run),
                              parse_sweep(sweep or [], cfg) or None)
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
@@ -135,10 +145,19 @@ def _retrain(cfg: Any, names: list[str], seeds: list[int], out: Path, work: Path
         raise typer.Exit(1)
 
 
-def _executor(jobs: int, threads: int) -> Any:
-    """Where a study's runs execute: here one after another, or in `jobs` local worker processes."""
-    from translate.study.executors import LocalWorkers, Sequential
+def _executor(kind: str, jobs: int, threads: int, address: str | None, gpus: float) -> Any:
+    """Where a study's runs execute: here one after another, in `jobs` local worker processes, or on Ray."""
+    from translate.study.executors import LocalWorkers, RayCluster, Sequential
 
+    if kind not in ("local", "ray"):
+        raise typer.BadParameter(f"'{kind}': choose local or ray", param_hint="--executor")
+    if kind == "local" and (address or gpus):
+        raise typer.BadParameter("--address and --gpus-per-run are for --executor ray", param_hint="--executor")
+    if kind == "ray":
+        if jobs != 1:
+            raise typer.BadParameter("Ray runs as many runs at a time as the cluster has room for; drop --jobs",
+                                     param_hint="--jobs")
+        return RayCluster(address, threads or 1, gpus)
     if jobs == 1:
         return Sequential()
     return LocalWorkers(jobs, threads or max(1, (os.cpu_count() or 1) // jobs))

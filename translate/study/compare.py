@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,10 +180,36 @@ def _fault_hook(run: StudyRun, work_dir: Path) -> Validated | None:
     return die
 
 
-def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun) -> RunFigures | dict[str, Any] | None:
+@dataclass(frozen=True)
+class Shipped:
+    """A run's result with its result files (path under the study folder -> bytes), from a node that shares
+    no disk with the driver; the driver writes them (`receive`)."""
+
+    result: Any
+    files: dict[str, bytes]
+
+
+def receive(shipped: Shipped, out_dir: Path) -> Any:
+    """Write a run's shipped files into the study folder, its record (compare.json, sweep.json) last."""
+    for name in sorted(shipped.files, key=lambda n: Path(n).name in ("compare.json", "sweep.json")):
+        target = out_dir / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+        tmp.write_bytes(shipped.files[name])
+        os.replace(tmp, target)
+    return shipped.result
+
+
+def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun, ship: bool = False) -> Any:
     """The one run function of every executor: train (or resume, or reuse) the run and record its results
     into out_dir/runs/<run>/ (compare.json last: a run is recorded once it is complete, and only once); a sweep
-    run into out_dir/sweep/<run>/ (sweep.json last)."""
+    run into out_dir/sweep/<run>/ (sweep.json last). With `ship`, the files go to a scratch folder and come
+    back with the result (`Shipped`), for a driver on another machine."""
+    if ship:
+        with tempfile.TemporaryDirectory(prefix="translate-run-") as scratch:
+            result = execute_run(base, Path(scratch), work_dir, run)
+            return Shipped(result, {str(p.relative_to(scratch)): p.read_bytes()
+                                    for p in sorted(Path(scratch).rglob("*")) if p.is_file()})
     cfg = study_run_config(base, run.mechanism, run.seed, work_dir, run.tuned)
     if run.train_only:
         train_or_reuse(cfg)
@@ -300,6 +327,8 @@ def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor,
         elif run.train_only:
             status.set(run.name, "done", event.where)
         else:
+            if isinstance(event.result, Shipped):
+                receive(event.result, out_dir)
             durations.append(time.monotonic() - started[run.name])
             status.set(run.name, "done", event.where)
             if not run.sweep:
@@ -310,7 +339,7 @@ def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor,
                         len(recorded), durations[-1] / 60, sum(durations) / len(durations) * left / jobs / 60)
 
     try:
-        executor.run(functools.partial(execute_run, base, out_dir, work_dir), waves, heard)
+        executor.run(functools.partial(execute_run, base, out_dir, work_dir, ship=executor.ships_files), waves, heard)
     except BaseException:
         for name, entry in status.runs.items():
             if entry["state"] == "running":

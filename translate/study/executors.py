@@ -1,6 +1,7 @@
-"""Where a study's runs execute: one after another in this process (`Sequential`), or in N local worker
-processes (`LocalWorkers`, `translate compare --jobs N`). Both take the same picklable run function and
-report the same events to the driver, which alone writes the study's files (status, tables).
+"""Where a study's runs execute: one after another in this process (`Sequential`), in N local worker
+processes (`LocalWorkers`, `translate compare --jobs N`), or as tasks of a Ray cluster (`RayCluster`,
+`--executor ray`). All take the same picklable run function and report the same events to the driver,
+which alone writes the study's files (status, tables, and the runs' results a Ray node sends back).
 
 A worker that dies (killed, out of memory) breaks its pool: the runs it held are given to a fresh pool,
 where training resumes from the run's last checkpoint; a run is recorded only by the run function's
@@ -15,11 +16,14 @@ import multiprocessing
 import os
 import signal
 import socket
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
+
+from translate.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +45,7 @@ class Event(Generic[T]):
 
 class Executor(Protocol):
     name: str
+    ships_files: bool  # runs send their result files back (no disk shared with the driver)
 
     def run(self, fn: Callable[[Any], Any], waves: Sequence[Sequence[Any]], events: Callable[[Event[Any]], None]) -> None:
         """Run fn on every task, wave after wave (a wave starts when the previous one has ended)."""
@@ -55,6 +60,7 @@ class Sequential:
     """Every run in this process, one after another."""
 
     name = "sequential"
+    ships_files = False
 
     def run(self, fn: Callable[[Any], Any], waves: Sequence[Sequence[Any]], events: Callable[[Event[Any]], None]) -> None:
         where = f"{socket.gethostname()} pid {os.getpid()}"
@@ -83,6 +89,7 @@ class LocalWorkers:
     at most N runs at a time, so a run is running from the moment it is given to the pool."""
 
     name = "local"
+    ships_files = False
 
     def __init__(self, jobs: int, threads: int) -> None:
         self.jobs, self.threads = jobs, threads
@@ -142,3 +149,75 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             except ProcessLookupError:
                 pass
     pool.shutdown(wait=True, cancel_futures=True)  # the runs under way end at their next update boundary
+
+
+def _on_node(fn: Callable[[Any], Any], task: Any, threads: int) -> tuple[str, Any]:
+    """A Ray task: the run with `threads` PyTorch threads; returns where it ran and its result."""
+    import torch
+
+    torch.set_num_threads(threads)
+    return socket.gethostname(), fn(task)
+
+
+class RayCluster:
+    """Each run a task of a Ray cluster (`address`, or a Ray started here on this machine's cores when
+    None), asking for `cpus` CPUs (its PyTorch threads) and a `gpus` fraction of a GPU: 0.25 packs four
+    runs on one GPU. Runs send their small result files back with their result, so nodes need no disk
+    shared with the driver (their weights stay on the node, under the same --work path). A task whose
+    worker or node dies is retried by Ray (RETRIES times): on the same node it resumes from the run's
+    last checkpoint, elsewhere it starts again. Ctrl-C cancels the tasks (their last checkpoints stay)."""
+
+    name = "ray"
+    ships_files = True
+
+    def __init__(self, address: str | None = None, cpus: int = 1, gpus: float = 0.0) -> None:
+        self.address, self.cpus, self.gpus = address, cpus, gpus
+
+    def run(self, fn: Callable[[Any], Any], waves: Sequence[Sequence[Any]], events: Callable[[Event[Any]], None]) -> None:
+        ray = import_ray(loopback=self.address is None or self.address.rsplit(":", 1)[0] in LOOPBACK)
+        started_here = not ray.is_initialized()
+        if started_here:
+            ray.init(address=self.address, include_dashboard=False, logging_level=logging.WARNING,
+                     **({} if self.address else {"num_cpus": os.cpu_count()}))
+        remote = ray.remote(_on_node).options(num_cpus=self.cpus, num_gpus=self.gpus, max_retries=RETRIES)
+        where = f"ray {self.address or 'on this machine'}"
+        pending: dict[Any, Any] = {}
+        try:
+            for wave in waves:
+                for task in wave:
+                    events(Event("started", task, f"{where} (queued or running)"))
+                    pending[remote.remote(fn, task, self.cpus)] = task
+                while pending:
+                    [ready], _ = ray.wait(list(pending), num_returns=1)
+                    task = pending.pop(ready)
+                    try:
+                        host, result = ray.get(ready)
+                    except ray.exceptions.RayTaskError as error:  # the run itself raised
+                        events(Event("failed", task, where, reason=one_line(error.cause or error)))
+                    except ray.exceptions.RayError as error:  # its worker or node died more often than retried
+                        events(Event("failed", task, where, reason=one_line(error)))
+                    else:
+                        events(Event("finished", task, f"{where}, node {host}", result))
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref, force=True)  # as a crash: each run keeps its last (atomically saved) checkpoint
+            raise
+        finally:
+            if started_here:
+                ray.shutdown()
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def import_ray(loopback: bool = False) -> Any:
+    """Ray, told to keep every address on 127.0.0.1 for a cluster on this machine (a Ray started here, or
+    one at a loopback address): otherwise it swaps 127.0.0.1 for the machine's outward address. The switch
+    (Ray's own, named for the platforms where it is the default) is read when Ray is first imported."""
+    if loopback and "ray" not in sys.modules:
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("--executor ray needs Ray: pip install 'translate[ray]' (or pip install ray)") from None
+    return ray
