@@ -152,11 +152,12 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 def _on_node(fn: Callable[[Any], Any], task: Any, threads: int) -> tuple[str, Any]:
-    """A Ray task: the run with `threads` PyTorch threads; returns where it ran and its result."""
+    """A Ray task: the run with `threads` PyTorch threads; returns where it ran (host, Ray node) and its result."""
+    import ray
     import torch
 
     torch.set_num_threads(threads)
-    return socket.gethostname(), fn(task)
+    return f"{socket.gethostname()} {ray.get_runtime_context().get_node_id()[:8]}", fn(task)
 
 
 class RayCluster:
