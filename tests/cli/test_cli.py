@@ -60,7 +60,11 @@ def test_user_errors_are_one_line_and_exit_1(tmp_path: Path, args: list[str], me
                                               (["evaluate", "--direction", "en-de"], "--direction"),
                                               (["train", "--direction", "en-de"], "--direction"),
                                               (["text", "hi", "--device", "tpu"], "--device"),
-                                              (["compare", "--report-only", "--restore"], "--restore")])
+                                              (["compare", "--report-only", "--restore"], "--restore"),
+                                              (["compare", "--report-only", "--verify"], "--verify"),
+                                              (["compare", "--steps", "1", "--executor", "slurm"], "--executor"),
+                                              (["compare", "--steps", "1", "--address", "127.0.0.1:1"], "--executor"),
+                                              (["compare", "--steps", "1", "--executor", "ray", "--jobs", "2"], "--jobs")])
 def test_bad_choices_are_usage_errors_naming_the_option(args: list[str], option: str) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2

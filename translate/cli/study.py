@@ -150,13 +150,13 @@ def _executor(kind: str, jobs: int, threads: int, address: str | None, gpus: flo
     from translate.study.executors import LocalWorkers, RayCluster, Sequential
 
     if kind not in ("local", "ray"):
-        raise typer.BadParameter(f"'{kind}': choose local or ray", param_hint="--executor")
+        raise typer.BadParameter(f"'{kind}': choose local or ray", param_hint="'--executor'")
     if kind == "local" and (address or gpus):
-        raise typer.BadParameter("--address and --gpus-per-run are for --executor ray", param_hint="--executor")
+        raise typer.BadParameter("--address and --gpus-per-run are for --executor ray", param_hint="'--executor'")
     if kind == "ray":
         if jobs != 1:
             raise typer.BadParameter("Ray runs as many runs at a time as the cluster has room for; drop --jobs",
-                                     param_hint="--jobs")
+                                     param_hint="'--jobs'")
         return RayCluster(address, threads or 1, gpus)
     if jobs == 1:
         return Sequential()
