@@ -7,6 +7,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +122,50 @@ def test_status_lists_each_run_and_a_failed_run_fails_the_command(tmp_path: Path
     assert "interrupted" in status_table(tmp_path / "out").splitlines()[0]
     shutil.rmtree(tmp_path / "out")
     assert "no study here" in status_table(tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_a_terminated_driver_stops_its_workers_and_the_study_resumes(tmp_path: Path) -> None:
+    """SIGTERM to `translate compare --jobs 2` (kill, a job scheduler): the workers stop between two updates
+    with resumable checkpoints, none trains on as an orphan, the status says interrupted; the same command
+    then finishes the study."""
+    tiny = Path(__file__).resolve().parents[1] / "data" / "tiny"
+    sets = {"data.cache_dir": tmp_path / "cache", "data.batch_tokens": 120, "data.max_tokens": 40,
+            "tokenizer.en_vocab_size": 70, "tokenizer.zh_vocab_size": 70, "tokenizer.byte_fallback": "false",
+            "model.embedding_size": 16, "model.hidden_size": 16, "decode.beam_size": 3, "train.validate_every": 100,
+            "train.log_every": 10}
+    command = [sys.executable, "-m", "translate", "compare", "--jobs", "2", "--mechanisms", "none,additive",
+               "--steps", "400", "--out", str(tmp_path / "study"), "--work", str(tmp_path / "work"), "--data-dir", str(tiny),
+               *[arg for key, value in sets.items() for arg in ("--set", f"{key}={value}")]]
+    driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    logs = [tmp_path / "work" / run / "train.log" for run in ("none-seed1", "additive-seed1")]
+    deadline = time.monotonic() + 120
+    while not all(log.is_file() and "step" in log.read_text(encoding="utf-8") for log in logs):
+        assert time.monotonic() < deadline and driver.poll() is None, driver.stderr.read() if driver.stderr else ""
+        time.sleep(0.5)
+    workers = _children(driver.pid)
+    assert len(workers) >= 2
+    driver.send_signal(signal.SIGTERM)
+    assert driver.wait(timeout=120) != 0
+    time.sleep(1)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()], workers  # no orphan left training
+    assert all("interrupted at step" in log.read_text(encoding="utf-8") for log in logs)
+    assert status_table(tmp_path / "study").splitlines()[-1] == "2 interrupted"
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert all("resumed at step" in log.read_text(encoding="utf-8") for log in logs)
+    assert status_table(tmp_path / "study").splitlines()[-1] == "2 done"
+
+
+def _children(pid: int) -> list[int]:
+    """The worker processes whose parent is `pid` (Linux /proc; multiprocessing's resource tracker left out)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b"spawn_main" in command:
+            found.append(int(stat.parent.name))
+    return found

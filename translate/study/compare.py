@@ -29,7 +29,7 @@ from translate.errors import ConfigError, TrainingError
 from translate.evaluation.evaluate import translate_and_score
 from translate.inference.translator import Translator
 from translate.machine import cpu_model, describe
-from translate.study.executors import Event, Executor, Sequential
+from translate.study.executors import Event, Executor, Sequential, terminate_as_interrupt
 from translate.study.report import RunFigures, lacking_files, write_report
 from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
@@ -339,7 +339,8 @@ def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor,
                         len(recorded), durations[-1] / 60, sum(durations) / len(durations) * left / jobs / 60)
 
     try:
-        executor.run(functools.partial(execute_run, base, out_dir, work_dir, ship=executor.ships_files), waves, heard)
+        with terminate_as_interrupt():
+            executor.run(functools.partial(execute_run, base, out_dir, work_dir, ship=executor.ships_files), waves, heard)
     except BaseException:
         for name, entry in status.runs.items():
             if entry["state"] == "running":

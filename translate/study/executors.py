@@ -17,9 +17,11 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -82,6 +84,38 @@ def _worker_init(threads: int) -> None:
 
     torch.set_num_threads(threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides; training stops on the SIGTERM it sends
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """Linux: a SIGTERM when the driver dies, however it died, so that no worker trains on as an orphan."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the driver was already gone
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """In the driver: SIGTERM (kill, a job scheduler) stops the study as Ctrl-C does, so that the workers are
+    stopped with it (main thread only; a SIGTERM ignored by whoever started the driver stays ignored)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class LocalWorkers:
