@@ -54,6 +54,11 @@ class TorchContext:
     def reorder(self, rows: np.ndarray) -> TorchContext:
         return TorchContext(self.inner.reorder(torch.from_numpy(rows).to(self.device)), self.device)
 
+    def attended(self) -> np.ndarray:
+        """(N, S): the attention each source position received so far; 1 on padding (nothing to cover)."""
+        state, mask = self.inner.state, self.inner.memory.mask
+        return state.attended.masked_fill(~mask, 1.0).float().cpu().numpy()
+
 
 def torch_step(model: Seq2Seq) -> StepFn:
     """`Seq2Seq.step` as the search calls it: NumPy tokens in, NumPy log-probabilities out."""
