@@ -308,6 +308,9 @@ class DecodeConfig:
 
     beam_size: int = 5
     length_penalty: float = 1.0  # GNMT alpha; 0 = raw log-probability
+    # GNMT beta: + beta * sum_j log(min(attention source position j received, 1)) ranks a hypothesis that left
+    # source words unattended lower (dropped content); 0 = off; the same for every hypothesis without attention
+    coverage_penalty: float = 0.0
     max_len_a: float = 2.0  # max output length = a * source length + b
     max_len_b: int = 10
     n_best: int = 1
@@ -329,6 +332,7 @@ class DecodeConfig:
         _check(1 <= self.n_best <= self.beam_size, "decode.n_best", self.n_best,
                f"must be in [1, decode.beam_size={self.beam_size}]")
         _check(self.length_penalty >= 0, "decode.length_penalty", self.length_penalty, "must be >= 0")
+        _check(self.coverage_penalty >= 0, "decode.coverage_penalty", self.coverage_penalty, "must be >= 0 (0 = off)")
         _check(self.max_len_a >= 0 and self.max_len_b >= 1, "decode.max_len_b", self.max_len_b,
                "max_len_a must be >= 0 and max_len_b >= 1")
         _check(self.batch_size >= 1, "decode.batch_size", self.batch_size, "must be >= 1")

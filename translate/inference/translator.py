@@ -122,7 +122,8 @@ class TorchEngine:
         with self._evaluating():
             ctx, limits = self.encoded(sources, decode)
             return constrained_search(self.step, ctx, limits, BOS_ID, EOS_ID, beam_size, constraints,
-                                      decode.length_penalty, decode.n_best, PAD_ID, banned_after)
+                                      decode.length_penalty, decode.n_best, PAD_ID, banned_after,
+                                      decode.coverage_penalty)
 
 
 class Translator(TextTranslator):

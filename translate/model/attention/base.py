@@ -54,8 +54,12 @@ class Attention(nn.Module):
     """
 
     context_size: int
-    coverage: Coverage | None = None
+    coverage: Coverage | None  # set per instance: a class-level default would hide the registered module
     coverage_loss_weight: float = 0.0  # λ of See et al.'s coverage loss (`coverage.coverage_loss`), added by training
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.coverage = None
 
     def prepare(self, states: torch.Tensor, mask: torch.Tensor) -> Memory:
         raise NotImplementedError
