@@ -62,8 +62,7 @@ def test_the_state_holds_the_attention_each_source_position_received(
         assert ctx.state.attended.eq(0).all()
         total = torch.zeros(2, 5)
         for t in range(3):
-            state_before = ctx.state
-            logits, state, weights = model.decoder.step(tgt[:, t], state_before, ctx.memory)
+            _, state, weights = model.decoder.step(tgt[:, t], ctx.state, ctx.memory)
             ctx = type(ctx)(state=state, memory=ctx.memory)
             total += weights
             torch.testing.assert_close(ctx.state.attended, total)

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from translate.inference.search import beam_search, greedy, length_penalty, max_lengths, token_by_token
-from translate.inference.search.rules import coverage_penalty
 from translate.inference.search.beam import top_candidates
+from translate.inference.search.rules import coverage_penalty
 from translate.inference.translator import sampler
 
 BOS, EOS, A, B, C = 2, 3, 4, 5, 6

@@ -57,7 +57,8 @@ class TorchContext:
     def attended(self) -> np.ndarray:
         """(N, S): the attention each source position received so far; 1 on padding (nothing to cover)."""
         state, mask = self.inner.state, self.inner.memory.mask
-        return state.attended.masked_fill(~mask, 1.0).float().cpu().numpy()
+        attended: np.ndarray = state.attended.masked_fill(~mask, 1.0).float().cpu().numpy()
+        return attended
 
 
 def torch_step(model: Seq2Seq) -> StepFn:

@@ -27,7 +27,8 @@ class MembersContext:
 
     def attended(self) -> np.ndarray:
         """The members' mean attention received per source position (N, S) (1 on padding)."""
-        return np.mean(np.stack([ctx.attended() for ctx in self.members]), axis=0)
+        mean: np.ndarray = np.mean(np.stack([ctx.attended() for ctx in self.members]), axis=0)
+        return mean
 
 
 def members_step(steps: Sequence[StepFn]) -> StepFn:

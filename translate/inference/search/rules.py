@@ -37,7 +37,8 @@ def coverage_penalty(attended: np.ndarray, beta: float) -> np.ndarray:
     per row of `attended` (N, S) (padding given 1: nothing to cover). <= 0; 0 once every position has
     received a whole unit of attention, so a hypothesis that left source words unattended ranks lower."""
     clipped = np.clip(np.asarray(attended, dtype=np.float64), COVERAGE_FLOOR, 1.0)
-    return (beta * np.log(clipped).sum(axis=-1)).astype(np.float32)
+    penalty: np.ndarray = (beta * np.log(clipped).sum(axis=-1)).astype(np.float32)
+    return penalty
 
 
 def max_lengths(src_lens: Any, a: float, b: int) -> np.ndarray:
