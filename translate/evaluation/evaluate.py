@@ -154,23 +154,26 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
 
 @dataclass
 class PenaltyRow:
-    alpha: float
+    alpha: float  # length penalty (GNMT alpha)
+    beta: float  # coverage penalty (GNMT beta)
     report: EvalReport  # with the length ratio (hypothesis / reference length)
 
 
-def tune_length_penalty(checkpoint: Path | str | Sequence[Path | str], alphas: list[float], split: str = "dev",
-                        data_dir: str | None = None, device: str = "cpu",
-                        overrides: dict[str, Any] | None = None, ensemble: bool = False,
-                        lexicon: bool | None = None) -> list[PenaltyRow]:
-    """Dev scores of the checkpoint's (or ensemble's) beam search under each length penalty (GNMT alpha), in
-    order; `lexicon`: the names lexicon too (None: as the model's `decode.lexicon` says)."""
+def tune_penalties(checkpoint: Path | str | Sequence[Path | str], alphas: list[float] | None = None,
+                   betas: list[float] | None = None, split: str = "dev", data_dir: str | None = None,
+                   device: str = "cpu", overrides: dict[str, Any] | None = None, ensemble: bool = False,
+                   lexicon: bool | None = None) -> list[PenaltyRow]:
+    """Dev scores of the checkpoint's (or ensemble's) beam search for every length penalty (GNMT alpha) x
+    coverage penalty (GNMT beta), alphas outer; a list not given is the model's own setting. `lexicon`: the
+    names lexicon too (None: as the model's `decode.lexicon` says)."""
     ckpts = _checkpoints(checkpoint, ensemble)
     translator, loaded = _translator(ckpts, device, overrides or {}, None)
     data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, loaded.artifact.direction, data_dir)
     sources, refs = load_eval_split(data, split)
     rows, as_users = [], with_glossaries(translator, (), lexicon)
-    for alpha in alphas:
-        decode = apply_overrides(translator.decode, {"length_penalty": alpha})
-        report = translate_and_score(as_users, sources, refs, data.tgt_lang, decode).report
-        rows.append(PenaltyRow(alpha, report))
+    for alpha in alphas or [translator.decode.length_penalty]:
+        for beta in betas or [translator.decode.coverage_penalty]:
+            decode = apply_overrides(translator.decode, {"length_penalty": alpha, "coverage_penalty": beta})
+            report = translate_and_score(as_users, sources, refs, data.tgt_lang, decode).report
+            rows.append(PenaltyRow(alpha, beta, report))
     return rows
