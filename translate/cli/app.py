@@ -182,6 +182,8 @@ def evaluate(checkpoint: CheckpointsOpt = None,
     result, written = evaluate_checkpoint(checkpoints, plain(split), data_dir, beam, output, plain(direction),
                                           plain(device) or "cpu", overrides, glossaries(glossary), lexicon, ensemble)
     typer.echo(result.report.summary())
+    if result.adequacy is not None:
+        typer.echo(f"dropped/repeated content: {result.adequacy.summary()}")
     if result.terms is not None:
         used, total = result.terms
         typer.echo(f"glossary terms used: {used} of {total} ({100 * used / max(total, 1):.1f} %)")
