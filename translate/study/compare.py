@@ -26,7 +26,7 @@ from translate.data.batch import collate
 from translate.data.corpus import load_eval_split
 from translate.data.tokenizer import target_ids
 from translate.errors import ConfigError, TrainingError
-from translate.evaluation.evaluate import translate_and_score
+from translate.evaluation.evaluate import measure_adequacy, translate_and_score
 from translate.inference.translator import Translator
 from translate.machine import cpu_model, describe
 from translate.study.executors import Event, Executor, Sequential, terminate_as_interrupt
@@ -115,8 +115,8 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
                                          hypotheses_path=results / f"{split}.hyp.txt")
               for split, (sources, refs) in splits.items()}
     stats = attention_statistics(translator, *splits["dev"])
+    test_sources, test_refs = splits["test"]
     if stats is not None:
-        test_sources = splits["test"][0]
         (results / "attention.json").write_text(json.dumps(attention_record(
             translator, test_sources, heatmap_sentences(translator, test_sources)), ensure_ascii=False), encoding="utf-8")
     state = summary["state"]
@@ -130,7 +130,9 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
         attention_argmax_share=None if stats is None else round(stats[1], 4),
         curve=[(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h],
         minutes=round(state["seconds"] / 60, 1), best_step=state.get("best_step"),
-        stop_reason=summary.get("stop_reason", ""), machine=describe())
+        stop_reason=summary.get("stop_reason", ""), machine=describe(),
+        adequacy=measure_adequacy(translator, test_sources, scored["test"].hypotheses, test_refs,
+                                  cfg.data.src_lang, cfg.data.tgt_lang).to_dict())
     (results / "compare.json").write_text(json.dumps(result.record()), encoding="utf-8")
     return result
 
