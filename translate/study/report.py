@@ -73,11 +73,13 @@ class RunFigures:
     machine: str = ""  # where it was trained (translate.machine.describe); "" in runs older than the field
     # dropped and repeated content on test (translate.evaluation.adequacy.Adequacy.to_dict); None in older runs
     adequacy: dict[str, Any] | None = None
+    values: dict[str, str] | None = None  # what a sweep chose and the run trained with (None: no sweep, or older)
 
     def record(self) -> dict[str, Any]:
-        """As compare.json and results.json hold it (without `machine` or `adequacy` where they are not known)."""
+        """As compare.json and results.json hold it (without `machine`, `adequacy` or `values` where they are
+        not known)."""
         data = dataclasses.asdict(self)
-        for key in ("machine", "adequacy"):
+        for key in ("machine", "adequacy", "values"):
             if not data[key]:
                 del data[key]
         return data
