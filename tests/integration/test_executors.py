@@ -11,6 +11,8 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +73,35 @@ def test_a_dead_worker_s_runs_start_again_and_a_failing_run_is_reported(tmp_path
     Sequential().run(toy_run, [tasks[:1], tasks[2:]], sequential.append)
     assert [(e.kind, e.task[0], e.result, e.reason) for e in sequential if e.kind != "started"] == [
         ("finished", "a", "A", ""), ("failed", "bad", None, "ValueError: no such corpus"), ("finished", "b", "B", "")]
+
+
+class _BreakingPool:
+    """A pool whose runs finish at once and that is found broken at the submit after `runs` of them: a
+    worker that died while the other run of its wave finished, so no wait ever saw its future fail."""
+
+    def __init__(self, runs: int) -> None:
+        self.left = runs
+        self._processes: dict[int, Any] = {}
+
+    def submit(self, fn: Any, task: Any) -> Future[Any]:
+        if self.left == 0:
+            raise BrokenProcessPool("a child process terminated abruptly")
+        self.left -= 1
+        future: Future[Any] = Future()
+        future.set_result(fn(task))
+        return future
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+def test_a_pool_found_broken_at_a_submit_is_replaced_and_its_run_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    pools = iter([_BreakingPool(2), _BreakingPool(10)])
+    monkeypatch.setattr(LocalWorkers, "_pool", lambda self: next(pools))
+    events: list[Event[Any]] = []
+    LocalWorkers(2, 1).run(str.upper, [["a", "b", "c"]], events.append)
+    assert [(e.kind, e.task) for e in events] == [("started", "a"), ("started", "b"), ("finished", "a"),
+                                                  ("finished", "b"), ("started", "c"), ("finished", "c")]
 
 
 def _results(out: Path) -> dict[str, Any]:
