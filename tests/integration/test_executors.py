@@ -115,15 +115,22 @@ def _results(out: Path) -> dict[str, Any]:
     return runs
 
 
-@pytest.mark.slow
-def test_two_workers_one_killed_mid_run_give_the_sequential_study(tmp_path: Path, tiny_config: RunConfig,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def sequential_study(tiny_config: RunConfig, tmp_path: Path) -> RunConfig:
+    """The reference the executors are held to: a tiny study (none, additive × seeds 1, 2) run one run after
+    another into tmp_path/sequential; returns its configuration (one thread per run)."""
     cfg = apply_overrides(tiny_config, {"train.max_steps": 40, "train.validate_every": 20, "train.threads": 1})
     threads = torch.get_num_threads()
     try:
         compare(cfg, ["none", "additive"], [1, 2], tmp_path / "sequential", tmp_path / "work-sequential")
     finally:
         torch.set_num_threads(threads)
+    return cfg
+
+
+@pytest.mark.slow
+def test_two_workers_one_killed_mid_run_give_the_sequential_study(tmp_path: Path, tiny_config: RunConfig,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = sequential_study(tiny_config, tmp_path)
     monkeypatch.setenv(FAULT_ENV, "additive-seed1")  # its worker dies at the run's first validation
     out, work = tmp_path / "jobs", tmp_path / "work-jobs"
     compare(cfg, ["none", "additive"], [1, 2], out, work, LocalWorkers(2, 1))
