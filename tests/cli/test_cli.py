@@ -107,7 +107,7 @@ def test_train_translate_evaluate_resume(tmp_path: Path) -> None:
 
     result = runner.invoke(app, ["info", "--checkpoint", str(run)])
     assert result.exit_code == 0 and "direction: en-zh" in result.output
-    assert "decoding: beam 3, length penalty 1, names lexicon off by default" in result.output
+    assert "decoding: beam 3, length penalty 1, coverage penalty 0, names lexicon off by default" in result.output
 
 
 def test_zh_en_direction_uses_13a(tmp_path: Path) -> None:

@@ -70,6 +70,7 @@ def test_evaluate_decodes_with_overrides_and_tunes_the_length_penalty(soft_check
     result = runner.invoke(app, [*base, "--set", "model.attention.kind=hard"])
     assert result.exit_code == 0, result.output
     assert "BLEU" in result.output and "sentences 8" in result.output
+    assert "dropped/repeated content: repeats: " in result.output and "unattended source pieces" in result.output
     refused = runner.invoke(app, [*base, "--set", "model.hidden_size=8"])
     assert refused.exit_code == 1 and "only model.attention.* " in refused.output
     moved = runner.invoke(app, [*base, "--set", "model.attention.heads=2"])
@@ -78,7 +79,16 @@ def test_evaluate_decodes_with_overrides_and_tunes_the_length_penalty(soft_check
                                 "--length-penalty", "0", "--length-penalty", "2"])
     assert table.exit_code == 0, table.output
     rows = [line for line in table.output.splitlines() if line.strip()[:1].isdigit()]
-    assert [row.split()[0] for row in rows] == ["0", "2"] and sum("<- best BLEU" in row for row in rows) == 1
+    assert [row.split()[:2] for row in rows] == [["0", "0"], ["2", "0"]]  # beta: the model's own (off)
+    assert sum("<- best BLEU" in row for row in rows) == 1
+    grid = runner.invoke(app, ["evaluate", "--checkpoint", str(soft_checkpoint), "--data-dir", str(TINY_DIR),
+                               "--length-penalty", "0.6", "--coverage-penalty", "0", "--coverage-penalty", "5"])
+    assert grid.exit_code == 0, grid.output
+    rows = [line.split() for line in grid.output.splitlines() if line.strip()[:1].isdigit()]
+    assert [row[:2] for row in rows] == [["0.6", "0"], ["0.6", "5"]]
+    refused = runner.invoke(app, ["evaluate", "--checkpoint", str(soft_checkpoint), "--data-dir", str(TINY_DIR),
+                                  "--coverage-penalty", "-1"])
+    assert refused.exit_code == 1 and "decode.coverage_penalty" in refused.output
 
 
 @pytest.mark.slow
@@ -147,7 +157,7 @@ def test_release_ships_members_with_the_ensembles_scores_and_rereleases_them(
 
 def test_length_penalty_tuning_decodes_with_or_without_the_names_lexicon_as_asked(
         soft_checkpoint: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from translate.evaluation.evaluate import evaluate_checkpoint, tune_length_penalty
+    from translate.evaluation.evaluate import evaluate_checkpoint, tune_penalties
     from translate.inference.glossary import Glossary, Term
 
     # a names lexicon the tiny vocabulary can spell: "Tea" (capitalised, as names match) -> 咖啡
@@ -157,7 +167,7 @@ def test_length_penalty_tuning_decodes_with_or_without_the_names_lexicon_as_aske
     data.mkdir()
     (data / "dev.tsv").write_text("I like Tea.\t我喜欢咖啡。\nYou like tea.\t你喜欢茶。\n", encoding="utf-8")
     for lexicon in (True, False):
-        [row] = tune_length_penalty(soft_checkpoint, [1.0], "dev", str(data), lexicon=lexicon)
+        [row] = tune_penalties(soft_checkpoint, [1.0], None, "dev", str(data), lexicon=lexicon)
         alone, _ = evaluate_checkpoint(soft_checkpoint, "dev", str(data), lexicon=lexicon)
         assert (row.report.bleu, row.report.chrf) == (alone.report.bleu, alone.report.chrf)
         assert ("咖啡" in alone.hypotheses[0]) == lexicon, alone.hypotheses

@@ -11,6 +11,8 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,35 @@ def test_a_dead_worker_s_runs_start_again_and_a_failing_run_is_reported(tmp_path
         ("finished", "a", "A", ""), ("failed", "bad", None, "ValueError: no such corpus"), ("finished", "b", "B", "")]
 
 
+class _BreakingPool:
+    """A pool whose runs finish at once and that is found broken at the submit after `runs` of them: a
+    worker that died while the other run of its wave finished, so no wait ever saw its future fail."""
+
+    def __init__(self, runs: int) -> None:
+        self.left = runs
+        self._processes: dict[int, Any] = {}
+
+    def submit(self, fn: Any, task: Any) -> Future[Any]:
+        if self.left == 0:
+            raise BrokenProcessPool("a child process terminated abruptly")
+        self.left -= 1
+        future: Future[Any] = Future()
+        future.set_result(fn(task))
+        return future
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+def test_a_pool_found_broken_at_a_submit_is_replaced_and_its_run_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    pools = iter([_BreakingPool(2), _BreakingPool(10)])
+    monkeypatch.setattr(LocalWorkers, "_pool", lambda self: next(pools))
+    events: list[Event[Any]] = []
+    LocalWorkers(2, 1).run(str.upper, [["a", "b", "c"]], events.append)
+    assert [(e.kind, e.task) for e in events] == [("started", "a"), ("started", "b"), ("finished", "a"),
+                                                  ("finished", "b"), ("started", "c"), ("finished", "c")]
+
+
 def _results(out: Path) -> dict[str, Any]:
     """What must not depend on the executor: scores, curves, steps, hypotheses, attention."""
     runs: dict[str, Any] = {}
@@ -84,15 +115,22 @@ def _results(out: Path) -> dict[str, Any]:
     return runs
 
 
-@pytest.mark.slow
-def test_two_workers_one_killed_mid_run_give_the_sequential_study(tmp_path: Path, tiny_config: RunConfig,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def sequential_study(tiny_config: RunConfig, tmp_path: Path) -> RunConfig:
+    """The reference the executors are held to: a tiny study (none, additive × seeds 1, 2) run one run after
+    another into tmp_path/sequential; returns its configuration (one thread per run)."""
     cfg = apply_overrides(tiny_config, {"train.max_steps": 40, "train.validate_every": 20, "train.threads": 1})
     threads = torch.get_num_threads()
     try:
         compare(cfg, ["none", "additive"], [1, 2], tmp_path / "sequential", tmp_path / "work-sequential")
     finally:
         torch.set_num_threads(threads)
+    return cfg
+
+
+@pytest.mark.slow
+def test_two_workers_one_killed_mid_run_give_the_sequential_study(tmp_path: Path, tiny_config: RunConfig,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = sequential_study(tiny_config, tmp_path)
     monkeypatch.setenv(FAULT_ENV, "additive-seed1")  # its worker dies at the run's first validation
     out, work = tmp_path / "jobs", tmp_path / "work-jobs"
     compare(cfg, ["none", "additive"], [1, 2], out, work, LocalWorkers(2, 1))

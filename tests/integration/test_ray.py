@@ -8,10 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
 
-from tests.integration.test_executors import _results
-from translate.config.loading import apply_overrides
+from tests.integration.test_executors import _results, sequential_study
 from translate.config.schema import RunConfig
 from translate.study.compare import FAULT_ENV, compare
 from translate.study.executors import RayCluster
@@ -35,12 +33,7 @@ def test_a_study_on_a_two_node_ray_cluster_equals_the_sequential_one(tmp_path: P
     ray = pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
-    cfg = apply_overrides(tiny_config, {"train.max_steps": 40, "train.validate_every": 20, "train.threads": 1})
-    threads = torch.get_num_threads()
-    try:
-        compare(cfg, ["none", "additive"], [1, 2], tmp_path / "sequential", tmp_path / "work-sequential")
-    finally:
-        torch.set_num_threads(threads)
+    cfg = sequential_study(tiny_config, tmp_path)
     monkeypatch.setenv(FAULT_ENV, "additive-seed1")  # the worker running it dies at its first validation
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "node_ip_address": "127.0.0.1",
                                                             "include_dashboard": False})

@@ -91,3 +91,17 @@ def test_a_swept_study_trains_every_seed_with_the_values_best_on_dev(tmp_path: P
     read.clear()
     compare(tiny_config, ["none", "additive"], [1, 2], out, work, sweep=sweep)
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps and at_choice[1] == []
+    # a grown sweep whose new value wins for one mechanism: that mechanism's seeds train again with it
+    first_choice = {m: tuple(v.items()) for m, v in table["chosen"].items()}
+    grown = {"train.learning_rate": ["0.01", "0.003", "0.02"]}
+
+    def additive_picks_the_new_value(*args: Any) -> Any:
+        report(*args)
+        return {"none": first_choice["none"], "additive": (("train.learning_rate", "0.02"),)}
+    monkeypatch.setattr(compare_module, "write_sweep_report", additive_picks_the_new_value)
+    compare(tiny_config, ["none", "additive"], [1, 2], out, work, sweep=grown)
+    for seed in (1, 2):
+        record = json.loads((out / "runs" / f"additive-seed{seed}" / "compare.json").read_text(encoding="utf-8"))
+        assert record["values"] == {"train.learning_rate": "0.02"}
+        none = out / "runs" / f"none-seed{seed}" / "compare.json"
+        assert none.stat().st_mtime_ns == stamps[none]  # its choice stands: not trained again

@@ -1,7 +1,7 @@
 """The fast path (`translate.inference.fast`) against the PyTorch model it is derived from, generated over
 every `translate compare` preset and the encoder/decoder variants: the same log-probabilities step by
 step (to 1e-4) on padded batches, the same hypotheses and scores from the one search on either engine
-(greedy, beam, n-best, lexically constrained, ensembles), the same checkpoint files (fp32, fp16, bf16)."""
+(greedy, beam, n-best, coverage penalty, lexically constrained, ensembles), the same checkpoint files (fp32, fp16, bf16)."""
 
 from __future__ import annotations
 
@@ -84,8 +84,8 @@ def test_the_derived_graphs_step_and_translate_as_the_torch_model(name: str, tmp
             np.testing.assert_allclose(fast_log_probs, log_probs.numpy(), atol=1e-4)
             ctx, fast_ctx, tokens = ctx.select(torch.tensor(rows)), fast_ctx.select(np.array(rows)), nxt
     texts = SENTENCES + ["", "Tea. Coffee, please."]
-    for beam, n_best in ((1, 1), (5, 1), (4, 3)):
-        decode = replace(fast.decode, beam_size=beam, n_best=n_best)
+    for beam, n_best, beta in ((1, 1, 0.0), (5, 1, 0.0), (4, 3, 0.0), (5, 2, 0.6)):  # beta: the coverage penalty
+        decode = replace(fast.decode, beam_size=beam, n_best=n_best, coverage_penalty=beta)
         same_n_best(fast.translate_n_best(texts, decode), torch_tr.translate_n_best(texts, decode))
 
 
@@ -111,13 +111,13 @@ def test_constrained_search_and_ensembles_search_alike_on_both_engines(name: str
     sources = fast.encode_sources(SENTENCES)
     terms = [fast.tgt_tokenizer.encode([word])[0] for word in ("tea", "the cat", "sofa", "dog")]
     constraints = [[terms[0]], [terms[1], terms[3]], [], [terms[2]]]
-    for beam, n_best in ((3, 1), (5, 3)):
-        decode = replace(fast.decode, n_best=n_best)
+    for beam, n_best, beta in ((3, 1, 0.0), (5, 3, 0.0), (4, 1, 0.6)):
+        decode = replace(fast.decode, n_best=n_best, coverage_penalty=beta)
         same_hypotheses(fast.engine.constrained(sources, decode, constraints, beam, banned_after=[5, 6]),
                         torch_tr.engine.constrained(sources, decode, constraints, beam, banned_after=[5, 6]))
     torch_ens, fast_ens = Translator.from_checkpoints([first, second]), FastTranslator.from_checkpoints([first, second])
-    for beam in (1, 5):  # n-best lists of two untrained members hold near-ties that the last bits decide
-        decode = replace(fast.decode, beam_size=beam, n_best=1)
+    for beam, beta in ((1, 0.0), (5, 0.0), (5, 0.6)):  # n-best lists of two untrained members hold near-ties
+        decode = replace(fast.decode, beam_size=beam, n_best=1, coverage_penalty=beta)
         same_n_best(fast_ens.translate_n_best(SENTENCES, decode), torch_ens.translate_n_best(SENTENCES, decode))
     alone = fast.translate_n_best(SENTENCES, replace(fast.decode, beam_size=5, n_best=2))
     assert [h.score for hyps in alone for h in hyps] != pytest.approx(

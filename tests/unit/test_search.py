@@ -12,6 +12,7 @@ import torch
 
 from translate.inference.search import beam_search, greedy, length_penalty, max_lengths, token_by_token
 from translate.inference.search.beam import top_candidates
+from translate.inference.search.rules import coverage_penalty
 from translate.inference.translator import sampler
 
 BOS, EOS, A, B, C = 2, 3, 4, 5, 6
@@ -26,6 +27,8 @@ TABLES: dict[int, dict[tuple[int, ...], dict[int, float]]] = {
     3: {(): {A: 0.99, B: 0.01}, (A,): {EOS: 0.9, B: 0.1},
         **{(A, B, C) + (A,) * n: {EOS: 0.3, A: 0.7} for n in range(12)}},
 }
+# the attention each emitted token paid to two source positions (others: none; a third position is padding)
+ATTENTION = {A: (1.0, 0.0), B: (0.5, 0.5), C: (0.0, 1.0)}
 
 
 @dataclass
@@ -43,6 +46,11 @@ class Scripted:
     def reorder(self, indices: np.ndarray) -> Scripted:
         assert [self.sentence[i] for i in indices.tolist()] == self.sentence  # beams stay with their sentence
         return self.select(indices)
+
+    def attended(self) -> np.ndarray:
+        """(N, 3): the attention each source position received from the tokens fed so far; 1 on padding."""
+        sums = [np.sum([ATTENTION.get(t, (0.0, 0.0)) for t in prefix], axis=0) if prefix else np.zeros(2) for prefix in self.prefix]
+        return np.array([[*row, 1.0] for row in sums], dtype=np.float32)
 
 
 def step(tokens: np.ndarray, ctx: Scripted) -> tuple[np.ndarray, Scripted]:
@@ -93,6 +101,29 @@ def test_length_penalty_formula() -> None:
     assert length_penalty(1, 0.6) == pytest.approx(1.0)
 
 
+def test_coverage_penalty_formula() -> None:
+    """beta * sum_j log(min(attention received, 1)), floored at 1e-6 received."""
+    got = coverage_penalty(np.array([[0.5, 2.0, 1.0], [0.0, 0.25, 1.0]]), 0.4)
+    assert got.tolist() == pytest.approx([0.4 * math.log(0.5), 0.4 * (math.log(1e-6) + math.log(0.25))])
+    assert coverage_penalty(np.ones((1, 4)), 3.0).tolist() == [0.0]
+
+
+def test_coverage_penalty_reranks_hypotheses_by_the_source_they_left_unattended() -> None:
+    """Sentence 0's three hypotheses: [A] (p .3) attends only position 0, [B C] (.28) gives it 1.5 and
+    position 1 .5, [A C] (.2) covers both. Without the penalty [A] wins; with beta = 1 the ranking is
+    log p + sum_j log min(a_j, 1): [A C], [B C], [A]."""
+    [plain] = beam_search(step, context([0]), limits(1), BOS, EOS, beam_size=2, alpha=0.0, n_best=3)
+    assert [h.tokens for h in plain] == [[A], [B, C], [A, C]]
+    [hyps] = beam_search(step, context([0]), limits(1), BOS, EOS, beam_size=2, alpha=0.0, n_best=3, coverage=1.0)
+    assert [h.tokens for h in hyps] == [[A, C], [B, C], [A]]
+    assert [h.score for h in hyps] == pytest.approx([math.log(0.2), math.log(0.28) + math.log(0.5),
+                                                     math.log(0.3) + math.log(1e-6)], abs=1e-5)
+    assert [h.log_prob for h in hyps] == pytest.approx([math.log(0.2), math.log(0.28), math.log(0.3)])
+    [[half]] = beam_search(step, context([0]), limits(1), BOS, EOS, beam_size=2, alpha=1.0, n_best=1, coverage=0.5)
+    assert half.tokens == [A, C]
+    assert half.score == pytest.approx(math.log(0.2) / ((5 + 3) / 6))  # covered: the length penalty alone
+
+
 @pytest.mark.parametrize("sentence", [0, 1, 2])
 def test_beam_one_equals_greedy(sentence: int) -> None:
     [g] = greedy(step, context([sentence]), limits(1, 3), BOS, EOS)
@@ -111,13 +142,14 @@ def test_max_length_forces_the_end() -> None:
     assert max_lengths([11], 0.7, 5).tolist() == [12]  # 7.7 truncated
 
 
-@pytest.mark.parametrize("beam", [1, 2, 4])
-def test_batched_search_equals_one_by_one(beam: int) -> None:
+@pytest.mark.parametrize("beam,beta", [(1, 0.0), (2, 0.0), (4, 0.0), (4, 0.3)])
+def test_batched_search_equals_one_by_one(beam: int, beta: float) -> None:
     sentences = [0, 1, 2, 1, 0]
     lims = np.array([10, 10, 3, 2, 10])
-    batched = beam_search(step, context(sentences), lims, BOS, EOS, beam, alpha=0.6, n_best=beam)
+    batched = beam_search(step, context(sentences), lims, BOS, EOS, beam, alpha=0.6, n_best=beam, coverage=beta)
     for i, sid in enumerate(sentences):
-        alone = beam_search(step, context([sid]), lims[i:i + 1], BOS, EOS, beam, alpha=0.6, n_best=beam)[0]
+        alone = beam_search(step, context([sid]), lims[i:i + 1], BOS, EOS, beam, alpha=0.6, n_best=beam,
+                            coverage=beta)[0]
         assert [h.tokens for h in batched[i]] == [h.tokens for h in alone]
         assert [h.score for h in batched[i]] == pytest.approx([h.score for h in alone])
     greedy_batched = greedy(step, context(sentences), lims, BOS, EOS)

@@ -18,7 +18,7 @@ class UniformAttention(Attention):
     def prepare(self, states: torch.Tensor, mask: torch.Tensor) -> Memory:
         return Memory(keys=states, values=states, mask=mask)
 
-    def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
+    def forward(self, query: torch.Tensor, memory: Memory, coverage: torch.Tensor | None = None) -> AttentionOutput:
         weights = memory.mask.float() / memory.mask.float().sum(-1, keepdim=True)
         return AttentionOutput(context=torch.einsum("bs,bsd->bd", weights, memory.values), weights=weights)
 

@@ -134,8 +134,8 @@ def train(config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = 
 
 def _penalty_table(rows: list[Any]) -> str:
     best = max(rows, key=lambda r: r.report.bleu)
-    lines = [f"{'alpha':>6}  {'BLEU':>6}  {'chrF':>6}  length ratio   ({rows[0].report.bleu_signature})"]
-    lines += [f"{r.alpha:6g}  {r.report.bleu:6.2f}  {r.report.chrf:6.2f}  {r.report.length_ratio:12.3f}"
+    lines = [f"{'alpha':>6}  {'beta':>6}  {'BLEU':>6}  {'chrF':>6}  length ratio   ({rows[0].report.bleu_signature})"]
+    lines += [f"{r.alpha:6g}  {r.beta:6g}  {r.report.bleu:6.2f}  {r.report.chrf:6.2f}  {r.report.length_ratio:12.3f}"
               + ("  <- best BLEU" if r is best else "") for r in rows]
     return "\n".join(lines)
 
@@ -155,6 +155,10 @@ def evaluate(checkpoint: CheckpointsOpt = None,
                  "Tune the beam search's length penalty (GNMT alpha): give several, e.g. --length-penalty 0.6 "
                  "--length-penalty 1.0 --length-penalty 1.4; prints BLEU, chrF and length ratio for each and "
                  "the best (tune on dev, never on test)."))] = None,
+             coverage_penalty: Annotated[list[float] | None, typer.Option("--coverage-penalty", help=(
+                 "Tune the beam search's coverage penalty (GNMT beta: ranks lower a translation that left source "
+                 "words unattended, i.e. dropped content): give several, e.g. --coverage-penalty 0 "
+                 "--coverage-penalty 0.2; with --length-penalty, every pair is tried."))] = None,
              glossary: Annotated[Path | None, typer.Option(help=(
                  "Term pairs the translations must hold (TSV en<TAB>zh); prints how many of the terms in the "
                  "sources were used, e.g. --data-dir data/everyday --glossary data/everyday/glossary.tsv."))] = None,
@@ -165,19 +169,21 @@ def evaluate(checkpoint: CheckpointsOpt = None,
     model, a lone checkpoint, an ensemble (--checkpoint given several times) or one decoded with --set
     only prints, unless --output is given. Nothing is written into a checkpoint.
     """
-    from translate.evaluation.evaluate import evaluate_checkpoint, tune_length_penalty
+    from translate.evaluation.evaluate import evaluate_checkpoint, tune_penalties
 
     quiet_datasets()
     overrides = parse_set(set_ or [])
     checkpoints = checkpoint or [DEFAULT_CHECKPOINT]
-    if length_penalty:
-        rows = tune_length_penalty(checkpoints, list(length_penalty), plain(split), data_dir, plain(device) or "cpu",
-                                   overrides, ensemble, lexicon)
+    if length_penalty or coverage_penalty:
+        rows = tune_penalties(checkpoints, list(length_penalty or []), list(coverage_penalty or []), plain(split),
+                              data_dir, plain(device) or "cpu", overrides, ensemble, lexicon)
         typer.echo(_penalty_table(rows))
         return
     result, written = evaluate_checkpoint(checkpoints, plain(split), data_dir, beam, output, plain(direction),
                                           plain(device) or "cpu", overrides, glossaries(glossary), lexicon, ensemble)
     typer.echo(result.report.summary())
+    if result.adequacy is not None:
+        typer.echo(f"dropped/repeated content: {result.adequacy.summary()}")
     if result.terms is not None:
         used, total = result.terms
         typer.echo(f"glossary terms used: {used} of {total} ({100 * used / max(total, 1):.1f} %)")
@@ -205,7 +211,8 @@ def info(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT) -> None:
     typer.echo(f"parameters: {loaded.model.num_parameters():,}")
     typer.echo(f"vocabulary: {len(loaded.src_tokenizer)} src / {len(loaded.tgt_tokenizer)} tgt pieces")
     d = art.decode
-    typer.echo(f"decoding: beam {d.beam_size}, length penalty {d.length_penalty:g}, names lexicon "
+    typer.echo(f"decoding: beam {d.beam_size}, length penalty {d.length_penalty:g}, coverage penalty "
+               f"{d.coverage_penalty:g}, names lexicon "
                f"{'on' if d.lexicon else 'off'} by default")
     typer.echo(f"meta: {json.dumps(loaded.meta, ensure_ascii=False)}")
 
@@ -232,6 +239,9 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
             length_penalty: Annotated[float | None, typer.Option(help=(
                 "Store this length penalty in the released decoding settings (tune it on dev first: "
                 "translate evaluate --length-penalty ...)."))] = None,
+            coverage_penalty: Annotated[float | None, typer.Option(help=(
+                "Store this coverage penalty (GNMT beta) in the released decoding settings (tune it on dev "
+                "first: translate evaluate --coverage-penalty ...)."))] = None,
             lexicon: Annotated[bool | None, typer.Option(help=(
                 "Store whether the names lexicon is on by default in the released decoding settings (measure "
                 "it on dev first: translate evaluate --lexicon / --no-lexicon); default: as the checkpoint says."),
@@ -255,7 +265,8 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
     quiet_datasets()
     torch.set_num_threads(threads)
     card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
-                                        length_penalty=length_penalty, lexicon=lexicon, data_dir=data_dir,
+                                        length_penalty=length_penalty, coverage_penalty=coverage_penalty,
+                                        lexicon=lexicon, data_dir=data_dir,
                                         members=member)
     typer.echo(card)
     typer.echo(f"released {target} ({size:.1f} MB) in {seconds:.0f} s")

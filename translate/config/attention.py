@@ -84,6 +84,13 @@ _BUILT_IN_PRESETS: dict[str, dict[str, Any]] = {
     "multihead-ln-scaled-dot-1head": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.multihead.heads": 1},
     "multihead-ln-scaled-dot-8heads": {**_MULTIHEAD_LN, "model.attention.scorer": "scaled-dot", "model.attention.multihead.heads": 8},
     "self-attention+additive": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True},
+    # coverage (Tu et al. 2016; See et al. 2017): the attention each source position has had, fed to the additive score
+    "additive+coverage": {**_SOFT, "model.attention.scorer": "additive", "model.attention.coverage.kind": "accumulated"},
+    "additive+coverage-nn": {**_SOFT, "model.attention.scorer": "additive", "model.attention.coverage.kind": "neural"},
+    "additive+coverage-loss": {**_SOFT, "model.attention.scorer": "additive", "model.attention.coverage.kind": "accumulated",
+                               "model.attention.coverage.loss": 1.0},
+    "self-attention+additive+coverage": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True,
+                                         "model.attention.coverage.kind": "accumulated"},
     # the sqrt(d) check: the same two scorers at twice the width (d = 512 instead of 256)
     "dot-h512": {**_SOFT, "model.attention.scorer": "dot", "model.hidden_size": 512, "model.embedding_size": 512},
     "scaled-dot-h512": {**_SOFT, "model.attention.scorer": "scaled-dot", "model.hidden_size": 512,

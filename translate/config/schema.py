@@ -146,6 +146,27 @@ class HardAttentionConfig:
 
 
 @dataclass(frozen=True)
+class CoverageConfig:
+    """A memory of where attention has gone (`model.attention.coverage`): fed to the additive scorer
+    (Tu et al. 2016) and/or penalised in the loss (See et al. 2017). Soft attention only."""
+
+    # accumulated: c = the sum of past attention per source position (See et al. 2017; Tu et al.'s
+    # linguistic coverage without fertility); neural: c updated by a GRU from the attention, the encoder
+    # state and the decoder state (Tu et al. 2016, sec. 3.1.2); off: no coverage in the score
+    kind: Literal["off", "accumulated", "neural"] = "off"
+    size: int = 10  # neural: the width of each position's coverage vector (Tu et al. use 10)
+    loss: float = 0.0  # weight of the coverage loss Σₜ Σᵢ min(αₜᵢ, cₜᵢ) (See et al. 2017, eq. 12; they use 1)
+
+    def __post_init__(self) -> None:
+        _check(1 <= self.size <= MAX_WIDTH, "model.attention.coverage.size", self.size, f"must be in [1, {MAX_WIDTH}]")
+        _check(self.loss >= 0, "model.attention.coverage.loss", self.loss, "must be >= 0")
+
+    @property
+    def used(self) -> bool:
+        return self.kind != "off" or self.loss > 0
+
+
+@dataclass(frozen=True)
 class AttentionConfig:
     """Which attention the decoder uses: a kind of the registry (`translate.config.attention`). Settings
     that only one kind reads live in its own section (`multihead`, `hard`)."""
@@ -155,6 +176,7 @@ class AttentionConfig:
     mode: Literal["plain", "key-value"] = "plain"
     multihead: MultiheadConfig = field(default_factory=MultiheadConfig)
     hard: HardAttentionConfig = field(default_factory=HardAttentionConfig)
+    coverage: CoverageConfig = field(default_factory=CoverageConfig)
 
     def __post_init__(self) -> None:
         _check(self.kind != "multihead" or self.scorer in MULTIHEAD_SCORERS, "model.attention.scorer", self.scorer,
@@ -164,6 +186,13 @@ class AttentionConfig:
             _check(value in choices, f"model.attention.{name}", value, f"choose one of {', '.join(choices)}")
         _check(self.hard.marginal_decoding == "argmax" or self.kind == "hard", "model.attention.hard.marginal_decoding",
                self.hard.marginal_decoding, "mixture needs model.attention.kind=hard")
+        _check(self.coverage.kind == "off" or (self.kind == "soft" and self.scorer == "additive"),
+               "model.attention.coverage.kind", self.coverage.kind,
+               "needs model.attention.kind=soft with scorer additive (coverage enters the additive score; "
+               f"kind={self.kind}, scorer={self.scorer} has no place for it)")
+        _check(self.coverage.loss == 0 or self.kind in ("soft", "multihead"), "model.attention.coverage.loss",
+               self.coverage.loss, f"needs soft or multihead attention (kind={self.kind} "
+               + ("has no attention weights)" if self.kind == "none" else "chooses one position: nothing to spread)"))
 
     def for_kind(self) -> AttentionConfig:
         """The same settings with the other kinds' sections at their defaults (they are never read)."""
@@ -171,11 +200,14 @@ class AttentionConfig:
                                             for section in ("multihead", "hard") if self.kind != section})
 
     def relevant(self) -> dict[str, Any]:
-        """The settings this kind reads: the other kinds' sections left out (what a checkpoint stores)."""
+        """The settings this kind reads: the other kinds' sections left out, and coverage when unused
+        (what a checkpoint stores)."""
         data = dataclasses.asdict(self)
         for section in ("multihead", "hard"):
             if self.kind != section:
                 del data[section]
+        if not self.coverage.used:
+            del data["coverage"]
         return data
 
 
@@ -219,6 +251,11 @@ class ModelConfig:
     def mechanism(self) -> str:
         """A short human name of the attention, e.g. "soft additive", "multihead additive x4"."""
         name = ATTENTION_KINDS[self.attention.kind].name(self.attention)
+        coverage = self.attention.coverage
+        if coverage.kind != "off":
+            name += f" + {coverage.kind} coverage"
+        if coverage.loss > 0:
+            name += f" + coverage loss {coverage.loss:g}"
         return name + (" + encoder self-attention" if self.encoder_self_attention else "")
 
 
@@ -271,6 +308,9 @@ class DecodeConfig:
 
     beam_size: int = 5
     length_penalty: float = 1.0  # GNMT alpha; 0 = raw log-probability
+    # GNMT beta: + beta * sum_j log(min(attention source position j received, 1)) ranks a hypothesis that left
+    # source words unattended lower (dropped content); 0 = off; the same for every hypothesis without attention
+    coverage_penalty: float = 0.0
     max_len_a: float = 2.0  # max output length = a * source length + b
     max_len_b: int = 10
     n_best: int = 1
@@ -292,6 +332,7 @@ class DecodeConfig:
         _check(1 <= self.n_best <= self.beam_size, "decode.n_best", self.n_best,
                f"must be in [1, decode.beam_size={self.beam_size}]")
         _check(self.length_penalty >= 0, "decode.length_penalty", self.length_penalty, "must be >= 0")
+        _check(self.coverage_penalty >= 0, "decode.coverage_penalty", self.coverage_penalty, "must be >= 0 (0 = off)")
         _check(self.max_len_a >= 0 and self.max_len_b >= 1, "decode.max_len_b", self.max_len_b,
                "max_len_a must be >= 0 and max_len_b >= 1")
         _check(self.batch_size >= 1, "decode.batch_size", self.batch_size, "must be >= 1")

@@ -23,11 +23,14 @@ from translate.config.loading import MOVED_ATTENTION_KEYS, apply_overrides, load
 from translate.config.paths import find_model, with_members
 from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
-from translate.errors import ConfigError
+from translate.errors import ConfigError, DataError
+from translate.evaluation.adequacy import Adequacy, Dictionary, cedict_dictionary, measure
 from translate.evaluation.metrics import EvalReport, score
 from translate.inference.glossary import Glossary, GlossaryTranslator, term_use, with_glossaries
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import Translator
+from translate.model import Seq2Seq
+from translate.model.attention.base import NoAttention
 
 RUN_CHECKPOINTS = ("best", "last", "best.old", "last.old")
 
@@ -38,6 +41,7 @@ class Evaluation:
     hypotheses: list[str]
     seconds: float  # generation time (tokenisation and search), without loading the model
     terms: tuple[int, int] | None = None  # with a glossary: (terms used, terms in the sources)
+    adequacy: Adequacy | None = None  # dropped and repeated content, where it was measured
 
     @property
     def sentences_per_second(self) -> float:
@@ -53,6 +57,23 @@ def translate_and_score(translator: TextTranslator, sources: list[str], refs: li
     if hypotheses_path is not None:
         hypotheses_path.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
     return Evaluation(score(hyps, refs, tgt_lang), hyps, seconds)
+
+
+def measure_adequacy(translator: Translator, sources: list[str], hypotheses: list[str], refs: list[str] | None,
+                     src_lang: str, tgt_lang: str, batch: int = 64) -> Adequacy:
+    """The dropped/repeated content measures of `hypotheses`: the attention measure where the model is one
+    with attention, the dictionary one where CC-CEDICT is installed."""
+    alignments = None
+    if isinstance(translator.model, Seq2Seq) and not isinstance(translator.model.decoder.attention, NoAttention):
+        ids = translator.tgt_tokenizer.encode(hypotheses)
+        alignments = [a for i in range(0, len(sources), batch)
+                      for a in translator.align(sources[i:i + batch], ids[i:i + batch])]
+    dictionary: Dictionary | None
+    try:
+        dictionary = cedict_dictionary()
+    except DataError:
+        dictionary = None
+    return measure(sources, hypotheses, src_lang, tgt_lang, refs, alignments, dictionary)
 
 
 def _run_folder(ckpt: Path) -> Path | None:
@@ -109,12 +130,14 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
                         beam: int | None = None, output: Path | None = None, direction: str | None = None,
                         device: str = "cpu", overrides: dict[str, Any] | None = None,
                         glossary: Glossary | Sequence[Glossary] | None = None,
-                        lexicon: bool | None = None, ensemble: bool = False) -> tuple[Evaluation, list[Path]]:
+                        lexicon: bool | None = None, ensemble: bool = False,
+                        adequacy: bool = True) -> tuple[Evaluation, list[Path]]:
     """Translate dev or test with a checkpoint (or an ensemble: a list of several) and score it; returns
     the evaluation and the files written. `overrides`: `--set` keys of model.attention.* and decode.*
     (see `split_overrides`); `glossary`: terms the translations must hold (one glossary, or several);
     `lexicon`: the names lexicon too (None: as the model's `decode.lexicon` says). Where there are terms,
-    their use is counted; `ensemble`: each model with the members shipped in its folder."""
+    their use is counted; `ensemble`: each model with the members shipped in its folder; `adequacy`: the
+    dropped/repeated content measures too (`translate.evaluation.adequacy`)."""
     ckpts = _checkpoints(checkpoint, ensemble)
     ckpt = ckpts[0]
     translator, loaded = _translator(ckpts, device, overrides or {}, beam)
@@ -140,11 +163,14 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
     result = translate_and_score(with_terms, sources, refs, data.tgt_lang, decode, hyp_path)
     if isinstance(with_terms, GlossaryTranslator):
         result.terms = term_use(with_terms.glossaries, sources, result.hypotheses, data.src_lang, data.tgt_lang)
+    if adequacy:
+        result.adequacy = measure_adequacy(translator, sources, result.hypotheses, refs, data.src_lang, data.tgt_lang)
     if report_path is None or hyp_path is None:
         return result, []
     record = {"checkpoint": str(ckpt) if len(ckpts) == 1 else [str(c) for c in ckpts], "split": split, **result.report.to_dict(), "decode": dataclasses.asdict(decode),
               **({"overrides": overrides} if overrides else {}),
               **({"glossary_terms_used": list(result.terms)} if result.terms else {}),
+              **({"adequacy": result.adequacy.to_dict()} if result.adequacy else {}),
               "decode_seconds": round(result.seconds, 2),
               "sentences_per_second": round(result.sentences_per_second, 1), "hypotheses": str(hyp_path)}
     report_path.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
@@ -154,23 +180,26 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
 
 @dataclass
 class PenaltyRow:
-    alpha: float
+    alpha: float  # length penalty (GNMT alpha)
+    beta: float  # coverage penalty (GNMT beta)
     report: EvalReport  # with the length ratio (hypothesis / reference length)
 
 
-def tune_length_penalty(checkpoint: Path | str | Sequence[Path | str], alphas: list[float], split: str = "dev",
-                        data_dir: str | None = None, device: str = "cpu",
-                        overrides: dict[str, Any] | None = None, ensemble: bool = False,
-                        lexicon: bool | None = None) -> list[PenaltyRow]:
-    """Dev scores of the checkpoint's (or ensemble's) beam search under each length penalty (GNMT alpha), in
-    order; `lexicon`: the names lexicon too (None: as the model's `decode.lexicon` says)."""
+def tune_penalties(checkpoint: Path | str | Sequence[Path | str], alphas: list[float] | None = None,
+                   betas: list[float] | None = None, split: str = "dev", data_dir: str | None = None,
+                   device: str = "cpu", overrides: dict[str, Any] | None = None, ensemble: bool = False,
+                   lexicon: bool | None = None) -> list[PenaltyRow]:
+    """Dev scores of the checkpoint's (or ensemble's) beam search for every length penalty (GNMT alpha) x
+    coverage penalty (GNMT beta), alphas outer; a list not given is the model's own setting. `lexicon`: the
+    names lexicon too (None: as the model's `decode.lexicon` says)."""
     ckpts = _checkpoints(checkpoint, ensemble)
     translator, loaded = _translator(ckpts, device, overrides or {}, None)
     data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, loaded.artifact.direction, data_dir)
     sources, refs = load_eval_split(data, split)
     rows, as_users = [], with_glossaries(translator, (), lexicon)
-    for alpha in alphas:
-        decode = apply_overrides(translator.decode, {"length_penalty": alpha})
-        report = translate_and_score(as_users, sources, refs, data.tgt_lang, decode).report
-        rows.append(PenaltyRow(alpha, report))
+    for alpha in alphas or [translator.decode.length_penalty]:
+        for beta in betas or [translator.decode.coverage_penalty]:
+            decode = apply_overrides(translator.decode, {"length_penalty": alpha, "coverage_penalty": beta})
+            report = translate_and_score(as_users, sources, refs, data.tgt_lang, decode).report
+            rows.append(PenaltyRow(alpha, beta, report))
     return rows

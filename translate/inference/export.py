@@ -49,17 +49,23 @@ class StepGraph(nn.Module):
     def __init__(self, model: Seq2Seq) -> None:
         super().__init__()
         self.model, self.lstm = model, model.decoder.is_lstm
+        self.covers = model.decoder.attention.coverage is not None
 
     def forward(self, prev: torch.Tensor, hidden: torch.Tensor, cell: torch.Tensor, feed: torch.Tensor,
-                keys: torch.Tensor, values: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        state = DecoderState(hidden=hidden, cell=cell if self.lstm else None, feed=feed)
+                attended: torch.Tensor, coverage: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        state = DecoderState(hidden=hidden, cell=cell if self.lstm else None, feed=feed, attended=attended,
+                             coverage=coverage if self.covers else None)
         log_probs, ctx = self.model.step(prev, DecodingContext(state, Memory(keys=keys, values=values, mask=mask)))
         return (log_probs, *_state(ctx.state))
 
 
-def _state(state: DecoderState) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(hidden, cell, feed); a GRU's cell is zeros, so every graph has the same inputs and outputs."""
-    return state.hidden, torch.zeros_like(state.hidden) if state.cell is None else state.cell, state.feed
+def _state(state: DecoderState) -> tuple[torch.Tensor, ...]:
+    """STATE: (hidden, cell, feed, attended, coverage); a GRU's cell and the coverage of an attention
+    without one are zeros, so every graph has the same inputs and outputs."""
+    cell = torch.zeros_like(state.hidden) if state.cell is None else state.cell
+    coverage = torch.zeros_like(state.attended).unsqueeze(-1) if state.coverage is None else state.coverage
+    return state.hidden, cell, state.feed, state.attended, coverage
 
 
 def _strip_weights(path: Path, parameters: set[str]) -> list[str]:
@@ -119,8 +125,10 @@ def export_graphs(model: Seq2Seq, folder: Path, fingerprint: str) -> None:
     src_lens = torch.tensor([4, 2])
     with torch.no_grad():
         flat = encoder(src, src_lens)
-    state_axes = {"hidden": {1: "N"}, "cell": {1: "N"}, "feed": {0: "N"}}
-    memory = Memory(keys=flat[3], values=flat[4], mask=flat[5])
+    state_axes = {"hidden": {1: "N"}, "cell": {1: "N"}, "feed": {0: "N"}, "attended": {0: "N", 1: "S"},
+                  "coverage": {0: "N", 1: "S"}}
+    keys, values, mask = flat[len(STATE):]
+    memory = Memory(keys=keys, values=values, mask=mask)
     encoder_weights = _export(encoder, (src, src_lens), folder / ENCODER, ["src", "src_lens"], [*STATE, *MEMORY],
                               {"src": {0: "N", 1: "S"}, "src_lens": {0: "N"}, **state_axes, **_memory_axes(memory)})
     args = (torch.full((src.size(0),), BOS_ID), *flat)  # any N: rows are hypotheses

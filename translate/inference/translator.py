@@ -54,6 +54,12 @@ class TorchContext:
     def reorder(self, rows: np.ndarray) -> TorchContext:
         return TorchContext(self.inner.reorder(torch.from_numpy(rows).to(self.device)), self.device)
 
+    def attended(self) -> np.ndarray:
+        """(N, S): the attention each source position received so far; 1 on padding (nothing to cover)."""
+        state, mask = self.inner.state, self.inner.memory.mask
+        attended: np.ndarray = state.attended.masked_fill(~mask, 1.0).float().cpu().numpy()
+        return attended
+
 
 def torch_step(model: Seq2Seq) -> StepFn:
     """`Seq2Seq.step` as the search calls it: NumPy tokens in, NumPy log-probabilities out."""
@@ -117,7 +123,8 @@ class TorchEngine:
         with self._evaluating():
             ctx, limits = self.encoded(sources, decode)
             return constrained_search(self.step, ctx, limits, BOS_ID, EOS_ID, beam_size, constraints,
-                                      decode.length_penalty, decode.n_best, PAD_ID, banned_after)
+                                      decode.length_penalty, decode.n_best, PAD_ID, banned_after,
+                                      decode.coverage_penalty)
 
 
 class Translator(TextTranslator):

@@ -20,16 +20,21 @@ from translate.tokens import PAD_ID
 
 @dataclass
 class DecoderState:
-    """hidden / cell (layers, B, H) (cell only for LSTM); feed (B, H) the previous attentional output."""
+    """hidden / cell (layers, B, H) (cell only for LSTM); feed (B, H) the previous attentional output;
+    attended (B, S) the attention each source position received so far (Σₜ αₜ, no gradient: what
+    search's coverage penalty reads); coverage (B, S, d) the attention's coverage vector, when it has one."""
 
     hidden: torch.Tensor
     cell: torch.Tensor | None
     feed: torch.Tensor
+    attended: torch.Tensor
+    coverage: torch.Tensor | None = None
 
     def select(self, indices: torch.Tensor) -> DecoderState:
         return DecoderState(hidden=self.hidden.index_select(1, indices),
                             cell=None if self.cell is None else self.cell.index_select(1, indices),
-                            feed=self.feed.index_select(0, indices))
+                            feed=self.feed.index_select(0, indices), attended=self.attended.index_select(0, indices),
+                            coverage=None if self.coverage is None else self.coverage.index_select(0, indices))
 
 
 @dataclass
@@ -80,12 +85,14 @@ class Decoder(nn.Module):
         if cfg.tie_embeddings:
             self.generator.weight = self.embedding.weight
 
-    def init_state(self, final: torch.Tensor) -> DecoderState:
-        """final (B, H) encoder summary -> initial state through a tanh bridge."""
+    def init_state(self, final: torch.Tensor, memory: Memory) -> DecoderState:
+        """final (B, H) encoder summary -> initial state through a tanh bridge; nothing attended yet."""
         hidden = torch.tanh(self.bridge(final)).view(final.size(0), self.layers, self.hidden_size).transpose(0, 1)
         hidden = hidden.contiguous()
         cell = torch.zeros_like(hidden) if self.is_lstm else None
-        return DecoderState(hidden=hidden, cell=cell, feed=final.new_zeros(final.size(0), self.hidden_size))
+        return DecoderState(hidden=hidden, cell=cell, feed=final.new_zeros(final.size(0), self.hidden_size),
+                            attended=torch.zeros_like(memory.mask, dtype=torch.float32),
+                            coverage=self.attention.initial_coverage(memory.mask))
 
     def _attentional(self, attended: AttentionOutput, query: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """tanh(W[c; h]) (N, H) after dropout; for a mixture over positions, one per position
@@ -117,9 +124,11 @@ class Decoder(nn.Module):
                 h = cell(x, state.hidden[layer])
             hiddens.append(h)
             x = self.dropout(h) if layer < self.layers - 1 else h
-        attended = self.attention(x, memory)
+        attended = self.attention(x, memory, state.coverage)
         out, mixture = self._attentional(attended, x)  # (B, H)
-        new_state = DecoderState(hidden=torch.stack(hiddens), cell=torch.stack(cells) if cells else None, feed=out)
+        new_state = DecoderState(hidden=torch.stack(hiddens), cell=torch.stack(cells) if cells else None, feed=out,
+                                 attended=state.attended + attended.weights.detach().float(),
+                                 coverage=self.attention.next_coverage(state.coverage, attended.weights, x, memory))
         return out, new_state, attended, mixture
 
     def step(self, prev_tokens: torch.Tensor, state: DecoderState, memory: Memory) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
@@ -131,7 +140,7 @@ class Decoder(nn.Module):
     def forward(self, tgt_in: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
         """Teacher forcing: tgt_in (B, T) -> DecoderOutput; `generator` then maps hidden to logits."""
         embedded = self.embedding_dropout(self.embedding(tgt_in))  # (B, T, E)
-        if not self.input_feeding:
+        if not self.input_feeding and state.coverage is None:  # coverage makes each step wait for the last
             return self._forward_parallel(embedded, state, memory)
         outs, weights, log_probs, entropies, heads, baselines, mixtures = [], [], [], [], [], [], []
         for step_input in embedded.unbind(1):  # one backward node for all steps, not one zero-filled (B, T, E) each

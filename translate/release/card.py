@@ -31,7 +31,9 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
             (f"- training (last stage): {t.get('updates')} updates, {t.get('epochs')} epochs, {t.get('minutes')} min, "
              f"best dev BLEU {t.get('best_dev_bleu') or 0:.2f} (greedy)"),
             (f"- decoding: beam 5, length penalty {facts['length_penalty']:g} (GNMT alpha, chosen on dev), "
-             f"digits copied from the source")]
+             + (f"coverage penalty {facts['coverage_penalty']:g} (GNMT beta, chosen on dev), "
+                if facts.get("coverage_penalty") else "")
+             + "digits copied from the source")]
 
 
 def _member_line(m: dict[str, Any]) -> str:

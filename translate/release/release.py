@@ -101,10 +101,10 @@ def _save_members(target: Path, members: list[tuple[Path, Loaded]]) -> tuple[lis
 
 def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", stages: str = "",
             length_penalty: float | None = None, data_dir: str | None = None, lexicon: bool | None = None,
-            members: list[Path] | None = None) -> str:
+            members: list[Path] | None = None, coverage_penalty: float | None = None) -> str:
     """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
     split of `data_dir` (default: the bundled Tatoeba split); returns the model card. `length_penalty`,
-    `lexicon`: decoding settings stored in the release (None: the checkpoint's); `members`: runs or
+    `coverage_penalty`, `lexicon`: decoding settings stored in the release (None: the checkpoint's); `members`: runs or
     checkpoints shipped with it for ensemble decoding (None: the members `run` already ships)."""
     loaded = load_checkpoint(run)
     member_runs = ensemble_members(run) if members is None else members
@@ -113,6 +113,8 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     artifact = loaded.artifact
     if length_penalty is not None:
         artifact = apply_overrides(artifact, {"decode.length_penalty": length_penalty})
+    if coverage_penalty is not None:
+        artifact = apply_overrides(artifact, {"decode.coverage_penalty": coverage_penalty})
     if lexicon is not None:
         artifact = apply_overrides(artifact, {"decode.lexicon": lexicon})
     previous = _previous_meta(loaded)
@@ -162,7 +164,8 @@ def _card_facts(translator: Translator, artifact: ArtifactConfig) -> dict[str, A
     model = artifact.model
     return {"parameters": translator.model.num_parameters(),
             "vocab": (len(translator.src_tokenizer), len(translator.tgt_tokenizer)),
-            "length_penalty": translator.decode.length_penalty, "lexicon": translator.decode.lexicon, "artifact": {
+            "length_penalty": translator.decode.length_penalty,
+            "coverage_penalty": translator.decode.coverage_penalty, "lexicon": translator.decode.lexicon, "artifact": {
                 "direction": artifact.direction, "architecture": (
                     f"{model.rnn_type.upper()} hidden {model.hidden_size}, {model.encoder_layers}+"
                     f"{model.decoder_layers} layers (bidirectional encoder), attention {model.mechanism}")}}

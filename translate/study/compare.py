@@ -26,7 +26,7 @@ from translate.data.batch import collate
 from translate.data.corpus import load_eval_split
 from translate.data.tokenizer import target_ids
 from translate.errors import ConfigError, TrainingError
-from translate.evaluation.evaluate import translate_and_score
+from translate.evaluation.evaluate import measure_adequacy, translate_and_score
 from translate.inference.translator import Translator
 from translate.machine import cpu_model, describe
 from translate.study.executors import Event, Executor, Sequential, terminate_as_interrupt
@@ -102,8 +102,9 @@ def attention_record(translator: Translator, sources: list[str], indices: list[i
 
 
 def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
-                  on_validation: Validated | None = None) -> RunFigures:
-    """Scores, hypotheses, attention statistics and matrices of a finished run, into `results`."""
+                  on_validation: Validated | None = None, tuned: Combination = ()) -> RunFigures:
+    """Scores, hypotheses, attention statistics and matrices of a finished run, into `results`; `tuned`: the
+    values a sweep chose, recorded with them."""
     summary = train_or_reuse(cfg, on_validation)
     results.mkdir(parents=True, exist_ok=True)
     for name in KEPT_FILES:
@@ -115,8 +116,8 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
                                          hypotheses_path=results / f"{split}.hyp.txt")
               for split, (sources, refs) in splits.items()}
     stats = attention_statistics(translator, *splits["dev"])
+    test_sources, test_refs = splits["test"]
     if stats is not None:
-        test_sources = splits["test"][0]
         (results / "attention.json").write_text(json.dumps(attention_record(
             translator, test_sources, heatmap_sentences(translator, test_sources)), ensure_ascii=False), encoding="utf-8")
     state = summary["state"]
@@ -130,7 +131,10 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
         attention_argmax_share=None if stats is None else round(stats[1], 4),
         curve=[(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h],
         minutes=round(state["seconds"] / 60, 1), best_step=state.get("best_step"),
-        stop_reason=summary.get("stop_reason", ""), machine=describe())
+        stop_reason=summary.get("stop_reason", ""), machine=describe(),
+        adequacy=measure_adequacy(translator, test_sources, scored["test"].hypotheses, test_refs,
+                                  cfg.data.src_lang, cfg.data.tgt_lang).to_dict(),
+        values=dict(tuned) or None)
     (results / "compare.json").write_text(json.dumps(result.record()), encoding="utf-8")
     return result
 
@@ -216,7 +220,8 @@ def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun, s
         return None
     if run.sweep:
         return _sweep_run(cfg, run, out_dir / SWEEP_DIR / run.name)
-    return _evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir))
+    return _evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir),
+                         run.tuned)
 
 
 def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path) -> dict[str, Any]:
@@ -251,10 +256,20 @@ def _waves(pending: list[StudyRun], work_dir: Path) -> list[list[StudyRun]]:
 
 def plan(mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path,
          tuned: dict[str, Combination] | None = None) -> list[list[StudyRun]]:
-    """The runs still to do (each with the values a sweep chose for its mechanism), in waves."""
+    """The runs still to do (each with the values a sweep chose for its mechanism), in waves: those without
+    results, and those recorded with other values than the sweep chooses now (a sweep grown by a value)."""
     chosen = tuned or {}
     return _waves([StudyRun(m, s, tuned=chosen.get(m, ())) for m in mechanisms for s in seeds
-                   if not (out_dir / "runs" / f"{m}-seed{s}" / "compare.json").is_file()], work_dir)
+                   if not _recorded_as(out_dir / "runs" / f"{m}-seed{s}" / "compare.json", chosen.get(m, ()))],
+                  work_dir)
+
+
+def _recorded_as(path: Path, tuned: Combination) -> bool:
+    """Whether a run's results exist and were trained with `tuned` (a record older than the values field counts)."""
+    if not path.is_file():
+        return False
+    values = json.loads(path.read_text(encoding="utf-8")).get("values")
+    return values is None or not tuned or values == dict(tuned)
 
 
 def sweep_plan(mechanisms: list[str], seed: int, sweep: dict[str, list[str]], out_dir: Path,
@@ -282,7 +297,9 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     work_dir = work_dir or out_dir / "runs"
     executor = executor or Sequential()
     sweeping = sweep_plan(mechanisms, seeds[0], sweep, out_dir, work_dir) if sweep else []
-    final = [f"{m}-seed{s}" for m in mechanisms for s in seeds if not (out_dir / "runs" / f"{m}-seed{s}" / "compare.json").is_file()]
+    known = chosen_values(out_dir) if sweep else {}  # what the sweep chose when it last ran (for the status)
+    final = [f"{m}-seed{s}" for m in mechanisms for s in seeds
+             if not _recorded_as(out_dir / "runs" / f"{m}-seed{s}" / "compare.json", known.get(m, ()))]
     status = StudyStatus(out_dir, executor.name, [r.name for wave in sweeping for r in wave if not r.train_only] + final)
     failed = _execute(base, out_dir, work_dir, executor, sweeping, status, len(final))
     tuned: dict[str, Combination] = {}

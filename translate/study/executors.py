@@ -148,12 +148,21 @@ class LocalWorkers:
         running: dict[Future[Any], Any] = {}
         deaths: dict[Any, int] = {}
         while todo or running:
+            broken = False
             while todo and len(running) < self.jobs:
                 task = todo.pop(0)
+                try:
+                    future = pool.submit(fn, task)
+                except BrokenProcessPool:  # a worker died since the last wait, while another run finished
+                    todo.insert(0, task)
+                    broken = True
+                    break
                 events(Event("started", task, where))
-                running[pool.submit(fn, task)] = task
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            if any(not f.cancelled() and isinstance(f.exception(), BrokenProcessPool) for f in done):
+                running[future] = task
+            if not broken:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                broken = any(not f.cancelled() and isinstance(f.exception(), BrokenProcessPool) for f in done)
+            if broken:
                 _stop(pool)  # a worker died and took its pool down: every run of the pool starts again
                 pool, done = self._pool(), set(running)
             for future in done:

@@ -71,12 +71,17 @@ class RunFigures:
     best_step: int | None = None
     stop_reason: str = ""
     machine: str = ""  # where it was trained (translate.machine.describe); "" in runs older than the field
+    # dropped and repeated content on test (translate.evaluation.adequacy.Adequacy.to_dict); None in older runs
+    adequacy: dict[str, Any] | None = None
+    values: dict[str, str] | None = None  # what a sweep chose and the run trained with (None: no sweep, or older)
 
     def record(self) -> dict[str, Any]:
-        """As compare.json and results.json hold it (without `machine` where it is not known)."""
+        """As compare.json and results.json hold it (without `machine`, `adequacy` or `values` where they are
+        not known)."""
         data = dataclasses.asdict(self)
-        if not data["machine"]:
-            del data["machine"]
+        for key in ("machine", "adequacy", "values"):
+            if not data[key]:
+                del data[key]
         return data
 
     @classmethod
@@ -197,6 +202,9 @@ def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPaire
         known = [v for v in values if v is not None]
         return statistics.mean(known) if known and len(known) == len(values) else None
 
+    adequacy = {} if not all(f.adequacy for f in runs) else {
+        f"test_{key}": rounded(statistics.mean(f.adequacy[key] for f in runs if f.adequacy), 2)
+        for key in ADEQUACY if all(f.adequacy and f.adequacy.get(key) is not None for f in runs)}
     return {
         "mechanism": name, "seeds": len(runs), "parameters": first.parameters,
         "steps_mean": round(statistics.mean(f.steps for f in runs)),
@@ -212,7 +220,11 @@ def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPaire
         "seeds_paired_vs_best": None if vs_best is None else vs_best.seeds,
         "attention_entropy": rounded(mean_of([f.attention_entropy for f in runs]), 3),
         "attention_argmax_share": rounded(mean_of([f.attention_argmax_share for f in runs]), 3),
+        **adequacy,
     }
+
+
+ADEQUACY = ("repeats_per_100", "reference_repeats_per_100", "unattended", "dictionary_missing")
 
 
 def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
@@ -249,10 +261,11 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
                                                       "runs": [f.record() for f in figures]},
                                                      indent=1), encoding="utf-8")
     with open(out_dir / "results.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer = csv.DictWriter(handle, fieldnames=list(dict.fromkeys(key for row in rows for key in row)))
         writer.writeheader()
         writer.writerows(rows)
-    (out_dir / "results.md").write_text(markdown(rows, best, signature) + sweep_markdown(out_dir) + pairs_markdown(pairs)
+    (out_dir / "results.md").write_text(markdown(rows, best, signature) + adequacy_markdown(rows)
+                                        + sweep_markdown(out_dir) + pairs_markdown(pairs)
                                         + by_length_markdown(buckets, by_length, unit), encoding="utf-8")
     plot_bleu([BarRow(r["mechanism"], r["test_bleu_mean"], r["test_bleu_std"] or r["test_bleu_ci95"] or 0.0)
                for r in rows], out_dir / "bleu.png",
@@ -309,6 +322,24 @@ def _p_cell(p_value: float | None, seeds: int | None) -> str:
         return "–"
     text = f"{p_value:.4f}" + (f" ({seeds} seeds)" if seeds and seeds > 1 else "")
     return f"**{text}**" if p_value < SIGNIFICANT else text
+
+
+def adequacy_markdown(rows: list[dict[str, Any]]) -> str:
+    """Dropped and repeated content on test, for the mechanisms whose runs measured it ("" if none did)."""
+    measured = [r for r in rows if "test_repeats_per_100" in r]
+    if not measured:
+        return ""
+    lines = ["", ("Dropped and repeated content on test (mean over seeds; `translate.evaluation.adequacy`): repeated "
+                  "n-grams the source does not hold, per 100 sentences (the references' own rate beside it); source "
+                  "pieces that received < 0.2 attention in all; CC-CEDICT everyday words of the source whose "
+                  "translations are all missing from the output:"), "",
+             "| mechanism | repeats / 100 sentences | references | unattended source pieces % | dictionary words missing % |",
+             "|---|---|---|---|---|"]
+    for r in measured:
+        lines.append(f"| {r['mechanism']} | {_cell(r.get('test_repeats_per_100'), None)} | "
+                     f"{_cell(r.get('test_reference_repeats_per_100'), None)} | {_cell(r.get('test_unattended'), None)} | "
+                     f"{_cell(r.get('test_dictionary_missing'), None)} |")
+    return "\n".join(lines) + "\n"
 
 
 def pairs_markdown(pairs: list[dict[str, Any]]) -> str:

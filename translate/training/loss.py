@@ -13,6 +13,7 @@ from translate.config.schema import TrainConfig
 from translate.data.batch import Batch
 from translate.data.batching import BatchStream
 from translate.model import Seq2Seq
+from translate.model.attention.coverage import coverage_loss
 from translate.model.decoder import DecoderOutput, mixture_log_weights
 from translate.tokens import PAD_ID
 
@@ -27,7 +28,8 @@ class LossOutput:
 
 def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
                  forward: Callable[..., DecoderOutput] | None = None) -> LossOutput:
-    """Token-normalised label-smoothed cross-entropy over non-pad targets, plus any attention loss.
+    """Token-normalised label-smoothed cross-entropy over non-pad targets, plus any attention loss
+    (hard attention's estimator, the coverage loss).
     `forward` runs the model (a DistributedDataParallel wrapper of `model` when data-parallel)."""
     out = (forward or model)(batch.src, batch.src_lens, batch.tgt_in)
     mask = batch.tgt_out != PAD_ID  # (B, T)
@@ -45,6 +47,9 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
         rewards = out.attentional.new_zeros(mask.shape).masked_scatter(mask, -nll.detach())  # (B, T)
         loss = loss + model.decoder.attention.auxiliary_loss(out.choice_log_probs, out.choice_entropies,
                                                               rewards, mask.float(), _baselines(model, out, batch, mask))
+    coverage_weight = model.decoder.attention.coverage_loss_weight
+    if coverage_weight > 0:  # See et al. 2017: attending again where attention has gone costs, per target token
+        loss = loss + coverage_weight * coverage_loss(out.weights.float(), mask) / max(tokens, 1)
     return LossOutput(loss=loss, nll=float(nll.detach().sum()), tokens=tokens, sentences=batch.src.size(0))
 
 

@@ -20,7 +20,7 @@ class FastContext:
     """What search carries between steps, one row per live hypothesis: the decoder state and the
     encoder memory of the hypothesis's sentence."""
 
-    state: tuple[np.ndarray, ...]  # hidden (layers, N, H), cell (layers, N, H), feed (N, H)
+    state: tuple[np.ndarray, ...]  # STATE: hidden, cell (layers, N, H), feed (N, H), attended (N, S), coverage (N, S, d)
     memory: tuple[np.ndarray, ...]  # keys, values (N, ...), mask (N, S)
 
     def select(self, rows: np.ndarray) -> FastContext:
@@ -31,8 +31,12 @@ class FastContext:
         return FastContext(self._state(rows), self.memory)
 
     def _state(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
-        hidden, cell, feed = self.state
-        return hidden[:, rows], cell[:, rows], feed[rows]
+        hidden, cell, *per_row = self.state
+        return hidden[:, rows], cell[:, rows], *(value[rows] for value in per_row)
+
+    def attended(self) -> np.ndarray:
+        """(N, S): the attention each source position received so far; 1 on padding (nothing to cover)."""
+        return np.where(self.memory[2], self.state[3], np.float32(1))
 
 
 class _Graph:
@@ -76,7 +80,7 @@ class FastSeq2Seq:
         for row, ids in enumerate(sources):
             src[row, :len(ids)] = ids
         out = self.encoder.run({"src": src, "src_lens": np.array([len(ids) for ids in sources], dtype=np.int64)})
-        return FastContext(tuple(out[:3]), tuple(out[3:]))
+        return FastContext(tuple(out[:len(STATE)]), tuple(out[len(STATE):]))
 
     def step(self, tokens: np.ndarray, ctx: FastContext) -> tuple[np.ndarray, FastContext]:
         """tokens (N,) -> log-probabilities (N, V) float32 and the next context."""

@@ -43,7 +43,8 @@ class FastEngine:
         """All sentences in one batch (the caller sizes it)."""
         ctx, limits = self.encoded(sources, decode)
         return constrained_search(self.step, ctx, limits, BOS_ID, EOS_ID, beam_size, constraints,
-                                  decode.length_penalty, decode.n_best, PAD_ID, banned_after)
+                                  decode.length_penalty, decode.n_best, PAD_ID, banned_after,
+                                  decode.coverage_penalty)
 
 
 class FastTranslator(TextTranslator):

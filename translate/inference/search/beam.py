@@ -1,7 +1,8 @@
 """Beam search's selection: per sentence, the k best continuations of its live hypotheses.
 
 EOS ends a hypothesis only from among the k best candidates (fairseq's rule: never from ranks >= k);
-the k best other candidates live on. Ended hypotheses rank by log-probability / length penalty.
+the k best other candidates live on. Ended hypotheses rank by log-probability / length penalty
+(+ the coverage penalty, when the search has one).
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ class BeamSelection:
         self.scores = np.zeros((sentences, 1), dtype=np.float32)
         self.history = np.zeros((sentences, 1, 0), dtype=np.int64)
 
-    def choose(self, log_probs: np.ndarray, counts: np.ndarray, t: int, at_limit: np.ndarray) -> Chosen:
+    def choose(self, log_probs: np.ndarray, counts: np.ndarray, t: int, at_limit: np.ndarray,
+               bonus: np.ndarray | None = None) -> Chosen:
         k, (active, width) = self.need, self.scores.shape
         sums, origin, tokens = top_candidates(self.scores, log_probs.reshape(active, width, -1), 2 * k)
         ends = (tokens == self.eos) & np.isfinite(sums)
@@ -79,7 +81,10 @@ class BeamSelection:
         ended = []
         for a, rank in zip(*np.nonzero(ends)):
             sequence, raw = self.history[a, origin[a, rank]].tolist(), float(sums[a, rank])
-            ended.append((int(a), Hypothesis(sequence, raw / length_penalty(len(sequence) + 1, self.alpha), raw), True))
+            score = raw / length_penalty(len(sequence) + 1, self.alpha)
+            if bonus is not None:
+                score += float(bonus[a * width + origin[a, rank]])
+            ended.append((int(a), Hypothesis(sequence, score, raw), True))
         ranks = np.arange(2 * k) + (tokens == self.eos) * (2 * k)  # EOS candidates after every other
         keep = np.argsort(ranks, axis=1, kind="stable")[:, :k]
         origin, tokens = np.take_along_axis(origin, keep, 1), np.take_along_axis(tokens, keep, 1)
@@ -87,6 +92,8 @@ class BeamSelection:
         self.history = np.concatenate([np.take_along_axis(self.history, origin[:, :, None], 1), tokens[:, :, None]], 2)
         rows = (np.arange(active)[:, None] * width + origin).reshape(-1)
         best_live = self.scores[:, 0] / length_penalty(t + 2, self.alpha)
+        if bonus is not None:  # the coverage the best live hypothesis has so far (it can only grow)
+            best_live = best_live + bonus[rows.reshape(active, k)[:, 0]]
         return Chosen(rows, tokens.reshape(-1), np.full(active, k), ended, best_live)
 
     def keep(self, sentences: np.ndarray) -> None:

@@ -10,8 +10,8 @@ hypotheses are consecutive.
 A `Selection` decides, from one step's log-probabilities, which hypotheses live on and which end:
 `BeamSelection` (the k best continuations per sentence), `PickSelection` (one token per sentence:
 greedy, sampling), `ConstrainedSelection` (dynamic beam allocation over constraint banks). The loop
-owns everything else: the deadline, the banned tokens and the length limit, the ended hypotheses and
-when a sentence is over, dropping sentences that are over (so a sentence's result never depends on
+owns everything else: the deadline, the banned tokens and the length limit, the coverage penalty, the ended
+hypotheses and when a sentence is over, dropping sentences that are over (so a sentence's result never depends on
 what it is batched with), the n-best lists.
 """
 
@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from translate.inference.deadline import check_deadline
-from translate.inference.search.rules import Ended, Hypothesis, restrict
+from translate.inference.search.rules import Ended, Hypothesis, coverage_penalty, restrict
 
 
 class Context(Protocol):
@@ -79,9 +79,11 @@ class Chosen:
 class Selection(Protocol):
     need: int  # complete hypotheses a sentence needs before the stopping rule applies
 
-    def choose(self, log_probs: np.ndarray, counts: np.ndarray, t: int, at_limit: np.ndarray) -> Chosen:
+    def choose(self, log_probs: np.ndarray, counts: np.ndarray, t: int, at_limit: np.ndarray,
+               bonus: np.ndarray | None = None) -> Chosen:
         """Step t: log-probabilities (rows, V), already restricted, of `counts` (A,) rows per sentence;
-        `at_limit` (A,) True where the sentence is at its length limit."""
+        `at_limit` (A,) True where the sentence is at its length limit; `bonus` (rows,) or None: what a
+        hypothesis ending from that row adds to its rank (the coverage penalty, <= 0)."""
         ...
 
     def keep(self, sentences: np.ndarray) -> None:
@@ -90,9 +92,11 @@ class Selection(Protocol):
 
 
 def run(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, selection: Selection, n_best: int,
-        banned: tuple[int, ...]) -> list[list[Hypothesis]]:
+        banned: tuple[int, ...], coverage: float = 0.0) -> list[list[Hypothesis]]:
     """Search every sentence of `ctx` (one row each) up to its length limit (`limits` (B,), EOS
-    excluded) -> per sentence its `n_best` hypotheses, best first."""
+    excluded) -> per sentence its `n_best` hypotheses, best first. `coverage` > 0: the coverage
+    penalty's beta, from the attention each row's source positions received so far (`ctx.attended()`,
+    the step's own attention included)."""
     limits = np.asarray(limits, dtype=np.int64)
     batch = len(limits)
     ids = np.arange(batch)  # sentence numbers of the sentences still searched
@@ -106,7 +110,8 @@ def run(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, selection: Sele
         at_limit = limits[ids] <= t
         with region("search.candidates"):
             log_probs = restrict(np.asarray(log_probs, dtype=np.float32), np.repeat(at_limit, counts), eos, banned)
-            chosen = selection.choose(log_probs, counts, t, at_limit)
+            bonus = coverage_penalty(ctx.attended(), coverage) if coverage > 0 else None
+            chosen = selection.choose(log_probs, counts, t, at_limit, bonus)
         with region("search.finished"):
             for position, hypothesis, complete in chosen.ended:
                 ended[ids[position]].add(hypothesis, complete)

@@ -25,6 +25,11 @@ class MembersContext:
     def reorder(self, rows: np.ndarray) -> MembersContext:
         return MembersContext(tuple(ctx.reorder(rows) for ctx in self.members))
 
+    def attended(self) -> np.ndarray:
+        """The members' mean attention received per source position (N, S) (1 on padding)."""
+        mean: np.ndarray = np.mean(np.stack([ctx.attended() for ctx in self.members]), axis=0)
+        return mean
+
 
 def members_step(steps: Sequence[StepFn]) -> StepFn:
     """The members' steps as one step over a `MembersContext`; one member is its own step."""

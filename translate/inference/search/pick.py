@@ -26,7 +26,9 @@ class PickSelection:
         self.total = np.zeros(sentences, dtype=np.float32)
         self.outputs: list[list[int]] = [[] for _ in range(sentences)]
 
-    def choose(self, log_probs: np.ndarray, counts: np.ndarray, t: int, at_limit: np.ndarray) -> Chosen:
+    def choose(self, log_probs: np.ndarray, counts: np.ndarray, t: int, at_limit: np.ndarray,
+               bonus: np.ndarray | None = None) -> Chosen:
+        """One hypothesis per sentence: nothing to rank, so no `bonus` applies."""
         tokens = np.asarray(self.pick(log_probs), dtype=np.int64)
         self.total += log_probs[np.arange(len(tokens)), tokens]
         ended = []

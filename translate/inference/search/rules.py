@@ -1,5 +1,5 @@
 """The rules every search keeps, whichever engine steps and whichever selection picks: what a search
-returns and how it ranks it (`Hypothesis`, the length penalty), the longest output a source allows,
+returns and how it ranks it (`Hypothesis`, the length and coverage penalties), the longest output a source allows,
 the tokens never emitted, the end at the length limit, when a sentence's search is over, its n-best.
 
 NumPy only: the PyTorch engine and the ONNX Runtime one search by these rules alike.
@@ -16,7 +16,8 @@ import numpy as np
 @dataclass
 class Hypothesis:
     """tokens without BOS/EOS; score = what the search ranks by (for beam search the log-probability
-    divided by the length penalty); log_prob = the model's log-probability of tokens + EOS."""
+    divided by the length penalty, plus the coverage penalty); log_prob = the model's log-probability of
+    tokens + EOS."""
 
     tokens: list[int]
     score: float
@@ -26,6 +27,18 @@ class Hypothesis:
 def length_penalty(length: int, alpha: float) -> float:
     """GNMT (Wu et al. 2016, eq. 14): ((5 + |Y|) / 6) ** alpha; alpha = 0 gives 1 (raw log-probability)."""
     return float(((5.0 + length) / 6.0) ** alpha)
+
+
+COVERAGE_FLOOR = 1e-6  # attention received below this counts as this (hard attention leaves exact zeros)
+
+
+def coverage_penalty(attended: np.ndarray, beta: float) -> np.ndarray:
+    """GNMT (Wu et al. 2016, eq. 14): beta * sum over source positions of log(min(attention received, 1)),
+    per row of `attended` (N, S) (padding given 1: nothing to cover). <= 0; 0 once every position has
+    received a whole unit of attention, so a hypothesis that left source words unattended ranks lower."""
+    clipped = np.clip(np.asarray(attended, dtype=np.float64), COVERAGE_FLOOR, 1.0)
+    penalty: np.ndarray = (beta * np.log(clipped).sum(axis=-1)).astype(np.float32)
+    return penalty
 
 
 def max_lengths(src_lens: Any, a: float, b: int) -> np.ndarray:

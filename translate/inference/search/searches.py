@@ -15,11 +15,13 @@ from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
 
 def beam_search(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, beam_size: int, alpha: float = 1.0,
-                n_best: int = 1, pad: int = 0) -> list[list[Hypothesis]]:
-    """Per sentence its `n_best` hypotheses by length-penalised score. A sentence ends at its length
-    limit, or once it holds `beam_size` ended hypotheses and its best live one (ranked at the next
-    length) cannot beat the worst of them."""
-    return run(step, ctx, limits, bos, eos, BeamSelection(len(limits), beam_size, alpha, eos), n_best, (pad, bos))
+                n_best: int = 1, pad: int = 0, coverage: float = 0.0) -> list[list[Hypothesis]]:
+    """Per sentence its `n_best` hypotheses by length-penalised score (+ the coverage penalty with beta
+    `coverage` > 0, which needs a context with `attended()`). A sentence ends at its length limit, or once
+    it holds `beam_size` ended hypotheses and its best live one (ranked at the next length) cannot beat
+    the worst of them."""
+    return run(step, ctx, limits, bos, eos, BeamSelection(len(limits), beam_size, alpha, eos), n_best, (pad, bos),
+               coverage)
 
 
 def token_by_token(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, pick: Pick, pad: int = 0) -> list[Hypothesis]:
@@ -34,18 +36,19 @@ def greedy(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, pad: int = 0
 
 def constrained_search(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, beam_size: int,
                        constraints: list[list[list[int]]], alpha: float = 1.0, n_best: int = 1, pad: int = 0,
-                       banned_after: list[int] | None = None) -> list[list[Hypothesis]]:
+                       banned_after: list[int] | None = None, coverage: float = 0.0) -> list[list[Hypothesis]]:
     """Beam search in which each sentence must produce its constraints (`search.constrained`) -> per
     sentence its n-best, those holding every constraint first."""
     selection = ConstrainedSelection(constraints, beam_size, alpha, eos, banned_after)
-    return run(step, ctx, limits, bos, eos, selection, n_best, (pad, bos))
+    return run(step, ctx, limits, bos, eos, selection, n_best, (pad, bos), coverage)
 
 
 def decode_search(step: StepFn, ctx: Any, limits: Any, decode: DecodeConfig, pick: Pick | None = None) -> list[list[Hypothesis]]:
     """What `decode` asks for over the project's special tokens: `pick` given (sampling), token by token;
-    beam size 1, greedy; else beam search with its length penalty and n-best."""
+    beam size 1, greedy; else beam search with its length and coverage penalties and n-best."""
     if pick is not None:
         return [[h] for h in token_by_token(step, ctx, limits, BOS_ID, EOS_ID, pick, PAD_ID)]
     if decode.beam_size == 1:
         return [[h] for h in greedy(step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
-    return beam_search(step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size, decode.length_penalty, decode.n_best, PAD_ID)
+    return beam_search(step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size, decode.length_penalty, decode.n_best, PAD_ID,
+                       decode.coverage_penalty)

@@ -8,6 +8,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from translate.model.attention.coverage import Coverage
+
 
 @dataclass
 class Memory:
@@ -45,15 +47,36 @@ class AttentionOutput:
 
 
 class Attention(nn.Module):
-    """Base class of every decoder attention; the decoder only ever calls these three methods."""
+    """Base class of every decoder attention; the decoder only ever calls these methods.
+
+    An attention with a coverage model (`translate.model.attention.coverage`) is handed its coverage
+    vector (B, S, d) at each step and says how it moves on; the others get None and keep None.
+    """
 
     context_size: int
+    coverage: Coverage | None  # set per instance: a class-level default would hide the registered module
+    coverage_loss_weight: float = 0.0  # λ of See et al.'s coverage loss (`coverage.coverage_loss`), added by training
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.coverage = None
 
     def prepare(self, states: torch.Tensor, mask: torch.Tensor) -> Memory:
         raise NotImplementedError
 
-    def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
+    def forward(self, query: torch.Tensor, memory: Memory, coverage: torch.Tensor | None = None) -> AttentionOutput:
         raise NotImplementedError
+
+    def initial_coverage(self, mask: torch.Tensor) -> torch.Tensor | None:
+        """The coverage vector before the first step (B, S, d), or None without coverage."""
+        return None if self.coverage is None else self.coverage.initial(mask)
+
+    def next_coverage(self, coverage: torch.Tensor | None, weights: torch.Tensor, query: torch.Tensor,
+                      memory: Memory) -> torch.Tensor | None:
+        """The coverage vector after a step that attended with `weights` (B, S)."""
+        if coverage is None or self.coverage is None:
+            return None
+        return self.coverage.update(coverage, weights, query, memory.values)
 
     def auxiliary_loss(self, log_probs: torch.Tensor, entropies: torch.Tensor, rewards: torch.Tensor,
                        mask: torch.Tensor, baselines: torch.Tensor | None = None) -> torch.Tensor:
@@ -73,7 +96,7 @@ class NoAttention(Attention):
         empty = states.new_zeros(states.size(0), 1, 1)  # (B, 1, 1): nothing to attend to
         return Memory(keys=empty, values=empty, mask=mask)
 
-    def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
+    def forward(self, query: torch.Tensor, memory: Memory, coverage: torch.Tensor | None = None) -> AttentionOutput:
         batch = query.size(0)
         return AttentionOutput(context=query.new_zeros(batch, self.context_size),
                                weights=query.new_zeros(batch, memory.mask.size(1)))

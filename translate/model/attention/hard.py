@@ -52,7 +52,7 @@ class HardAttention(SoftAttention):
         # training updates seen, for the curriculum (kept in checkpoints only when there is one)
         self.register_buffer("updates", torch.zeros((), dtype=torch.long), persistent=cfg.soft_anneal_steps > 0)
 
-    def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
+    def forward(self, query: torch.Tensor, memory: Memory, coverage: torch.Tensor | None = None) -> AttentionOutput:
         choice = self.normalise(self.scorer(query, memory.keys), memory.mask)
         context = (choice.weights.unsqueeze(1) @ memory.values).squeeze(1)  # (B, Dv): the chosen state
         expected = None

@@ -63,7 +63,7 @@ class MultiHeadAttention(Attention):
     def prepare(self, states: torch.Tensor, mask: torch.Tensor) -> Memory:
         return Memory(keys=self._split(self.key_proj(states)), values=self._split(self.value_proj(states)), mask=mask)
 
-    def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
+    def forward(self, query: torch.Tensor, memory: Memory, coverage: torch.Tensor | None = None) -> AttentionOutput:
         """query (B, Dq) -> context (B, D), weights (B, S) averaged over heads, head_weights (B, H, S)."""
         q = self._split(self.query_proj(self.query_norm(query)))  # (B, H, d)
         weights = masked_softmax(self.score(q, memory.keys), memory.mask.unsqueeze(1))  # (B, H, S)

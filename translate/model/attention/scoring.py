@@ -99,18 +99,24 @@ class BilinearScorer(Scorer):
 
 
 class AdditiveScorer(Scorer):
-    def __init__(self, query_size: int, key_size: int) -> None:
+    """With `coverage_size` > 0 it also takes each position's coverage vector c (..., S, d) into the sum:
+    s = vᵀ tanh(W k + U q + V c) (Tu et al. 2016, eq. 6)."""
+
+    def __init__(self, query_size: int, key_size: int, coverage_size: int = 0) -> None:
         super().__init__()
         size = query_size  # attention layer width (Bahdanau et al. use n' = n)
         self.key_layer = nn.Linear(key_size, size, bias=False)
         self.query_layer = nn.Linear(query_size, size, bias=False)
         self.v = nn.Parameter(torch.empty(size).uniform_(-0.1, 0.1))
+        self.coverage_layer = nn.Linear(coverage_size, size, bias=False) if coverage_size else None
 
     def prepare(self, keys: torch.Tensor) -> torch.Tensor:
         prepared: torch.Tensor = self.key_layer(keys)
         return prepared
 
-    def forward(self, query: torch.Tensor, prepared_keys: torch.Tensor) -> torch.Tensor:
+    def forward(self, query: torch.Tensor, prepared_keys: torch.Tensor, coverage: torch.Tensor | None = None) -> torch.Tensor:
+        if coverage is not None and self.coverage_layer is not None:
+            prepared_keys = prepared_keys + self.coverage_layer(coverage.to(prepared_keys.dtype))
         return additive_score(self.query_layer(query), prepared_keys, self.v)
 
 

@@ -9,7 +9,8 @@ from torch import nn
 
 from translate.config.schema import AttentionConfig
 from translate.model.attention.base import Attention, AttentionOutput, Memory
-from translate.model.attention.scoring import SCORERS, Scorer, masked_softmax
+from translate.model.attention.coverage import Coverage, build_coverage
+from translate.model.attention.scoring import SCORERS, AdditiveScorer, Scorer, masked_softmax
 
 
 @dataclass
@@ -29,9 +30,10 @@ class SoftAttention(Attention):
     separate learned projections of the encoder states.
     """
 
-    def __init__(self, scorer: Scorer, memory_size: int, key_value: bool = False) -> None:
+    def __init__(self, scorer: Scorer, memory_size: int, key_value: bool = False, coverage: Coverage | None = None) -> None:
         super().__init__()
         self.scorer = scorer
+        self.coverage = coverage  # fed to the scorer, which was built to take its width
         self.key_proj = nn.Linear(memory_size, memory_size, bias=False) if key_value else None
         self.value_proj = nn.Linear(memory_size, memory_size, bias=False) if key_value else None
         self.context_size = memory_size
@@ -45,13 +47,19 @@ class SoftAttention(Attention):
         """Turn scores (B, S) into weights (B, S)."""
         return Choice(weights=masked_softmax(scores, mask))
 
-    def forward(self, query: torch.Tensor, memory: Memory) -> AttentionOutput:
-        scores = self.scorer(query, memory.keys)  # (B, S)
+    def forward(self, query: torch.Tensor, memory: Memory, coverage: torch.Tensor | None = None) -> AttentionOutput:
+        # (B, S); with coverage, the additive score sᵢ = vᵀ tanh(W kᵢ + U q + V cᵢ)
+        scores = self.scorer(query, memory.keys) if coverage is None else self.scorer(query, memory.keys, coverage)
         choice = self.normalise(scores, memory.mask)
         context = (choice.weights.unsqueeze(1) @ memory.values).squeeze(1)  # (B, Dv)
         return AttentionOutput(context, choice.weights, choice.log_prob, choice.entropy)
 
 
 def build(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
-    """kind=soft (`translate.config.attention`)."""
-    return SoftAttention(SCORERS[cfg.scorer](query_size, memory_size), memory_size, key_value=cfg.mode == "key-value")
+    """kind=soft (`translate.config.attention`), with the coverage model `cfg.coverage` names (additive only)."""
+    coverage = build_coverage(cfg.coverage, query_size, memory_size)
+    if coverage is None:
+        scorer = SCORERS[cfg.scorer](query_size, memory_size)
+    else:
+        scorer = AdditiveScorer(query_size, memory_size, coverage_size=coverage.size)
+    return SoftAttention(scorer, memory_size, key_value=cfg.mode == "key-value", coverage=coverage)

@@ -1,0 +1,61 @@
+"""The dropped/repeated content measures (`translate.evaluation.adequacy`) on hand-made examples."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from translate.evaluation.adequacy import Dictionary, measure, repeated_ngrams, unattended_pieces
+
+PAIRS = [("tea", "茶"), ("milk", "牛奶"), ("to like", "喜欢"), ("Beijing", "北京"), ("meeting", "会议"),
+         ("friend", "朋友"), ("tomorrow", "明天"), ("to see", "看")]
+
+
+def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> None:
+    assert repeated_ngrams("我明天去北京北京。", "I will go to Beijing tomorrow.", "zh", "en") == 1  # 北京 twice
+    assert repeated_ngrams("我明天去北京。", "I will go to Beijing tomorrow.", "zh", "en") == 0
+    # "very much very much": the bigrams "very much", "much very"? once; "very much" twice -> 1, trigram none
+    assert repeated_ngrams("I like it very much very much.", "我非常喜欢。", "en", "zh") == 1
+    assert repeated_ngrams("Call 12 34 12 34.", "打12 34 12 34。", "en", "zh") == 0  # the source repeats it too
+
+
+def test_unattended_pieces_leave_out_the_end_and_punctuation() -> None:
+    pieces = ["▁I", "▁like", "▁tea", "▁with", "▁milk", ".", "</s>"]
+    weights = [[0.9, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0],  # 我
+               [0.0, 0.9, 0.0, 0.0, 0.0, 0.0, 0.1],  # 喜欢
+               [0.0, 0.0, 0.0, 0.1, 0.9, 0.0, 0.0],  # 牛奶: tea never attended, "with" 0.1
+               [0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.5]]  # 。
+    assert unattended_pieces(weights, pieces) == (2, 5)  # tea and with, of the five word pieces
+
+
+def test_the_dictionary_finds_the_dropped_word_in_both_directions() -> None:
+    d = Dictionary.from_pairs(PAIRS)
+    assert d.missing("I like tea with milk.", "我喜欢喝牛奶。", "en") == (1, 3)  # tea missing of tea, like, milk
+    assert d.missing("I like tea with milk.", "我喜欢喝奶茶。", "en") == (1, 3)  # 牛奶 is not in 奶茶
+    assert d.missing("I will go to Beijing for a meeting tomorrow.", "我明天会去参加会议。", "en") == (1, 3)
+    assert d.missing("我明天要去北京看我的朋友。", "I will go to Beijing tomorrow.", "zh") == (1, 3)  # 朋友
+    assert d.missing("我明天要去北京看我的朋友。", "I'll see my friends in Beijing tomorrow.", "zh") == (0, 3)
+
+
+@dataclass
+class FakeAlignment:
+    weights: list[list[float]]
+    source_pieces: list[str]
+
+
+def test_corpus_figures() -> None:
+    sources = ["I like tea with milk.", "I will go to Beijing tomorrow."]
+    translations = ["我喜欢喝牛奶。", "我明天去北京北京。"]
+    references = ["我喜欢加牛奶的茶。", "我明天去北京。"]
+    alignments = [FakeAlignment([[1.0, 0.0, 0.0]], ["▁tea", "▁milk", "</s>"]),
+                  FakeAlignment([[0.5, 0.5]], ["▁Beijing", "</s>"])]
+    result = measure(sources, translations, "en", "zh", references, alignments, Dictionary.from_pairs(PAIRS))
+    assert result.repeat_sentences == 50.0 and result.repeats_per_100 == 50.0
+    assert result.reference_repeats_per_100 == 0.0
+    assert result.unattended == pytest.approx(100 / 3)  # milk, of tea, milk, Beijing
+    assert (result.dictionary_missing, result.dictionary_words) == (pytest.approx(20.0), 5)  # tea, of 5
+    assert [r["repeats"] for r in result.per_sentence] == [0, 1]
+    assert "repeats: 50.0 % of sentences" in result.summary() and "dictionary words missing 20.0 %" in result.summary()
+    bare = measure(sources, translations, "en", "zh")
+    assert bare.unattended is None and bare.dictionary_missing is None and "unattended" not in bare.summary()

