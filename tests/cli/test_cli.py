@@ -147,3 +147,20 @@ def test_help_text_reflow() -> None:
       another command
     """
     assert help_text(doc) == "First line.\n\nA prose paragraph wrapped in the source.\n\nExample:\n  one command\n  another command"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_keeps_square_brackets(command: str) -> None:
+    """Rich reads "[word]" in a help text as markup and drops it ('translate[ray]' printed as 'translate'):
+    every bracketed text of every option reaches --help (escaped as "\\[" in the source)."""
+    import re
+
+    import typer.main
+
+    click_command = typer.main.get_command(app).commands[command]  # type: ignore[attr-defined]
+    bracketed = [re.sub(r"\\\[", "[", m) for param in click_command.params
+                 for m in re.findall(r"\S*\\?\[[^\]\s]*\]\S*", getattr(param, "help", None) or "")]
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "2000"})
+    flat = " ".join(result.output.split())
+    for text in bracketed:
+        assert text.rstrip(".',") in flat, text

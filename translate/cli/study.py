@@ -48,7 +48,7 @@ ExecutorOpt = Annotated[str, typer.Option(
     "--executor", metavar="local|ray", help=(
         "local: runs in this process (--jobs 1) or in --jobs worker processes; ray: each run a task of a Ray cluster "
         "(--address, else a Ray started here), asking for train.threads CPUs (default 1) and --gpus-per-run; results "
-        "come back to --out without a shared disk. Ray: pip install 'translate[ray]'."))]
+        "come back to --out without a shared disk. Ray: pip install 'translate\\[ray]'."))]
 AddressOpt = Annotated[str | None, typer.Option(help="The Ray cluster to use (e.g. 127.0.0.1:6379); --executor ray.")]
 GpusOpt = Annotated[float, typer.Option(
     "--gpus-per-run", min=0.0, help="GPU fraction each run asks Ray for: 0.25 packs four runs on one GPU; --executor ray.")]
