@@ -55,13 +55,22 @@ def repeated_ngrams(translation: str, source: str, tgt_lang: str, src_lang: str)
     return count
 
 
+def received_attention(weights: Sequence[Sequence[float]], source_pieces: Sequence[str],
+                       threshold: float = UNATTENDED) -> tuple[list[float], list[bool]]:
+    """Per source piece of one alignment (`weights[t][s]` as `Translator.align` gives them): the attention it
+    received in all, summed over the translation's steps, and whether it counts as unattended (below
+    `threshold`; its last piece, </s>, and punctuation pieces never count)."""
+    received = [sum(row[s] for row in weights) for s in range(len(source_pieces))]
+    return received, [r < threshold and piece != "</s>" and not PUNCTUATION.match(piece)
+                      for r, piece in zip(received, source_pieces)]
+
+
 def unattended_pieces(weights: Sequence[Sequence[float]], source_pieces: Sequence[str],
                       threshold: float = UNATTENDED) -> tuple[int, int]:
     """(pieces below `threshold`, pieces counted) of one alignment: `weights[t][s]` as
     `Translator.align` gives them (its last source piece, </s>, and punctuation pieces left out)."""
-    counted = [s for s, piece in enumerate(source_pieces) if piece != "</s>" and not PUNCTUATION.match(piece)]
-    received = [sum(row[s] for row in weights) for s in counted]
-    return sum(1 for r in received if r < threshold), len(counted)
+    counted = sum(1 for piece in source_pieces if piece != "</s>" and not PUNCTUATION.match(piece))
+    return sum(received_attention(weights, source_pieces, threshold)[1]), counted
 
 
 @dataclass
