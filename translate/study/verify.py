@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from translate.config.schema import RunConfig
-from translate.study.compare import other_cpu, study_run_config, train_or_reuse
+from translate.study.compare import study_run_config, train_or_reuse
 from translate.study.report import RunFigures
+from translate.study.restore import other_cpu
 from translate.study.sweep import chosen_values
 
 logger = logging.getLogger(__name__)
