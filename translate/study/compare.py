@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from translate.config.attention import PRESETS
-from translate.config.loading import apply_overrides
+from translate.config.loading import apply_overrides, load_config
 from translate.config.schema import RunConfig
 from translate.data.batch import collate
 from translate.data.corpus import load_eval_split
@@ -139,17 +139,64 @@ def evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
     return result
 
 
+def _overrides(mechanism: str, seed: int, work_dir: Path, tuned: Combination) -> dict[str, Any]:
+    return {**MECHANISMS[mechanism], **dict(tuned), "name": run_name(mechanism, tuned, seed),
+            "runs_dir": str(work_dir), "train.seed": seed}
+
+
 def study_run_config(base: RunConfig, mechanism: str, seed: int, work_dir: Path, tuned: Combination = ()) -> RunConfig:
     """The run of `mechanism` with `seed` (and the values a sweep chose, `tuned`); a preset that starts
     from another preset's run ("@name") gets that run's folder, trained first if not in `work_dir`."""
-    overrides = {**MECHANISMS[mechanism], **dict(tuned), "name": run_name(mechanism, tuned, seed),
-                 "runs_dir": str(work_dir), "train.seed": seed}
+    overrides = _overrides(mechanism, seed, work_dir, tuned)
     start = str(overrides.get("train.init_from", ""))
     if start.startswith("@"):
         source = study_run_config(base, start[1:], seed, work_dir)
         train_or_reuse(source)
         overrides["train.init_from"] = str(source.run_dir)
     return apply_overrides(base, overrides)
+
+
+# where a run was, how it logged and how fast it decoded: not what it trained or scored
+WHERE_AND_HOW_FAST = frozenset({"name", "runs_dir", "device", "data.data_dir", "data.cache_dir", "train.threads",
+                                "train.tensorboard", "train.log_every", "train.init_from", "decode.batch_size"})
+
+
+def _settings(cfg: RunConfig) -> dict[str, Any]:
+    """A run's settings as dotted keys (the attention sections of other kinds left out)."""
+    tree = cfg.to_dict()
+    tree["model"]["attention"] = cfg.model.attention.relevant()
+    flat: dict[str, Any] = {}
+
+    def walk(node: dict[str, Any], prefix: str) -> None:
+        for key, value in node.items():
+            if isinstance(value, dict):
+                walk(value, f"{prefix}{key}.")
+            elif f"{prefix}{key}" not in WHERE_AND_HOW_FAST:
+                flat[f"{prefix}{key}"] = value
+    walk(tree, "")
+    return flat
+
+
+def check_settings(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path) -> None:
+    """Refuse to go on with a study whose committed runs trained with other settings than this command gives
+    them (a default changed since, or other --set/--config): its new runs would not be comparable with them,
+    and retraining the committed ones would not reproduce them. Each run's config.yaml is the record."""
+    for mechanism in mechanisms:
+        for seed in seeds:
+            results = out_dir / "runs" / f"{mechanism}-seed{seed}"
+            if not (results / "compare.json").is_file() or not (results / "config.yaml").is_file():
+                continue
+            values = json.loads((results / "compare.json").read_text(encoding="utf-8")).get("values")
+            tuned = tuple(values.items()) if values else chosen_values(out_dir).get(mechanism, ())
+            planned = _settings(apply_overrides(base, _overrides(mechanism, seed, work_dir, tuned)))
+            committed = _settings(load_config(results / "config.yaml"))
+            changed = [key for key in sorted(set(planned) | set(committed)) if planned.get(key) != committed.get(key)]
+            if changed:
+                raise ConfigError(
+                    f"{results} trained with other settings than this command gives it: "
+                    + "; ".join(f"{key} {committed.get(key)!r} -> {planned.get(key)!r}" for key in changed)
+                    + " (a default changed since, or other --set/--config values). Go on with the study as it was: "
+                    + " ".join(f"--set {key}={committed.get(key)}" for key in changed) + "; or start another (--out).")
 
 
 @dataclass(frozen=True)
@@ -295,6 +342,7 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     work_dir = work_dir or out_dir / "runs"
+    check_settings(base, mechanisms, seeds, out_dir, work_dir)
     executor = executor or Sequential()
     sweeping = sweep_plan(mechanisms, seeds[0], sweep, out_dir, work_dir) if sweep else []
     known = chosen_values(out_dir) if sweep else {}  # what the sweep chose when it last ran (for the status)

@@ -11,7 +11,7 @@ from typing import Any
 from translate.config.schema import RunConfig
 from translate.errors import ConfigError
 from translate.machine import cpu_model
-from translate.study.compare import evaluate_run, rebuild_report, study_run_config
+from translate.study.compare import check_settings, evaluate_run, rebuild_report, study_run_config
 from translate.study.report import RunFigures, lacking_files
 from translate.study.sweep import chosen_values
 from translate.training.trainer import Validated
@@ -58,6 +58,7 @@ def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     the other runs are done. One whose dev BLEU leaves the committed curve stops at that validation, and its
     folder moves to work_dir/<run>.not-reproduced/ (a later restore trains it afresh)."""
     work_dir = work_dir or out_dir / "runs"
+    check_settings(base, mechanisms, seeds, out_dir, work_dir)
     restored, differing = [], []
     for mechanism in mechanisms:
         for seed in seeds:
