@@ -30,12 +30,14 @@ def test_the_same_settings_go_on_and_where_a_run_ran_does_not_count(tmp_path: Pa
 
 def test_a_changed_default_is_refused_naming_the_key_and_the_way_to_go_on(tmp_path: Path) -> None:
     committed_study(tmp_path, {"train.max_steps": 2000})
-    changed_default = apply_overrides(load_config(None, {"train.max_steps": 2000}), {"train.learning_rate": 4e-3})
+    base = load_config(None, {"train.max_steps": 2000})
+    was = base.train.learning_rate
+    changed_default = apply_overrides(base, {"train.learning_rate": was * 2})
     with pytest.raises(ConfigError) as error:
         check_settings(changed_default, ["additive"], [1], tmp_path, tmp_path / "work")
     message = str(error.value)
     assert "additive-seed1 trained with other settings" in message
-    assert "train.learning_rate 0.002 -> 0.004" in message and "--set train.learning_rate=0.002" in message
+    assert f"train.learning_rate {was!r} -> {was * 2!r}" in message and f"--set train.learning_rate={was}" in message
     with pytest.raises(ConfigError, match="train.max_steps 2000 -> 3000"):  # another budget is another study
         check_settings(load_config(None, {"train.max_steps": 3000}), ["additive"], [1], tmp_path, tmp_path / "w")
 
