@@ -52,7 +52,8 @@ def test_translation_shapes_n_best_and_attention_rows(client: TestClient) -> Non
             assert all(abs(sum(row) - 1) < 2e-3 for row in weights)
             assert block["heads"] is None
             received = [sum(row[s] for row in weights) for s in range(len(t["source_pieces"]))]
-            assert block["coverage"] == pytest.approx(received, abs=1e-3)  # what each source piece received
+            # what each source piece received (the sums of the rounded weights: within their rounding)
+            assert block["coverage"] == pytest.approx(received, abs=len(weights) * 5e-5 + 1e-4)
             assert block["unattended"] == [r < 0.2 and s < len(received) - 1 for s, r in enumerate(block["coverage"])]
 
 
