@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 STAGE=${STAGE:-all}
 MULTIHEAD=${MULTIHEAD:-multihead-ln-scaled-dot}
 HARD=${HARD:-hard-reinforce-warm}
-BUDGET=(--steps 6000 --set train.patience=4)
+BUDGET=(--config recipes/study.yaml --steps 6000 --set train.patience=4)
 read -r -a EXTRA <<< "${COMPARE_ARGS:-}"
 if ! command -v translate > /dev/null; then  # else every run of the plan "fails" in turn
   echo "converged_study.sh: no \`translate\` command on PATH; activate the project's environment" \

@@ -52,22 +52,22 @@ def test_heatmap_font_draws_han_characters() -> None:
 def test_a_run_says_which_cpu_it_was_trained_on_and_a_retrain_elsewhere_is_told_why_it_may_differ(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from translate import machine
-    from translate.study import compare as study_compare
+    from translate.study import restore as study_restore
 
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD  EPYC 9R14\n", encoding="utf-8")
     assert machine.cpu_model(cpuinfo) == "AMD EPYC 9R14"
     assert machine.cpu_model(tmp_path / "absent") != ""  # the platform's name instead
     assert machine.describe().startswith(f"{machine.cpu_model()}, ")
-    monkeypatch.setattr(study_compare, "cpu_model", lambda: "AMD EPYC 9R14")
+    monkeypatch.setattr(study_restore, "cpu_model", lambda: "AMD EPYC 9R14")
     committed = compare_report.RunFigures(mechanism="dot", seed=2, parameters=1, steps=1, train_tokens_per_second=1.0,
                                           decode_sentences_per_second=1.0, dev_bleu=1.0, test_bleu=1.0, test_chrf=1.0,
                                           attention_entropy=None, curve=[])
-    assert study_compare.other_cpu(committed) == ""  # a run older than the record: nothing to say
+    assert study_restore.other_cpu(committed) == ""  # a run older than the record: nothing to say
     same = dataclasses.replace(committed, machine="AMD EPYC 9R14, 2 cores, 2 threads, torch 2.13.0+cpu")
-    assert study_compare.other_cpu(same) == ""
+    assert study_restore.other_cpu(same) == ""
     other = dataclasses.replace(committed, machine="Intel(R) Xeon(R) Platinum 8488C, 2 cores, 2 threads, torch 2.13.0")
-    assert study_compare.other_cpu(other) == (
+    assert study_restore.other_cpu(other) == (
         "; it was trained on Intel(R) Xeon(R) Platinum 8488C and this machine has AMD EPYC 9R14: another CPU model "
         "rounds some float sums otherwise, so restore it on the CPU model it was trained on")
 
@@ -243,7 +243,7 @@ def test_restore_gives_a_committed_study_back_its_hypotheses_only_where_the_retr
     attention matrices back by retraining; a run whose committed scores the retrain does not reproduce
     gets nothing, and the error names it."""
     from translate.machine import describe
-    from translate.study.compare import restore
+    from translate.study.restore import restore
 
     cfg = apply_overrides(tiny_config, {"train.max_steps": 6, "train.validate_every": 3, "decode.beam_size": 1})
     out = tmp_path / "study"

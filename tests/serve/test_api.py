@@ -51,6 +51,10 @@ def test_translation_shapes_n_best_and_attention_rows(client: TestClient) -> Non
             assert all(len(row) == len(t["source_pieces"]) for row in weights)
             assert all(abs(sum(row) - 1) < 2e-3 for row in weights)
             assert block["heads"] is None
+            received = [sum(row[s] for row in weights) for s in range(len(t["source_pieces"]))]
+            # what each source piece received (the sums of the rounded weights: within their rounding)
+            assert block["coverage"] == pytest.approx(received, abs=len(weights) * 5e-5 + 1e-4)
+            assert block["unattended"] == [r < 0.2 and s < len(received) - 1 for s, r in enumerate(block["coverage"])]
 
 
 def test_a_single_string_and_no_attention_unless_asked(client: TestClient) -> None:

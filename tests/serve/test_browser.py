@@ -276,6 +276,28 @@ def test_the_heatmap_is_one_tab_stop_with_arrow_keys_and_byte_pieces_merged(serv
     assert browser.switch_to.active_element.get_attribute("data-index") == str(len(labels) - 1)
 
 
+def test_the_heatmap_has_a_coverage_row_with_unattended_source_pieces_marked(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    text = "We spent three days in Paris."  # the released en-zh model drops part of it: 我们巴巴巴黎。
+    browser.get(server + "/")
+    browser.find_element(By.ID, "source-text").send_keys(text, Keys.ENTER)
+    _wait(lambda: _text(browser, "#status").startswith("Translated"))
+    expected = httpx.post(server + "/translate", json={"q": text, "attention": True}).json()["translations"][0]
+    [block] = expected["alternatives"][0]["attention"]
+    assert any(block["unattended"]), "a sentence the released model translates whole: pick one it drops a word of"
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('#heatmap tfoot td.coverage')]"
+        ".map(c => [c.textContent, c.classList.contains('unattended'), c.title]);")
+    assert len(cells) == len(expected["source_pieces"])  # one per source piece (no byte pieces here)
+    assert [marked for _, marked, _ in cells] == block["unattended"]
+    for (shown, marked, title), received in zip(cells, block["coverage"]):
+        assert shown == "!" if marked else float(shown) == pytest.approx(received, abs=0.051)
+        assert f"received {received:.2f}"[:-1] in title  # the exact sum on hover
+    assert "Last row" in _text(browser, "#heatmap caption")
+
+
 def test_the_api_reference_works_offline(server: str, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 

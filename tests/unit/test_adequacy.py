@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from translate.evaluation.adequacy import Dictionary, measure, repeated_ngrams, unattended_pieces
+from translate.evaluation.adequacy import Dictionary, measure, received_attention, repeated_ngrams, unattended_pieces
 
 PAIRS = [("tea", "茶"), ("milk", "牛奶"), ("to like", "喜欢"), ("Beijing", "北京"), ("meeting", "会议"),
          ("friend", "朋友"), ("tomorrow", "明天"), ("to see", "看")]
@@ -27,6 +27,11 @@ def test_unattended_pieces_leave_out_the_end_and_punctuation() -> None:
                [0.0, 0.0, 0.0, 0.1, 0.9, 0.0, 0.0],  # 牛奶: tea never attended, "with" 0.1
                [0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.5]]  # 。
     assert unattended_pieces(weights, pieces) == (2, 5)  # tea and with, of the five word pieces
+    received, unattended = received_attention(weights, pieces)  # per piece, as the page's coverage row shows it
+    assert received == pytest.approx([0.9, 0.9, 0.0, 0.1, 0.9, 0.6, 0.6])
+    assert unattended == [False, False, True, True, False, False, False]
+    _, end_unattended = received_attention([[1.0, 0.0, 0.0]], ["▁Hi", "!", "</s>"])
+    assert end_unattended == [False, False, False]  # "!" and </s> got nothing, and never count
 
 
 def test_the_dictionary_finds_the_dropped_word_in_both_directions() -> None:

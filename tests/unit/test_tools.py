@@ -128,7 +128,7 @@ def test_the_study_driver_restores_zh_en_then_en_zh_seed_1_then_its_other_seeds(
              line.split("--mechanisms ")[1].split()[0]) for line in lines] == [
         ("zh-en", "1", "all"), ("en-zh", "1", ",".join(driver_first_pass()[1:])), ("en-zh", "1,2,3", "all")]
     assert driver_first_pass()[0] == "none"  # seed 1 first for the heatmaps: only the mechanisms with attention
-    assert all(line.startswith("compare --restore") and "--steps 6000 --set train.patience=4" in line for line in lines)
+    assert all(line.startswith("compare --restore") and "--config recipes/study.yaml --steps 6000 --set train.patience=4" in line for line in lines)
     assert "restoring zh-en seeds 1: failed" in stderr
 
 
@@ -142,7 +142,7 @@ def test_the_study_driver_measures_again_the_runs_no_retrain_reproduces_before_r
         (study / run / "compare.json").write_text(f'{{"run": "{run}"}}', encoding="utf-8")
     (study / "additive-kv-seed1" / "test.hyp.txt").write_text("", encoding="utf-8")
     _, lines = run_driver(tmp_path, "restore", {"translate": RECORD})
-    assert lines[0].startswith("compare --mechanisms multihead --seeds 1 --steps 6000 --set train.patience=4 "
+    assert lines[0].startswith("compare --mechanisms multihead --seeds 1 --config recipes/study.yaml --steps 6000 --set train.patience=4 "
                                "--direction en-zh --out docs/compare-converged-en-zh")
     assert len(lines) == 4 and all(line.startswith("compare --restore") for line in lines[1:])
     assert not (study / "multihead-seed1").exists()
@@ -176,7 +176,7 @@ def test_the_study_driver_trains_the_first_en_zh_runs_with_the_code_of_their_tim
     assert [line.split("--mechanisms ")[1].split()[0] for line in lines[1:3]] == ["additive", "dot"]
     for line in lines[1:3]:
         assert line.startswith(f"python {tree} {tree} -m translate compare ")
-        assert "--seeds 1 --steps 6000 --set train.patience=4" in line
+        assert "--seeds 1 --config recipes/study.yaml --steps 6000 --set train.patience=4" in line
         assert line.endswith(f"--work {tmp_path / 'runs' / 'compare-converged-en-zh'}")
     assert len(lines) == 6 and all(line.startswith("translate compare --restore") for line in lines[3:])
 

@@ -129,7 +129,7 @@ def _seeds(text: str) -> list[int]:
 def _retrain(cfg: Any, names: list[str], seeds: list[int], out: Path, work: Path | None, verify: bool) -> None:
     """--verify (say whether the committed runs reproduce; exit 1 if one does not) or --restore."""
     if not verify:
-        from translate.study.compare import restore
+        from translate.study.restore import restore
 
         restored = restore(cfg, names, seeds, out, work)
         typer.echo(f"restored {len(restored)} run(s) in {out / 'runs'}: {', '.join(restored) or 'none lacked files'}")

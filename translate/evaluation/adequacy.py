@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 UNATTENDED = 0.2  # attention received in all below which a source piece counts as not attended
 ORDERS = (2, 3, 4)
 ZH_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+(?:['’.][A-Za-z0-9]+)*")
@@ -55,13 +57,23 @@ def repeated_ngrams(translation: str, source: str, tgt_lang: str, src_lang: str)
     return count
 
 
+def received_attention(weights: Sequence[Sequence[float]], source_pieces: Sequence[str],
+                       threshold: float = UNATTENDED) -> tuple[list[float], list[bool]]:
+    """Per source piece of one alignment (`weights[t][s]` as `Translator.align` gives them): the attention it
+    received in all, summed over the translation's steps, and whether it counts as unattended (below
+    `threshold`; its last piece, </s>, and punctuation pieces never count)."""
+    received = (np.asarray(weights, dtype=np.float64).sum(axis=0).tolist() if len(weights)
+                else [0.0] * len(source_pieces))  # one column sum, not a Python loop per cell (served replies)
+    return received, [r < threshold and piece != "</s>" and not PUNCTUATION.match(piece)
+                      for r, piece in zip(received, source_pieces)]
+
+
 def unattended_pieces(weights: Sequence[Sequence[float]], source_pieces: Sequence[str],
                       threshold: float = UNATTENDED) -> tuple[int, int]:
     """(pieces below `threshold`, pieces counted) of one alignment: `weights[t][s]` as
     `Translator.align` gives them (its last source piece, </s>, and punctuation pieces left out)."""
-    counted = [s for s, piece in enumerate(source_pieces) if piece != "</s>" and not PUNCTUATION.match(piece)]
-    received = [sum(row[s] for row in weights) for s in counted]
-    return sum(1 for r in received if r < threshold), len(counted)
+    counted = sum(1 for piece in source_pieces if piece != "</s>" and not PUNCTUATION.match(piece))
+    return sum(received_attention(weights, source_pieces, threshold)[1]), counted
 
 
 @dataclass

@@ -13,6 +13,7 @@ from translate.config.paths import find_model, released_models, with_members
 from translate.config.schema import ArtifactConfig
 from translate.data.normalize import normalize_source, split_sentences
 from translate.errors import ConfigError
+from translate.evaluation.adequacy import received_attention
 from translate.inference.glossary import Glossary, with_glossaries
 from translate.inference.notices import reading_notices
 from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
@@ -143,7 +144,7 @@ def _sentences(translator: Translator, key: BatchKey, texts: list[str]) -> list[
             "translation": hyp.text, "score": round(hyp.score, 4), "target_pieces": alignment.target_pieces,
             "attention": [{"source_start": 0, "source_end": len(alignment.source_pieces), "target_start": 0,
                            "target_end": len(alignment.target_pieces), "weights": _rounded(alignment.weights),
-                           "heads": _rounded(alignment.heads)}] if key.attention else None})
+                           "heads": _rounded(alignment.heads), **_coverage(alignment)}] if key.attention else None})
     return results
 
 
@@ -173,6 +174,15 @@ def _joined(parts: list[dict[str, Any]], tgt_lang: str) -> dict[str, Any]:
                              "attention": attention})
     return {"source_pieces": [piece for p in parts for piece in p["source_pieces"]], "alternatives": alternatives,
             "truncated": any(p["truncated"] for p in parts), "notices": parts[0]["notices"]}
+
+
+def _coverage(alignment: Alignment) -> dict[str, Any]:
+    """What each source piece received in all and whether that counts as unattended (the measure of
+    translate.evaluation.adequacy), for the row under the page's heatmap; nothing without attention."""
+    if not alignment.weights:
+        return {"coverage": None, "unattended": None}
+    received, unattended = received_attention(alignment.weights, alignment.source_pieces)
+    return {"coverage": _rounded(received), "unattended": unattended}
 
 
 def _rounded(values: Any) -> Any:

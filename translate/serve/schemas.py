@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from translate.evaluation.adequacy import UNATTENDED
+
 Language = Literal["en", "zh"]
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 # Codes clients send, read as the model's two languages (lower case, "_" as "-"). Traditional Chinese is
@@ -98,6 +100,10 @@ class Attention(BaseModel):
     target_end: int = Field(description="... and end (exclusive): the matrix has target_end - target_start rows.")
     weights: list[list[float]] = Field(description="weights[t][s]: target piece t over source piece s (rows sum to 1).")
     heads: list[list[list[float]]] | None = Field(None, description="Per head, for multi-head models.")
+    coverage: list[float] | None = Field(None, description="Per source piece: the attention it received in all "
+                                         "(the column sums of `weights`).")
+    unattended: list[bool] | None = Field(None, description=f"Per source piece: received less than {UNATTENDED:g} in "
+                                          "all (end of sentence and punctuation never): content possibly dropped.")
 
 
 class Alternative(BaseModel):

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from translate.config.attention import PRESETS
-from translate.config.loading import apply_overrides
+from translate.config.loading import apply_overrides, load_config
 from translate.config.schema import RunConfig
 from translate.data.batch import collate
 from translate.data.corpus import load_eval_split
@@ -28,9 +28,9 @@ from translate.data.tokenizer import target_ids
 from translate.errors import ConfigError, TrainingError
 from translate.evaluation.evaluate import measure_adequacy, translate_and_score
 from translate.inference.translator import Translator
-from translate.machine import cpu_model, describe
+from translate.machine import describe
 from translate.study.executors import Event, Executor, Sequential, terminate_as_interrupt
-from translate.study.report import RunFigures, lacking_files, write_report
+from translate.study.report import RunFigures, write_report
 from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
 from translate.tokens import PAD_ID
@@ -101,7 +101,7 @@ def attention_record(translator: Translator, sources: list[str], indices: list[i
             for i, text, a in zip(indices, picked, translator.align(picked, best))]
 
 
-def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
+def evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
                   on_validation: Validated | None = None, tuned: Combination = ()) -> RunFigures:
     """Scores, hypotheses, attention statistics and matrices of a finished run, into `results`; `tuned`: the
     values a sweep chose, recorded with them."""
@@ -139,17 +139,64 @@ def _evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
     return result
 
 
+def _overrides(mechanism: str, seed: int, work_dir: Path, tuned: Combination) -> dict[str, Any]:
+    return {**MECHANISMS[mechanism], **dict(tuned), "name": run_name(mechanism, tuned, seed),
+            "runs_dir": str(work_dir), "train.seed": seed}
+
+
 def study_run_config(base: RunConfig, mechanism: str, seed: int, work_dir: Path, tuned: Combination = ()) -> RunConfig:
     """The run of `mechanism` with `seed` (and the values a sweep chose, `tuned`); a preset that starts
     from another preset's run ("@name") gets that run's folder, trained first if not in `work_dir`."""
-    overrides = {**MECHANISMS[mechanism], **dict(tuned), "name": run_name(mechanism, tuned, seed),
-                 "runs_dir": str(work_dir), "train.seed": seed}
+    overrides = _overrides(mechanism, seed, work_dir, tuned)
     start = str(overrides.get("train.init_from", ""))
     if start.startswith("@"):
         source = study_run_config(base, start[1:], seed, work_dir)
         train_or_reuse(source)
         overrides["train.init_from"] = str(source.run_dir)
     return apply_overrides(base, overrides)
+
+
+# where a run was, how it logged and how fast it decoded: not what it trained or scored
+WHERE_AND_HOW_FAST = frozenset({"name", "runs_dir", "device", "data.data_dir", "data.cache_dir", "train.threads",
+                                "train.tensorboard", "train.log_every", "train.init_from", "decode.batch_size"})
+
+
+def _settings(cfg: RunConfig) -> dict[str, Any]:
+    """A run's settings as dotted keys (the attention sections of other kinds left out)."""
+    tree = cfg.to_dict()
+    tree["model"]["attention"] = cfg.model.attention.relevant()
+    flat: dict[str, Any] = {}
+
+    def walk(node: dict[str, Any], prefix: str) -> None:
+        for key, value in node.items():
+            if isinstance(value, dict):
+                walk(value, f"{prefix}{key}.")
+            elif f"{prefix}{key}" not in WHERE_AND_HOW_FAST:
+                flat[f"{prefix}{key}"] = value
+    walk(tree, "")
+    return flat
+
+
+def check_settings(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path) -> None:
+    """Refuse to go on with a study whose committed runs trained with other settings than this command gives
+    them (a default changed since, or other --set/--config): its new runs would not be comparable with them,
+    and retraining the committed ones would not reproduce them. Each run's config.yaml is the record."""
+    for mechanism in mechanisms:
+        for seed in seeds:
+            results = out_dir / "runs" / f"{mechanism}-seed{seed}"
+            if not (results / "compare.json").is_file() or not (results / "config.yaml").is_file():
+                continue
+            values = json.loads((results / "compare.json").read_text(encoding="utf-8")).get("values")
+            tuned = tuple(values.items()) if values else chosen_values(out_dir).get(mechanism, ())
+            planned = _settings(apply_overrides(base, _overrides(mechanism, seed, work_dir, tuned)))
+            committed = _settings(load_config(results / "config.yaml"))
+            changed = [key for key in sorted(set(planned) | set(committed)) if planned.get(key) != committed.get(key)]
+            if changed:
+                raise ConfigError(
+                    f"{results} trained with other settings than this command gives it: "
+                    + "; ".join(f"{key} {committed.get(key)!r} -> {planned.get(key)!r}" for key in changed)
+                    + " (a default changed since, or other --set/--config values). Go on with the study as it was: "
+                    + " ".join(f"--set {key}={committed.get(key)}" for key in changed) + "; or start another (--out).")
 
 
 @dataclass(frozen=True)
@@ -220,7 +267,7 @@ def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun, s
         return None
     if run.sweep:
         return _sweep_run(cfg, run, out_dir / SWEEP_DIR / run.name)
-    return _evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir),
+    return evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir),
                          run.tuned)
 
 
@@ -295,6 +342,7 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     work_dir = work_dir or out_dir / "runs"
+    check_settings(base, mechanisms, seeds, out_dir, work_dir)
     executor = executor or Sequential()
     sweeping = sweep_plan(mechanisms, seeds[0], sweep, out_dir, work_dir) if sweep else []
     known = chosen_values(out_dir) if sweep else {}  # what the sweep chose when it last ran (for the status)
@@ -366,86 +414,6 @@ def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor,
     if durations:
         logger.info("== %d run(s) done in %.1f min", len(durations), (time.monotonic() - began) / 60)
     return failed
-
-
-RESTORED_FILES = ("dev.hyp.txt", "test.hyp.txt", "attention.json", "config.yaml")
-REPRODUCED = ("steps", "best_step", "dev_bleu", "test_bleu", "test_chrf")  # equal, or a retrain is another model
-
-
-class NotReproduced(Exception):
-    """A retrain's dev BLEU left the committed curve: it is another model, no use training it on."""
-
-
-def follow_curve(curve: list[tuple[float, float]]) -> Validated:
-    """A validation hook that stops a retrain at the first step of the committed curve whose dev BLEU differs."""
-    expected = {int(step): float(bleu) for step, bleu in curve}
-
-    def check(record: dict[str, Any]) -> None:
-        step, bleu = int(record["step"]), float(record["dev_bleu"])
-        if step in expected and bleu != expected[step]:
-            raise NotReproduced(f"dev BLEU {expected[step]} -> {bleu} at step {step}")
-    return check
-
-
-def other_cpu(committed: RunFigures) -> str:
-    """Why a retrain may differ: "" where the committed run was trained on this CPU model (or says not where)."""
-    trained_on, here = committed.machine.partition(", ")[0], cpu_model()
-    if not trained_on or trained_on == here:
-        return ""
-    return (f"; it was trained on {trained_on} and this machine has {here}: another CPU model rounds some float "
-            "sums otherwise, so restore it on the CPU model it was trained on")
-
-
-def restore(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None) -> list[str]:
-    """Retrain the finished runs of out_dir/runs/ whose hypotheses or attention matrices are missing (a study
-    committed before they were kept) and add those files, provided the retrain reproduces the committed
-    scores (same seed, data, budget and training code: CPU training is deterministic); returns the runs
-    restored. A run already trained in work_dir (e.g. by the code of the study's time) is evaluated, not retrained.
-
-    The committed compare.json stays (its minutes and speeds are the original run's). A retrain that scores
-    otherwise is another model: its files stay in work_dir/<run>/restored/ and a ConfigError names it once
-    the other runs are done. One whose dev BLEU leaves the committed curve stops at that validation, and its
-    folder moves to work_dir/<run>.not-reproduced/ (a later restore trains it afresh)."""
-    work_dir = work_dir or out_dir / "runs"
-    restored, differing = [], []
-    for mechanism in mechanisms:
-        for seed in seeds:
-            results = out_dir / "runs" / f"{mechanism}-seed{seed}"
-            if not (results / "compare.json").is_file():
-                continue
-            committed = RunFigures.load(results / "compare.json")
-            if not lacking_files(committed, results):
-                continue
-            cfg = study_run_config(base, mechanism, seed, work_dir, chosen_values(out_dir).get(mechanism, ()))
-            scratch = cfg.run_dir / "restored"
-            try:
-                again = _evaluate_run(cfg, mechanism, seed, scratch, follow_curve(committed.curve))
-            except NotReproduced as error:
-                aside = cfg.run_dir.with_name(f"{cfg.run_dir.name}.not-reproduced")
-                shutil.rmtree(aside, ignore_errors=True)
-                cfg.run_dir.rename(aside)
-                logger.error("== %s: the retrain is another model (%s); stopped there, its run moved to %s%s",
-                             results.name, error, aside, other_cpu(committed))
-                differing.append(results.name)
-                continue
-            changed = [f"{k} {getattr(committed, k)} -> {getattr(again, k)}" for k in REPRODUCED
-                       if getattr(committed, k) != getattr(again, k)]
-            if changed:
-                logger.error("== %s: the retrain is another model (%s); its files are in %s%s", results.name,
-                             ", ".join(changed), scratch, other_cpu(committed))
-                differing.append(results.name)
-                continue
-            for name in RESTORED_FILES:
-                if (scratch / name).is_file():
-                    shutil.copyfile(scratch / name, results / name)
-            restored.append(results.name)
-            logger.info("== %s: reproduced (test BLEU %.2f); %s added", results.name, again.test_bleu,
-                        ", ".join(n for n in RESTORED_FILES if (results / n).is_file()))
-            rebuild_report(base, out_dir)
-    if differing:
-        raise ConfigError(f"retraining did not reproduce the committed scores of {', '.join(differing)} "
-                          f"(same seed and budget as in {out_dir / 'runs'}? see the log); nothing added for them")
-    return restored
 
 
 def rebuild_report(base: RunConfig, out_dir: Path) -> Path:

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from translate.config.schema import RunConfig
-from translate.study.compare import other_cpu, study_run_config, train_or_reuse
+from translate.study.compare import check_settings, study_run_config, train_or_reuse
 from translate.study.report import RunFigures
+from translate.study.restore import other_cpu
 from translate.study.sweep import chosen_values
 
 logger = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ def verify_run(base: RunConfig, results: Path, scratch: Path, validations: int =
 def verify(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None,
            validations: int = 1) -> list[Verdict]:
     """Every committed run of out_dir/runs/ among mechanisms × seeds, retrained into work_dir/verify/."""
+    check_settings(base, mechanisms, seeds, out_dir, work_dir or out_dir / "runs")
     scratch = (work_dir or out_dir / "runs") / "verify"
     verdicts = []
     for mechanism in mechanisms:

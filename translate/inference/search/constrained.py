@@ -118,11 +118,12 @@ class ConstrainedSelection:
         start = 0
         for position, (live, constraints) in enumerate(zip(self.live, self.constraints)):
             end = start + len(live)
-            extra = np.zeros(end - start, dtype=np.float32) if bonus is None else bonus[start:end]
+            extra = None if bonus is None else bonus[start:end]
             candidates = self._candidates(position, log_probs[start:end], top[start:end], bool(at_limit[position]),
                                           ended, extra)
             if candidates:
-                best_live[position] = max(c.ranked(self.alpha, t + 2) + float(extra[row]) for c, row in candidates)
+                best_live[position] = max(c.ranked(self.alpha, t + 2) + (0.0 if extra is None else float(extra[row]))
+                                          for c, row in candidates)
                 chosen = allocate(candidates, self.need, constraints)
                 self.live[position] = [c for c, _ in chosen]
                 rows += [start + row for _, row in chosen]
@@ -132,9 +133,9 @@ class ConstrainedSelection:
         return Chosen(np.array(rows, dtype=np.int64), np.array(tokens, dtype=np.int64), new_counts, ended, best_live)
 
     def _candidates(self, position: int, log_probs: np.ndarray, top: list[list[int]], at_limit: bool,
-                    ended: list[tuple[int, Hypothesis, bool]], bonus: np.ndarray) -> list[tuple[Live, int]]:
+                    ended: list[tuple[int, Hypothesis, bool]], bonus: np.ndarray | None) -> list[tuple[Live, int]]:
         """One sentence's continuations (hypothesis, the row it extends); hypotheses ending here go to
-        `ended`, ranked with their row's `bonus` (the coverage penalty)."""
+        `ended`, ranked with their row's `bonus` (the coverage penalty; None: none)."""
         constraints, eos = self.constraints[position], self.eos
         options = [sorted(set(top[row]) | hyp.next_tokens(constraints)) for row, hyp in enumerate(self.live[position])]
         flat_rows = [row for row, tokens in enumerate(options) for _ in tokens]
@@ -149,7 +150,8 @@ class ConstrainedSelection:
                 if score == -np.inf:
                     continue
                 if token == eos:
-                    ranked = _ranked(score, hyp.forced, self.alpha, len(hyp.tokens) + 1) + float(bonus[row])
+                    ranked = _ranked(score, hyp.forced, self.alpha, len(hyp.tokens) + 1) + (
+                        0.0 if bonus is None else float(bonus[row]))
                     if all(hyp.met) or at_limit:
                         ended.append((position, Hypothesis(list(hyp.tokens), ranked, score), all(hyp.met)))
                 elif not (hyp.just_met and token in self.banned):

@@ -248,6 +248,16 @@ function mergedWeights(weights, rows, cols) {
   }));
 }
 
+function mergedCoverage(block, cols) {
+  // What each source group received in all (the server's sums over the translation, heads averaged), and
+  // whether it went unattended: a byte group when every piece of it did. Null for a model without it.
+  if (!block.coverage) return null;
+  return cols.map((c) => ({
+    received: c.members.reduce((total, s) => total + (block.coverage[s] || 0), 0),
+    unattended: c.members.every((s) => block.unattended[s]),
+  }));
+}
+
 function summary(rows, cols, weights) {
   // What a matrix too large to draw says: its size and its strongest links.
   const links = [];
@@ -275,18 +285,20 @@ function renderHeatmap() {
   const rows = groupBytes(alt.target_pieces.slice(block.target_start, block.target_end));
   const weights = mergedWeights(weightsOf(block), rows, cols);
   if (rows.length * cols.length > MAX_DRAWN_CELLS) { box.append(summary(rows, cols, weights)); return; }
-  const wrap = drawMatrix(rows, cols, weights, srcLang, tgtLang);
+  const wrap = drawMatrix(rows, cols, weights, srcLang, tgtLang, mergedCoverage(block, cols));
   box.append(wrap);
   $("scroll-hint").hidden = wrap.scrollWidth <= wrap.clientWidth;
 }
 
-function drawMatrix(rows, cols, weights, srcLang, tgtLang) {
-  // One sentence's attention as a table of pieces (a scrollable box), wired for hover, focus and arrows.
+function drawMatrix(rows, cols, weights, srcLang, tgtLang, coverage = null) {
+  // One sentence's attention as a table of pieces (a scrollable box), wired for hover, focus and arrows;
+  // with `coverage`, a last row of what each source piece received in all, unattended pieces marked.
   const table = document.createElement("table");
   table.className = "matrix";
   const caption = table.createCaption();
   caption.textContent = "Rows: translation pieces; columns: source pieces; the stronger the colour, the more " +
-    "attention. Arrow keys move between pieces.";
+    "attention. Arrow keys move between pieces." + (coverage ? " Last row: the attention each source piece " +
+    "received in all, marked ! where it is almost nothing (possibly not translated)." : "");
   const head = table.createTHead().insertRow();
   head.append(document.createElement("td"));
   cols.forEach((g, s) => {
@@ -315,6 +327,7 @@ function drawMatrix(rows, cols, weights, srcLang, tgtLang) {
       cell.title = `${display(g.label)} → ${display(cols[s].label)}: ${w.toFixed(2)}`;
     });
   });
+  if (coverage) table.append(coverageRow(coverage, cols));
   const wrap = document.createElement("div");
   wrap.className = "matrix-wrap";
   wrap.append(table);
@@ -323,6 +336,25 @@ function drawMatrix(rows, cols, weights, srcLang, tgtLang) {
   wireHighlights(table, weights);
   wireArrows(table);
   return wrap;
+}
+
+function coverageRow(coverage, cols) {
+  const foot = document.createElement("tfoot");
+  const row = foot.insertRow();
+  const th = document.createElement("th");
+  th.scope = "row";
+  th.textContent = "Σ";
+  th.title = "The attention each source piece received in all";
+  row.append(th);
+  coverage.forEach(({ received, unattended }, s) => {
+    const cell = row.insertCell();
+    cell.className = unattended ? "coverage unattended" : "coverage";
+    cell.dataset.col = String(s);
+    cell.textContent = unattended ? "!" : received.toFixed(1);
+    cell.title = `${display(cols[s].label)} received ${received.toFixed(2)} in all` +
+      (unattended ? ": almost nothing, possibly not translated" : "");
+  });
+  return foot;
 }
 
 function wireArrows(table) {
