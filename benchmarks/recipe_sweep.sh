@@ -3,7 +3,7 @@
 # it was to replace (learning rate 2e-3, 1,200-token batches) at 20 minutes, and OpenNMT-py 3.5.1 for 20
 # minutes right after, on the same machine. The sweep's values are explicit: it does not depend on today's
 # defaults (since 2026-12-03 the winner's, docs/results/recipe.md).
-#   bash scripts/recipe_sweep.sh [PEER_DIR=../shared/anchors/opennmt]
+#   bash benchmarks/recipe_sweep.sh [PEER_DIR=../shared/anchors/opennmt]
 # Run it on an otherwise idle machine (every figure is a time budget); about 2 hours on 2 cores.
 # Env: STAGE (1: from the start; 2: from the schedule sweep; 3: from the 20-minute runs), THREADS (2),
 #      OUT (docs/recipe-5min), DATE (today, for the JSON names).
