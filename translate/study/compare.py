@@ -34,6 +34,7 @@ from translate.study.report import RunFigures, write_report
 from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
 from translate.tokens import PAD_ID
+from translate.training.resume import changed_settings
 from translate.training.train import train
 from translate.training.trainer import Validated
 
@@ -161,22 +162,6 @@ WHERE_AND_HOW_FAST = frozenset({"name", "runs_dir", "device", "data.data_dir", "
                                 "train.tensorboard", "train.log_every", "train.init_from", "decode.batch_size"})
 
 
-def _settings(cfg: RunConfig) -> dict[str, Any]:
-    """A run's settings as dotted keys (the attention sections of other kinds left out)."""
-    tree = cfg.to_dict()
-    tree["model"]["attention"] = cfg.model.attention.relevant()
-    flat: dict[str, Any] = {}
-
-    def walk(node: dict[str, Any], prefix: str) -> None:
-        for key, value in node.items():
-            if isinstance(value, dict):
-                walk(value, f"{prefix}{key}.")
-            elif f"{prefix}{key}" not in WHERE_AND_HOW_FAST:
-                flat[f"{prefix}{key}"] = value
-    walk(tree, "")
-    return flat
-
-
 def check_settings(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path) -> None:
     """Refuse to go on with a study whose committed runs trained with other settings than this command gives
     them (a default changed since, or other --set/--config): its new runs would not be comparable with them,
@@ -188,15 +173,17 @@ def check_settings(base: RunConfig, mechanisms: list[str], seeds: list[int], out
                 continue
             values = json.loads((results / "compare.json").read_text(encoding="utf-8")).get("values")
             tuned = tuple(values.items()) if values else chosen_values(out_dir).get(mechanism, ())
-            planned = _settings(apply_overrides(base, _overrides(mechanism, seed, work_dir, tuned)))
-            committed = _settings(load_config(results / "config.yaml"))
-            changed = [key for key in sorted(set(planned) | set(committed)) if planned.get(key) != committed.get(key)]
+            changed = {key: pair for key, pair in changed_settings(
+                load_config(results / "config.yaml"),
+                apply_overrides(base, _overrides(mechanism, seed, work_dir, tuned))).items()
+                if key not in WHERE_AND_HOW_FAST}
             if changed:
                 raise ConfigError(
                     f"{results} trained with other settings than this command gives it: "
-                    + "; ".join(f"{key} {committed.get(key)!r} -> {planned.get(key)!r}" for key in changed)
+                    + "; ".join(f"{key} {was!r} -> {now!r}" for key, (was, now) in sorted(changed.items()))
                     + " (a default changed since, or other --set/--config values). Go on with the study as it was: "
-                    + " ".join(f"--set {key}={committed.get(key)}" for key in changed) + "; or start another (--out).")
+                    + " ".join(f"--set {key}={was}" for key, (was, _) in sorted(changed.items()))
+                    + "; or start another (--out).")
 
 
 @dataclass(frozen=True)
