@@ -287,23 +287,91 @@ def _train(cfg: RunConfig, resume: bool = False) -> Any:
     return train(cfg, resume=resume)
 
 
-def test_ctrl_c_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupt_inside_an_update_writes_no_checkpoint(tiny_config: RunConfig,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A KeyboardInterrupt inside an update (a second signal does not wait for it): the forward pass and
+    the optimizer may have changed some state, so last/ stays the last validation's checkpoint and the
+    log says so; the run resumes from it to the end."""
     from translate.training import train as train_module
 
     original = train_module.Trainer.train_step
 
-    def interrupt_at_7(self: Any, batch: Any) -> Any:
-        if self.state.step == 7:
+    def interrupt_at_27(self: Any, batch: Any) -> Any:
+        if self.state.step == 27:
             raise KeyboardInterrupt
         return original(self, batch)
 
-    monkeypatch.setattr(train_module.Trainer, "train_step", interrupt_at_7)
+    monkeypatch.setattr(train_module.Trainer, "train_step", interrupt_at_27)
     with pytest.raises(KeyboardInterrupt):
         _train(tiny_config)
     monkeypatch.setattr(train_module.Trainer, "train_step", original)
-    assert load_checkpoint(tiny_config.run_dir / "last").meta["step"] == 7
+    assert load_checkpoint(tiny_config.run_dir / "last").meta["step"] == tiny_config.train.validate_every == 20
+    assert ("interrupted during the update after step 27 (a second stop signal): no checkpoint written, resume "
+            "from the last checkpoint") in (tiny_config.run_dir / "train.log").read_text()
     result = _train(tiny_config, resume=True)
     assert result.state.step == tiny_config.train.max_steps
+
+
+def test_two_stop_signals_inside_an_update_resume_as_the_same_run(tiny_config: RunConfig,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM twice during an update (a process pool that breaks sends one, the study driver another):
+    the second one interrupts the update; the run resumes from its last validation's checkpoint and ends
+    with the weights and optimizer moments of a run never interrupted, bit for bit."""
+    import os
+    import signal
+
+    from safetensors.torch import load_file
+
+    from translate.training import trainer as trainer_module
+
+    cfg = apply_overrides(tiny_config, {"model.dropout": 0.2, "train.validate_every": 10, "train.max_steps": 20,
+                                        "train.average_last": 0})
+    straight = _train(apply_overrides(cfg, {"name": "straight"}))
+    original, calls = trainer_module.compute_loss, []
+
+    def signalled_twice_in_update_14(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 14:
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return out
+
+    interrupted = apply_overrides(cfg, {"name": "interrupted"})
+    monkeypatch.setattr(trainer_module, "compute_loss", signalled_twice_in_update_14)
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+        _train(interrupted)
+    monkeypatch.setattr(trainer_module, "compute_loss", original)
+    assert load_checkpoint(interrupted.run_dir / "last").meta["step"] == 10
+    resumed = _train(interrupted, resume=True)
+    a, b = (load_file(str(run.run_dir / "last" / "model.safetensors")) for run in (straight, resumed))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    moments = [load_trainer_state(run.run_dir / "last")["optimizer"]["state"] for run in (straight, resumed)]
+    assert moments[0].keys() == moments[1].keys()
+    assert all(torch.equal(moments[0][i][k], moments[1][i][k]) for i in moments[0] for k in ("exp_avg", "exp_avg_sq"))
+
+
+def test_a_run_that_died_before_its_first_last_checkpoint_trains_again(tiny_config: RunConfig) -> None:
+    """A process killed between the first best/ and the first last/ save leaves no training state: the
+    study's run function trains it again from the start (a fresh `train` would refuse the folder), to the
+    weights of a run never interrupted."""
+    import shutil
+
+    from safetensors.torch import load_file
+
+    from translate.training.train import resumable, train_or_resume
+
+    straight = _train(apply_overrides(tiny_config, {"name": "straight"}))
+    died = apply_overrides(tiny_config, {"name": "died"})
+    _train(apply_overrides(died, {"train.max_steps": tiny_config.train.validate_every}))
+    shutil.rmtree(died.run_dir / "last")
+    assert (died.run_dir / "best").is_dir() and not resumable(died.run_dir)
+    with pytest.raises(TrainingError, match="already holds a trained run"):
+        _train(died)
+    result = train_or_resume(died)
+    assert result.state.step == tiny_config.train.max_steps
+    a, b = (load_file(str(path / "last" / "model.safetensors")) for path in (straight.run_dir, died.run_dir))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_sigterm_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:

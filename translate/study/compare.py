@@ -35,7 +35,7 @@ from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
 from translate.tokens import PAD_ID
 from translate.training.resume import changed_settings
-from translate.training.train import train
+from translate.training.train import train_or_resume
 from translate.training.trainer import Validated
 
 logger = logging.getLogger(__name__)
@@ -58,9 +58,7 @@ KEPT_FILES = ("train_summary.json", "metrics.jsonl", "config.yaml")  # small fil
 def train_or_reuse(cfg: RunConfig, on_validation: Validated | None = None) -> dict[str, Any]:
     summary = cfg.run_dir / "train_summary.json"
     if not summary.is_file():
-        resume = (cfg.run_dir / "last" / "trainer.pt").is_file()
-        logger.info("== %s: %s", cfg.name, "resuming" if resume else "training")
-        train(cfg, resume=resume, on_validation=on_validation)
+        train_or_resume(cfg, on_validation)
     return dict(json.loads(summary.read_text(encoding="utf-8")))
 
 

@@ -165,7 +165,7 @@ class LocalWorkers:
             if broken:
                 _stop(pool)  # a worker died and took its pool down: every run of the pool starts again
                 pool, done = self._pool(), set(running)
-            for future in done:
+            for future in [f for f in running if f in done]:  # in the order given: events do not hang on hashes
                 task = running.pop(future)
                 error = None if future.cancelled() else future.exception()
                 if future.cancelled() or isinstance(error, BrokenProcessPool):
@@ -183,8 +183,10 @@ class LocalWorkers:
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """Ask the workers to stop between two updates (SIGTERM: each saves a resumable checkpoint), then wait."""
-    processes = list(getattr(pool, "_processes", {}).values())  # the executor keeps no public list of them
+    """Ask the workers to stop between two updates (SIGTERM: each saves a resumable checkpoint), then wait.
+    A broken pool has sent its workers that SIGTERM itself: a second one would stop them mid-update."""
+    broken = getattr(pool, "_broken", False)  # the executor's own flag, set before it signals its workers
+    processes = [] if broken else list(getattr(pool, "_processes", {}).values())  # no public list of them
     for process in processes:
         if process.is_alive():
             try:

@@ -6,6 +6,7 @@ import errno
 import fcntl
 import json
 import logging
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -122,6 +123,14 @@ class RunFiles:
 
     def snapshot_paths(self, snapshot_steps: list[int]) -> list[Path]:
         return [p for p in map(self.snapshot_path, snapshot_steps) if p.is_file()]
+
+
+def discard_checkpoints(root: Path) -> None:
+    """Remove a run folder's checkpoints (best/, last/ and their interrupted saves), so that it trains from
+    the start; its logs stay."""
+    for name in ("best", "last"):
+        for suffix in ("", ".old", ".tmp"):
+            shutil.rmtree(root / f"{name}{suffix}", ignore_errors=True)
 
 
 def average_weights(paths: list[Path]) -> dict[str, torch.Tensor]:

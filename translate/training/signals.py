@@ -3,8 +3,9 @@ its workers) stop a run with a resumable checkpoint.
 
 Inside the training loop a signal is held until the update under way is complete: a checkpoint written
 halfway through an update (the dropout draws taken, some optimizer moments written) would resume as
-another run. A second signal does not wait. Outside the loop (preparing data, the last validation) a
-signal interrupts at once, as Python's Ctrl-C does.
+another run. A second signal does not wait: the run then writes no checkpoint and resumes from its
+last one. Outside the loop (preparing data, the last validation) a signal interrupts at once, as Python's
+Ctrl-C does.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from translate.checkpoint.files import TRAINER
 from translate.checkpoint.store import Loaded, load_checkpoint, load_trainer_state
 from translate.config.device import resolve_device
 from translate.config.loading import load_config, save_config
@@ -23,7 +24,7 @@ from translate.model import build_model
 from translate.training.distributed import Dist, from_environment, threads_per_process
 from translate.training.progress import TrainState
 from translate.training.resume import check_resume, init_source
-from translate.training.run_dir import RunFiles, disk_errors, lock_run
+from translate.training.run_dir import RunFiles, discard_checkpoints, disk_errors, lock_run
 from translate.training.signals import StopSignals, stop_signals
 from translate.training.trainer import Trainer, Validated
 
@@ -72,15 +73,40 @@ def _train(cfg: RunConfig, resume: bool, files: RunFiles, dist: Dist, on_validat
     try:
         reason = trainer.run()
     except KeyboardInterrupt:
-        if dist.main:
+        if dist.main and trainer.between_updates:
             trainer.save("last", {"interrupted": True}, with_trainer=True)
             files.log_line(f"interrupted at step {trainer.state.step}; resume with: translate train --resume {files.root}")
+        elif dist.main:
+            files.log_line(f"interrupted during the update after step {trainer.state.step} (a second stop signal): "
+                           f"no checkpoint written, {_kept(files.root)}")
         raise
     if dist.main:
         _finish(trainer, reason)
     dist.barrier()
     return TrainResult(files.root, trainer.state, reason, trainer.model.num_parameters(), trainer.state.best_bleu,
                        trainer.history)
+
+
+def train_or_resume(cfg: RunConfig, on_validation: Validated | None = None) -> TrainResult:
+    """Resume the run when its folder holds training state, else train it from the start: a folder whose
+    process died after the first best/ checkpoint and before the first last/ one holds no state to resume."""
+    resume = resumable(cfg.run_dir)
+    if not resume:
+        discard_checkpoints(cfg.run_dir)
+    logger.info("== %s: %s", cfg.name, "resuming" if resume else "training")
+    return train(cfg, resume=resume, on_validation=on_validation)
+
+
+def resumable(run_dir: Path) -> bool:
+    """Whether the run folder holds training state to resume from (last/, or last.old/ when a save was
+    interrupted mid-swap)."""
+    return any((run_dir / name / TRAINER).is_file() for name in ("last", "last.old"))
+
+
+def _kept(run_dir: Path) -> str:
+    if resumable(run_dir):
+        return f"resume from the last checkpoint with: translate train --resume {run_dir}"
+    return "none was written before: train the run again"
 
 
 def _finish(trainer: Trainer, reason: str) -> None:
@@ -144,7 +170,7 @@ def _resume_trainer(cfg: RunConfig, files: RunFiles, dist: Dist) -> Trainer:
     """Rebuild the run from last/: refuse changed model/data settings, apply and record the rest."""
     _threads(cfg, dist)
     last = files.root / "last"
-    if not (last / "trainer.pt").is_file() and not (files.root / "last.old" / "trainer.pt").is_file():
+    if not resumable(files.root):
         raise CheckpointError(f"cannot resume {files.root}: no last/ checkpoint with training state")
     changes = check_resume(load_config(files.root / "config.yaml"), cfg)
     loaded = load_checkpoint(last)

@@ -69,6 +69,9 @@ class Trainer:
         # called with each validation's record once its checkpoints are written (main process); may raise to stop
         self.on_validation: Validated | None = None
         self.signals = StopSignals()  # Ctrl-C / SIGTERM, held until the update under way is complete
+        # False from the start of an update to the end of its validation: a KeyboardInterrupt then (a second
+        # signal, which does not wait) leaves a state no checkpoint may hold (some optimizer moments written)
+        self.between_updates = True
         self._epoch_batches: tuple[int, list[list[int]]] | None = None
 
     # ------------------------------------------------------------------ state in and out
@@ -175,11 +178,13 @@ class Trainer:
         train = self.cfg.train
         while not (reason := self._stop(started, start_seconds)):
             step_began = time.monotonic()
+            self.between_updates = False
             out = self.train_step(self.next_batch())
             self.state.step_seconds += time.monotonic() - step_began
             self.advance()  # only after the step: an interrupted step is redone on resume
             self.state.seconds = start_seconds + time.monotonic() - started
             if out is None:
+                self.between_updates = True
                 continue
             meter.add(out.nll, out.tokens, out.sentences)
             if self.state.step % train.log_every == 0 and self.dist.main:
@@ -191,6 +196,7 @@ class Trainer:
                     self.validate()
                 self.dist.barrier()  # the other processes wait for validation and checkpoints
                 meter.since = time.monotonic()  # progress rates exclude validation
+            self.between_updates = True
         return reason
 
     def _stop(self, started: float, start_seconds: float) -> str | None:
