@@ -30,7 +30,7 @@ TINY_WIDTH = {"model.hidden_size": 16, "model.embedding_size": 16}  # presets of
 CONFIGS: dict[str, dict[str, Any]] = {
     **{f"preset:{name}": {**{k: v for k, v in overrides.items() if k.startswith("model.")},
                           **({k: v for k, v in TINY_WIDTH.items() if k in overrides})}
-       for name, overrides in MECHANISMS.items()},
+       for name, overrides in MECHANISMS.items() if not overrides.get("model.copy_attention")},
     "lstm-2-layers-dot": {"model.rnn_type": "lstm", "model.encoder_layers": 2, "model.decoder_layers": 2,
                           "model.attention.scorer": "dot"},
     "scaled-dot-kv-no-feeding": {"model.attention.scorer": "scaled-dot", "model.attention.mode": "key-value",
@@ -64,8 +64,20 @@ def checkpoint(tmp: Path, tokenizers: tuple[Tokenizer, Tokenizer], half: bool = 
     return tmp / "ckpt"
 
 
+NO_FAST_PATH = [name for name, overrides in MECHANISMS.items() if overrides.get("model.copy_attention")]
+
+
 def test_every_preset_is_covered() -> None:
-    assert {name.removeprefix("preset:") for name in CONFIGS if name.startswith("preset:")} == set(MECHANISMS)
+    covered = {name.removeprefix("preset:") for name in CONFIGS if name.startswith("preset:")}
+    assert covered | set(NO_FAST_PATH) == set(MECHANISMS) and NO_FAST_PATH == ["additive+copy"]
+
+
+@pytest.mark.parametrize("name", NO_FAST_PATH)
+def test_copy_attention_has_no_fast_path_and_says_so(tmp_path: Path, tiny_tokenizers: tuple[Tokenizer, Tokenizer],
+                                                      name: str) -> None:
+    path = checkpoint(tmp_path, tiny_tokenizers, **{k: v for k, v in MECHANISMS[name].items() if k.startswith("model.")})
+    with pytest.raises(CheckpointError, match=r"model.copy_attention=true has no fast path .*\(--engine torch\)"):
+        FastTranslator.from_checkpoint(path)
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))

@@ -91,6 +91,8 @@ _BUILT_IN_PRESETS: dict[str, dict[str, Any]] = {
                                "model.attention.coverage.loss": 1.0},
     "self-attention+additive+coverage": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True,
                                          "model.attention.coverage.kind": "accumulated"},
+    # copy attention (a pointer-generator, See et al. 2017): names, numbers and codes copied from the source
+    "additive+copy": {**_SOFT, "model.attention.scorer": "additive", "model.copy_attention": True},
     # the sqrt(d) check: the same two scorers at twice the width (d = 512 instead of 256)
     "dot-h512": {**_SOFT, "model.attention.scorer": "dot", "model.hidden_size": 512, "model.embedding_size": 512},
     "scaled-dot-h512": {**_SOFT, "model.attention.scorer": "scaled-dot", "model.hidden_size": 512,

@@ -227,6 +227,9 @@ class ModelConfig:
     input_feeding: bool = True
     encoder_self_attention: bool = False
     self_attention_heads: int = 4
+    # copy attention: a switch mixes the output layer with the attention over the source pieces, which
+    # a translation may copy (names, numbers, codes: `translate.model.copy`); PyTorch engine only
+    copy_attention: bool = False
     attention: AttentionConfig = field(default_factory=AttentionConfig)
 
     def __post_init__(self) -> None:
@@ -243,6 +246,11 @@ class ModelConfig:
         if self.attention.kind == "multihead":
             _check(self.hidden_size % self.attention.multihead.heads == 0, "model.attention.multihead.heads",
                    self.attention.multihead.heads, f"must divide model.hidden_size ({self.hidden_size})")
+        attention = self.attention
+        _check(not self.copy_attention or (attention.kind != "none" and not (
+            attention.kind == "hard" and attention.hard.training == "marginal")), "model.copy_attention",
+               self.copy_attention, f"needs attention weights over the source (kind={attention.kind}"
+               + (")" if attention.kind == "none" else ", training=marginal predicts a mixture over positions)"))
         if self.encoder_self_attention:
             _check(self.hidden_size % self.self_attention_heads == 0, "model.self_attention_heads",
                    self.self_attention_heads, f"must divide model.hidden_size ({self.hidden_size})")
@@ -256,6 +264,7 @@ class ModelConfig:
             name += f" + {coverage.kind} coverage"
         if coverage.loss > 0:
             name += f" + coverage loss {coverage.loss:g}"
+        name += " + copy" if self.copy_attention else ""
         return name + (" + encoder self-attention" if self.encoder_self_attention else "")
 
 
@@ -352,6 +361,8 @@ class ArtifactConfig(_Languages):
         """As stored in config.json: the attention sections of other kinds left out (they load as defaults)."""
         data = dataclasses.asdict(self)
         data["model"]["attention"] = self.model.attention.relevant()
+        if not self.model.copy_attention:  # off: config.json as before the option
+            del data["model"]["copy_attention"]
         return data
 
 

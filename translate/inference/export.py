@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from translate.config.schema import ModelConfig
+from translate.errors import CheckpointError
 from translate.inference.fast.layout import ENCODER, GRAPHS_JSON, MEMORY, STATE, STEP
 from translate.model import Seq2Seq, build_model
 from translate.model.attention import Memory
@@ -118,6 +119,9 @@ def _memory_axes(memory: Memory) -> dict[str, dict[int, str]]:
 
 def export_graphs(model: Seq2Seq, folder: Path, fingerprint: str) -> None:
     """Write encoder.onnx, step.onnx and graphs.json (the fingerprint and the weight names) to `folder`."""
+    if model.decoder.copy is not None:
+        raise CheckpointError("model.copy_attention=true has no fast path (ONNX graphs) yet: its search ranks V + S "
+                              "ids per step; translate with the PyTorch engine (--engine torch)")
     model = model.float().eval()
     encoder, step = EncoderGraph(model).eval(), StepGraph(model).eval()
     # two sentences of different lengths, so that the traced graph pads, packs and masks as a batch does

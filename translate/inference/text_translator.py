@@ -10,6 +10,7 @@ from typing import Protocol
 
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
+from translate.data.copying import copied_text
 from translate.data.normalize import copy_digits, normalize_source, split_sentences
 from translate.data.tokenizer import Tokenizer, source_ids
 from translate.inference.search.rules import Hypothesis
@@ -91,7 +92,13 @@ class TextTranslator:
     def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
         """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another
         control character: they become spaces), digits the model changed copied back."""
-        outputs = [normalize_whitespace(out) for out in self.tgt_tokenizer.decode([h.tokens for h in hyps])]
+        vocab = len(self.tgt_tokenizer)
+        if any(token >= vocab for h in hyps for token in h.tokens):  # copy attention copied a source-only piece
+            source = self.encode_sources([text])[0]
+            outputs = [normalize_whitespace(copied_text(h.tokens, source, self.src_tokenizer, self.tgt_tokenizer,
+                                                        self.tgt_lang)) for h in hyps]
+        else:
+            outputs = [normalize_whitespace(out) for out in self.tgt_tokenizer.decode([h.tokens for h in hyps])]
         if decode.copy_digits:
             outputs = [copy_digits(text, out) for out in outputs]
         return [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]

@@ -184,7 +184,10 @@ class Translator(TextTranslator):
         for i, (s, t) in enumerate(zip(src, tgt)):
             rows, cols = len(t) - 1, len(s)
             heads = None if out.head_weights is None else out.head_weights[i, :rows, :, :cols].transpose(0, 1).tolist()
-            alignments.append(Alignment(self.src_tokenizer.pieces(s), self.tgt_tokenizer.pieces(t[1:]),
+            vocab, source_pieces = len(self.tgt_tokenizer), self.src_tokenizer.pieces(s)
+            target_pieces = [source_pieces[i - vocab] if i >= vocab else p  # a copied source-only piece
+                             for i, p in zip(t[1:], self.tgt_tokenizer.pieces([min(i, vocab - 1) for i in t[1:]]))]
+            alignments.append(Alignment(source_pieces, target_pieces,
                                         out.weights[i, :rows, :cols].tolist(), heads))
         self.model.train(was_training)
         return alignments

@@ -13,4 +13,4 @@ __all__ = ["DecodingContext", "Seq2Seq", "build_model"]
 
 def build_model(cfg: ModelConfig, src_vocab: int, tgt_vocab: int) -> Seq2Seq:
     attention = build_attention(cfg.attention, query_size=cfg.hidden_size, memory_size=cfg.hidden_size)
-    return Seq2Seq(Encoder(cfg, src_vocab), Decoder(cfg, tgt_vocab, attention))
+    return Seq2Seq(Encoder(cfg, src_vocab), Decoder(cfg, tgt_vocab, attention, src_vocab))

@@ -14,6 +14,7 @@ from torch import nn
 
 from translate.config.schema import ModelConfig
 from translate.model.attention import Attention, AttentionOutput, Memory
+from translate.model.copy import CopySwitch
 from translate.model.dropout import Dropout
 from translate.tokens import PAD_ID
 
@@ -22,19 +23,22 @@ from translate.tokens import PAD_ID
 class DecoderState:
     """hidden / cell (layers, B, H) (cell only for LSTM); feed (B, H) the previous attentional output;
     attended (B, S) the attention each source position received so far (Σₜ αₜ, no gradient: what
-    search's coverage penalty reads); coverage (B, S, d) the attention's coverage vector, when it has one."""
+    search's coverage penalty reads); coverage (B, S, d) the attention's coverage vector, when it has one;
+    copy_ids (B, S) the ids copy attention copies each source position to (`translate.model.copy`)."""
 
     hidden: torch.Tensor
     cell: torch.Tensor | None
     feed: torch.Tensor
     attended: torch.Tensor
     coverage: torch.Tensor | None = None
+    copy_ids: torch.Tensor | None = None
 
     def select(self, indices: torch.Tensor) -> DecoderState:
         return DecoderState(hidden=self.hidden.index_select(1, indices),
                             cell=None if self.cell is None else self.cell.index_select(1, indices),
                             feed=self.feed.index_select(0, indices), attended=self.attended.index_select(0, indices),
-                            coverage=None if self.coverage is None else self.coverage.index_select(0, indices))
+                            coverage=None if self.coverage is None else self.coverage.index_select(0, indices),
+                            copy_ids=None if self.copy_ids is None else self.copy_ids.index_select(0, indices))
 
 
 @dataclass
@@ -65,7 +69,7 @@ def mixture_log_weights(weights: torch.Tensor) -> torch.Tensor:
 
 
 class Decoder(nn.Module):
-    def __init__(self, cfg: ModelConfig, vocab_size: int, attention: Attention) -> None:
+    def __init__(self, cfg: ModelConfig, vocab_size: int, attention: Attention, src_vocab: int = 0) -> None:
         super().__init__()
         hidden = cfg.hidden_size
         self.layers, self.hidden_size, self.input_feeding = cfg.decoder_layers, hidden, cfg.input_feeding
@@ -84,15 +88,18 @@ class Decoder(nn.Module):
         self.generator = nn.Linear(hidden, vocab_size)
         if cfg.tie_embeddings:
             self.generator.weight = self.embedding.weight
+        self.copy = CopySwitch(hidden, src_vocab, vocab_size) if cfg.copy_attention else None
 
-    def init_state(self, final: torch.Tensor, memory: Memory) -> DecoderState:
-        """final (B, H) encoder summary -> initial state through a tanh bridge; nothing attended yet."""
+    def init_state(self, final: torch.Tensor, memory: Memory, src: torch.Tensor | None = None) -> DecoderState:
+        """final (B, H) encoder summary -> initial state through a tanh bridge; nothing attended yet;
+        src (B, S) the source ids, which copy attention copies from."""
         hidden = torch.tanh(self.bridge(final)).view(final.size(0), self.layers, self.hidden_size).transpose(0, 1)
         hidden = hidden.contiguous()
         cell = torch.zeros_like(hidden) if self.is_lstm else None
         return DecoderState(hidden=hidden, cell=cell, feed=final.new_zeros(final.size(0), self.hidden_size),
                             attended=torch.zeros_like(memory.mask, dtype=torch.float32),
-                            coverage=self.attention.initial_coverage(memory.mask))
+                            coverage=self.attention.initial_coverage(memory.mask),
+                            copy_ids=None if self.copy is None or src is None else self.copy.copy_ids(src))
 
     def _attentional(self, attended: AttentionOutput, query: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """tanh(W[c; h]) (N, H) after dropout; for a mixture over positions, one per position
@@ -128,18 +135,28 @@ class Decoder(nn.Module):
         out, mixture = self._attentional(attended, x)  # (B, H)
         new_state = DecoderState(hidden=torch.stack(hiddens), cell=torch.stack(cells) if cells else None, feed=out,
                                  attended=state.attended + attended.weights.detach().float(),
-                                 coverage=self.attention.next_coverage(state.coverage, attended.weights, x, memory))
+                                 coverage=self.attention.next_coverage(state.coverage, attended.weights, x, memory),
+                                 copy_ids=state.copy_ids)
         return out, new_state, attended, mixture
 
     def step(self, prev_tokens: torch.Tensor, state: DecoderState, memory: Memory) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
-        """prev_tokens (B,) -> logits (B, V) (log-probabilities for a mixture), new state, attention weights (B, S)."""
-        out, state, attended, mixture = self._step(self.embedding_dropout(self.embedding(prev_tokens)), state, memory)
+        """prev_tokens (B,) -> logits (B, V) (log-probabilities for a mixture, and (B, V + S) ones for copy
+        attention), new state, attention weights (B, S)."""
+        out, state, attended, mixture = self._step(self.embedding_dropout(self.embed(prev_tokens)), state, memory)
         logits = self.generator(out) if mixture is None else self.mixture_log_probs(mixture, attended.weights)
+        if self.copy is not None:
+            assert state.copy_ids is not None, "copy attention needs the source ids: init_state(..., src)"
+            logits = self.copy.log_probs(logits, attended.weights, out, state.copy_ids)
         return logits, state, attended.weights
+
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Target embeddings of tokens (a copied source-only piece, id >= V, reads as <unk>)."""
+        embedded: torch.Tensor = self.embedding(tokens if self.copy is None else self.copy.decoder_input(tokens))
+        return embedded
 
     def forward(self, tgt_in: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
         """Teacher forcing: tgt_in (B, T) -> DecoderOutput; `generator` then maps hidden to logits."""
-        embedded = self.embedding_dropout(self.embedding(tgt_in))  # (B, T, E)
+        embedded = self.embedding_dropout(self.embed(tgt_in))  # (B, T, E)
         if not self.input_feeding and state.coverage is None:  # coverage makes each step wait for the last
             return self._forward_parallel(embedded, state, memory)
         outs, weights, log_probs, entropies, heads, baselines, mixtures = [], [], [], [], [], [], []

@@ -36,7 +36,7 @@ class Seq2Seq(nn.Module):
     def encode(self, src: torch.Tensor, src_lens: torch.Tensor) -> DecodingContext:
         encoded = self.encoder(src, src_lens)
         memory = self.decoder.attention.prepare(encoded.states, encoded.mask)
-        return DecodingContext(state=self.decoder.init_state(encoded.final, memory), memory=memory)
+        return DecodingContext(state=self.decoder.init_state(encoded.final, memory, src), memory=memory)
 
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor, tgt_in: torch.Tensor) -> DecoderOutput:
         """Teacher forcing. src (B, S), src_lens (B,), tgt_in (B, T) -> DecoderOutput (attentional (B, T, H))."""

@@ -14,6 +14,7 @@ from translate.data.batch import Batch
 from translate.data.batching import BatchStream
 from translate.model import Seq2Seq
 from translate.model.attention.coverage import coverage_loss
+from translate.model.copy import CopySwitch
 from translate.model.decoder import DecoderOutput, mixture_log_weights
 from translate.tokens import PAD_ID
 
@@ -31,11 +32,18 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
     """Token-normalised label-smoothed cross-entropy over non-pad targets, plus any attention loss
     (hard attention's estimator, the coverage loss).
     `forward` runs the model (a DistributedDataParallel wrapper of `model` when data-parallel)."""
+    if model.decoder.copy is not None:  # references that spell a source-only piece: its copy id instead
+        batch = model.decoder.copy.copy_targets(batch)
     out = (forward or model)(batch.src, batch.src_lens, batch.tgt_in)
     mask = batch.tgt_out != PAD_ID  # (B, T)
     targets = batch.tgt_out[mask]  # (N,)
     # the output layer and softmax run on real tokens only: padding costs nothing
-    if out.mixture_states is None:
+    if out.mixture_states is None and model.decoder.copy is not None:  # copy attention: log p over V + S ids
+        log_p = model.decoder.copy.log_probs(model.decoder.generator(out.attentional[mask]), out.weights[mask],
+                                             out.attentional[mask], _copy_ids(model.decoder.copy, batch.src, mask))
+        nll = -log_p.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+        uniform = -log_p[:, :model.decoder.copy.tgt_vocab].mean(-1)  # smoothing over the target vocabulary
+    elif out.mixture_states is None:
         nll, uniform = smoothed_nll(model.decoder.generator(out.attentional[mask]).float(), targets)  # (N,), (N,)
     else:  # hard attention, exact marginal over the source position
         logits = model.decoder.generator(out.mixture_states[mask]).float()  # (N, S, V): one row per position
@@ -51,6 +59,11 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
     if coverage_weight > 0:  # See et al. 2017: attending again where attention has gone costs, per target token
         loss = loss + coverage_weight * coverage_loss(out.weights.float(), mask) / max(tokens, 1)
     return LossOutput(loss=loss, nll=float(nll.detach().sum()), tokens=tokens, sentences=batch.src.size(0))
+
+
+def _copy_ids(copy: CopySwitch, src: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The copy ids (N, S) of each real target token's sentence."""
+    return copy.copy_ids(src).unsqueeze(1).expand(-1, mask.size(1), -1)[mask]
 
 
 class _SmoothedNLL(torch.autograd.Function):

@@ -38,7 +38,10 @@ def members_step(steps: Sequence[StepFn]) -> StepFn:
 
     def step(tokens: np.ndarray, ctx: MembersContext) -> tuple[np.ndarray, MembersContext]:
         outputs = [member(tokens, member_ctx) for member, member_ctx in zip(steps, ctx.members)]
-        mean = np.mean(np.stack([np.asarray(log_probs, dtype=np.float32) for log_probs, _ in outputs]), axis=0)
+        rows = [np.asarray(log_probs, dtype=np.float32) for log_probs, _ in outputs]
+        width = max(r.shape[1] for r in rows)  # copy attention's members rank V + S ids: the others cannot copy
+        rows = [np.pad(r, ((0, 0), (0, width - r.shape[1])), constant_values=-np.inf) for r in rows]
+        mean = np.mean(np.stack(rows), axis=0)
         return mean, MembersContext(tuple(next_ctx for _, next_ctx in outputs))
 
     return step
