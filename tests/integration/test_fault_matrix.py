@@ -317,35 +317,8 @@ def test_two_stop_signals_inside_an_update_resume_as_the_same_run(tiny_config: R
     """SIGTERM twice during an update (a process pool that breaks sends one, the study driver another):
     the second one interrupts the update; the run resumes from its last validation's checkpoint and ends
     with the weights and optimizer moments of a run never interrupted, bit for bit."""
-    import os
-    import signal
-
-    from safetensors.torch import load_file
-
-    from translate.training import trainer as trainer_module
-
-    cfg = apply_overrides(tiny_config, {"model.dropout": 0.2, "train.validate_every": 10, "train.max_steps": 20,
-                                        "train.average_last": 0})
-    straight = _train(apply_overrides(cfg, {"name": "straight"}))
-    original, calls = trainer_module.compute_loss, []
-
-    def signalled_twice_in_update_14(*args: Any, **kwargs: Any) -> Any:
-        out = original(*args, **kwargs)
-        calls.append(1)
-        if len(calls) == 14:
-            os.kill(os.getpid(), signal.SIGTERM)
-            os.kill(os.getpid(), signal.SIGTERM)
-        return out
-
-    interrupted = apply_overrides(cfg, {"name": "interrupted"})
-    monkeypatch.setattr(trainer_module, "compute_loss", signalled_twice_in_update_14)
-    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
-        _train(interrupted)
-    monkeypatch.setattr(trainer_module, "compute_loss", original)
-    assert load_checkpoint(interrupted.run_dir / "last").meta["step"] == 10
-    resumed = _train(interrupted, resume=True)
-    a, b = (load_file(str(run.run_dir / "last" / "model.safetensors")) for run in (straight, resumed))
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    straight, resumed, stopped_at = _signalled_in_update(tiny_config, monkeypatch, 14, ["SIGTERM", "SIGTERM"])
+    assert stopped_at == 10 and _same_weights(straight, resumed)
     moments = [load_trainer_state(run.run_dir / "last")["optimizer"]["state"] for run in (straight, resumed)]
     assert moments[0].keys() == moments[1].keys()
     assert all(torch.equal(moments[0][i][k], moments[1][i][k]) for i in moments[0] for k in ("exp_avg", "exp_avg_sq"))
@@ -356,8 +329,6 @@ def test_a_run_that_died_before_its_first_last_checkpoint_trains_again(tiny_conf
     study's run function trains it again from the start (a fresh `train` would refuse the folder), to the
     weights of a run never interrupted."""
     import shutil
-
-    from safetensors.torch import load_file
 
     from translate.training.train import resumable, train_or_resume
 
@@ -370,8 +341,7 @@ def test_a_run_that_died_before_its_first_last_checkpoint_trains_again(tiny_conf
         _train(died)
     result = train_or_resume(died)
     assert result.state.step == tiny_config.train.max_steps
-    a, b = (load_file(str(path / "last" / "model.safetensors")) for path in (straight.run_dir, died.run_dir))
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert _same_weights(straight, result)
 
 
 def test_sigterm_saves_a_resumable_checkpoint(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -406,10 +376,17 @@ def test_a_stop_signal_halfway_through_an_update_resumes_as_the_same_run(
         tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch, signum: str) -> None:
     """The signal comes after the forward pass took its dropout draws and before the optimizer step: the
     run stops after that update, and resuming gives the weights of a run never interrupted, bit for bit."""
+    straight, resumed, stopped_at = _signalled_in_update(tiny_config, monkeypatch, 8, [signum])
+    assert stopped_at == 8 and _same_weights(straight, resumed)
+
+
+def _signalled_in_update(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch, update: int,
+                         signums: list[str]) -> tuple[Any, Any, int]:
+    """A run with dropout, and the same run sent `signums` in update `update` (after the forward pass took its
+    dropout draws, before the optimizer step), then resumed to the end: (the run never interrupted, the
+    resumed one, the step of the last/ checkpoint the interrupted one left)."""
     import os
     import signal
-
-    from safetensors.torch import load_file
 
     from translate.training import trainer as trainer_module
 
@@ -418,22 +395,29 @@ def test_a_stop_signal_halfway_through_an_update_resumes_as_the_same_run(
     straight = _train(apply_overrides(cfg, {"name": "straight"}))
     original, calls = trainer_module.compute_loss, []
 
-    def signalled_in_update_8(*args: Any, **kwargs: Any) -> Any:
+    def signalled(*args: Any, **kwargs: Any) -> Any:
         out = original(*args, **kwargs)
         calls.append(1)
-        if len(calls) == 8:
-            os.kill(os.getpid(), getattr(signal, signum))
+        if len(calls) == update:
+            for signum in signums:
+                os.kill(os.getpid(), getattr(signal, signum))
         return out
 
     interrupted = apply_overrides(cfg, {"name": "interrupted"})
-    monkeypatch.setattr(trainer_module, "compute_loss", signalled_in_update_8)
-    with pytest.raises(KeyboardInterrupt, match=signum):
+    monkeypatch.setattr(trainer_module, "compute_loss", signalled)
+    with pytest.raises(KeyboardInterrupt, match=signums[-1]):
         _train(interrupted)
     monkeypatch.setattr(trainer_module, "compute_loss", original)
-    assert load_checkpoint(interrupted.run_dir / "last").meta["step"] == 8
-    resumed = _train(interrupted, resume=True)
-    a, b = (load_file(str(run.run_dir / "last" / "model.safetensors")) for run in (straight, resumed))
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    stopped_at = int(load_checkpoint(interrupted.run_dir / "last").meta["step"])
+    return straight, _train(interrupted, resume=True), stopped_at
+
+
+def _same_weights(a: Any, b: Any) -> bool:
+    """Two runs' last/ weights, bit for bit."""
+    from safetensors.torch import load_file
+
+    first, second = (load_file(str(run.run_dir / "last" / "model.safetensors")) for run in (a, b))
+    return first.keys() == second.keys() and all(torch.equal(first[k], second[k]) for k in first)
 
 
 def test_a_second_stop_signal_does_not_wait_for_the_update() -> None:

@@ -18,12 +18,17 @@ def _is_byte(piece: str) -> bool:
     return piece.startswith("<0x") and piece.endswith(">") and len(piece) == 6
 
 
+def _special(tok: Tokenizer, i: int) -> bool:
+    """A control, <unk> or byte piece: the same id in every vocabulary of the project, never spelled out."""
+    return bool(tok.sp.IsControl(i) or tok.sp.IsUnknown(i)) or _is_byte(str(tok.sp.IdToPiece(i)))
+
+
 def copy_table(src: Tokenizer, tgt: Tokenizer, tgt_lang: str) -> list[int]:
     """Per source piece id, the target id of the same piece, or -1."""
     table = []
     for i in range(len(src)):
         piece = str(src.sp.IdToPiece(i))
-        if src.sp.IsControl(i) or src.sp.IsUnknown(i) or _is_byte(piece):
+        if _special(src, i):
             table.append(i if str(tgt.sp.IdToPiece(i)) == piece else -1)
             continue
         bare = piece.removeprefix(MARK)
@@ -39,9 +44,8 @@ def spellings(src: Tokenizer, tgt: Tokenizer, table: list[int]) -> list[list[int
     holds where a translation copies it); [] for the pieces the target vocabulary holds, and specials."""
     rows: list[list[int]] = []
     for i, target in enumerate(table):
-        piece = str(src.sp.IdToPiece(i))
-        plain = target < 0 and not (src.sp.IsControl(i) or src.sp.IsUnknown(i) or _is_byte(piece))
-        bare = piece.removeprefix(MARK)
+        plain = target < 0 and not _special(src, i)
+        bare = str(src.sp.IdToPiece(i)).removeprefix(MARK)
         spelled = tgt.encode([bare])[0] if plain and bare else []
         rows.append([] if tgt.sp.unk_id() in spelled else spelled)  # <unk> would match any unknown text
     return rows
