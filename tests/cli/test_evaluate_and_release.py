@@ -119,6 +119,29 @@ def test_release_writes_an_fp16_copy_with_graphs_scores_and_card_and_rereleases_
     assert meta_again["bleu_by_length"] == meta["bleu_by_length"] and meta_again["training"] == meta["training"]
 
 
+@pytest.mark.slow
+def test_a_copy_attention_model_releases_with_graphs_that_translate_as_its_pytorch_model(
+        tmp_path: Path, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from translate.data.copying import copy_table
+
+    cfg = apply_overrides(tiny_config, {"model.copy_attention": True})
+    torch.manual_seed(0)
+    model = build_model(cfg.model, len(tiny_tokenizers[0]), len(tiny_tokenizers[1]))
+    assert model.decoder.copy is not None
+    model.decoder.copy.set_table(copy_table(*tiny_tokenizers, "zh"))
+    save_checkpoint(tmp_path / "ckpt", cfg.artifact(), model.eval(), *tiny_tokenizers, {"step": 1})
+    result = runner.invoke(app, ["release", str(tmp_path / "ckpt"), str(tmp_path / "released"),
+                                 "--data-dir", str(TINY_DIR), "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    released = tmp_path / "released"
+    assert (released / "onnx" / "step.onnx").is_file() and "attention soft additive + copy" in (released / "MODEL_CARD.md").read_text()
+    from translate.inference.fast import FastTranslator
+
+    texts = ["a cat sleeps on the sofa", "zebra 2019 Qx"]
+    fast, slow = (engine.from_checkpoint(released).translate_n_best(texts) for engine in (FastTranslator, Translator))
+    assert [[(t.text, t.tokens) for t in n_best] for n_best in fast] == [[(t.text, t.tokens) for t in n_best] for n_best in slow]
+
+
 @pytest.mark.slow  # 5-9 s
 def test_release_ships_members_with_the_ensembles_scores_and_rereleases_them(
         soft_checkpoint: Path, tmp_path: Path, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:

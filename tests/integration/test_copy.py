@@ -18,7 +18,7 @@ from translate.data.batch import collate
 from translate.data.copying import copied_text, copy_table, spellings
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids, train_tokenizer
 from translate.errors import ConfigError
-from translate.inference.router import Router, has_fast_path, resolve_engine
+from translate.inference.fast import FastTranslator
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
 from translate.model.copy import CopySwitch
@@ -113,8 +113,10 @@ def test_search_copies_source_only_pieces_through_the_extended_ids(tiny_config: 
     assert isinstance(loaded.model, Seq2Seq) and loaded.model.decoder.copy is not None
     assert torch.equal(loaded.model.decoder.copy.table, model.decoder.copy.table)
     assert loaded.translate_n_best([text], cfg.decode)[0][0].tokens == best.tokens
-    router = Router(str(tmp_path / "ckpt"), engine=resolve_engine("auto", "cpu", False))  # what `translate text` does
-    assert isinstance(router.translator(None), Translator) and not has_fast_path(tmp_path / "ckpt")
+    fast = FastTranslator.from_checkpoint(tmp_path / "ckpt")  # the graphs derived from it copy alike
+    [fast_best] = fast.translate_n_best([text], cfg.decode)[0]
+    assert fast_best.tokens == best.tokens and fast_best.text == best.text
+    assert fast_best.score == pytest.approx(best.score, abs=1e-4)
 
 
 def _pairs(rng: random.Random, count: int, letters: str) -> list[tuple[str, str]]:

@@ -18,6 +18,7 @@ from tests.conftest import tiny_overrides
 from translate.checkpoint.store import load_checkpoint, save_checkpoint
 from translate.config.loading import load_config
 from translate.data.batch import pad
+from translate.data.copying import copy_table
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
 from translate.inference.fast import FastTranslator
@@ -30,7 +31,7 @@ TINY_WIDTH = {"model.hidden_size": 16, "model.embedding_size": 16}  # presets of
 CONFIGS: dict[str, dict[str, Any]] = {
     **{f"preset:{name}": {**{k: v for k, v in overrides.items() if k.startswith("model.")},
                           **({k: v for k, v in TINY_WIDTH.items() if k in overrides})}
-       for name, overrides in MECHANISMS.items() if not overrides.get("model.copy_attention")},
+       for name, overrides in MECHANISMS.items()},
     "lstm-2-layers-dot": {"model.rnn_type": "lstm", "model.encoder_layers": 2, "model.decoder_layers": 2,
                           "model.attention.scorer": "dot"},
     "scaled-dot-kv-no-feeding": {"model.attention.scorer": "scaled-dot", "model.attention.mode": "key-value",
@@ -56,6 +57,8 @@ def checkpoint(tmp: Path, tokenizers: tuple[Tokenizer, Tokenizer], half: bool = 
     cfg = load_config(None, tiny_overrides(tmp, **overrides))
     torch.manual_seed(seed)
     model = build_model(cfg.model, len(tokenizers[0]), len(tokenizers[1])).eval()
+    if model.decoder.copy is not None:  # the pieces both vocabularies hold copy to target ids, the rest to V + i
+        model.decoder.copy.set_table(copy_table(*tokenizers, cfg.data.tgt_lang))
     with torch.no_grad():
         for name, p in model.named_parameters():
             if "bias" in name or name.endswith(".v"):
@@ -64,20 +67,8 @@ def checkpoint(tmp: Path, tokenizers: tuple[Tokenizer, Tokenizer], half: bool = 
     return tmp / "ckpt"
 
 
-NO_FAST_PATH = [name for name, overrides in MECHANISMS.items() if overrides.get("model.copy_attention")]
-
-
 def test_every_preset_is_covered() -> None:
-    covered = {name.removeprefix("preset:") for name in CONFIGS if name.startswith("preset:")}
-    assert covered | set(NO_FAST_PATH) == set(MECHANISMS) and NO_FAST_PATH == ["additive+copy"]
-
-
-@pytest.mark.parametrize("name", NO_FAST_PATH)
-def test_copy_attention_has_no_fast_path_and_says_so(tmp_path: Path, tiny_tokenizers: tuple[Tokenizer, Tokenizer],
-                                                      name: str) -> None:
-    path = checkpoint(tmp_path, tiny_tokenizers, **{k: v for k, v in MECHANISMS[name].items() if k.startswith("model.")})
-    with pytest.raises(CheckpointError, match=r"model.copy_attention=true has no fast path .*\(--engine torch\)"):
-        FastTranslator.from_checkpoint(path)
+    assert {name.removeprefix("preset:") for name in CONFIGS if name.startswith("preset:")} == set(MECHANISMS)
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))

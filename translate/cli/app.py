@@ -206,8 +206,7 @@ def info(checkpoint: CheckpointOpt = DEFAULT_CHECKPOINT) -> None:
     typer.echo(f"checkpoint: {loaded.path}")
     typer.echo(f"direction: {art.direction}")
     typer.echo(f"model: {art.model.rnn_type} hidden {art.model.hidden_size}, layers {art.model.encoder_layers}+"
-               f"{art.model.decoder_layers}, attention {art.model.attention.kind}/{art.model.attention.scorer}, "
-               f"self-attention {'on' if art.model.encoder_self_attention else 'off'}")
+               f"{art.model.decoder_layers}, attention {art.model.mechanism}")
     typer.echo(f"parameters: {loaded.model.num_parameters():,}")
     typer.echo(f"vocabulary: {len(loaded.src_tokenizer)} src / {len(loaded.tgt_tokenizer)} tgt pieces")
     d = art.decode

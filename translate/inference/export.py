@@ -15,13 +15,13 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
 
 from translate.config.schema import ModelConfig
-from translate.errors import CheckpointError
-from translate.inference.fast.layout import ENCODER, GRAPHS_JSON, MEMORY, STATE, STEP
+from translate.inference.fast.layout import COPY_IDS, ENCODER, GRAPHS_JSON, MEMORY, STATE, STEP
 from translate.model import Seq2Seq, build_model
 from translate.model.attention import Memory
 from translate.model.decoder import DecoderState
@@ -41,11 +41,14 @@ class EncoderGraph(nn.Module):
 
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor) -> tuple[torch.Tensor, ...]:
         ctx = self.model.encode(src, src_lens)
-        return (*_state(ctx.state), ctx.memory.keys, ctx.memory.values, ctx.memory.mask)
+        copies = () if ctx.state.copy_ids is None else (ctx.state.copy_ids,)
+        return (*_state(ctx.state), ctx.memory.keys, ctx.memory.values, ctx.memory.mask, *copies)
 
 
 class StepGraph(nn.Module):
-    """prev (N,), STATE, MEMORY (N rows) -> log-probabilities (N, V), next STATE: `Seq2Seq.step`."""
+    """prev (N,), STATE, MEMORY (N rows) -> log-probabilities (N, V), next STATE: `Seq2Seq.step`. With
+    copy attention the source's copy ids come last among the MEMORY (they are fixed per sentence, as the
+    memory is), and the log-probabilities cover V + S ids."""
 
     def __init__(self, model: Seq2Seq) -> None:
         super().__init__()
@@ -54,9 +57,9 @@ class StepGraph(nn.Module):
 
     def forward(self, prev: torch.Tensor, hidden: torch.Tensor, cell: torch.Tensor, feed: torch.Tensor,
                 attended: torch.Tensor, coverage: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
+                mask: torch.Tensor, copy_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, ...]:
         state = DecoderState(hidden=hidden, cell=cell if self.lstm else None, feed=feed, attended=attended,
-                             coverage=coverage if self.covers else None)
+                             coverage=coverage if self.covers else None, copy_ids=copy_ids)
         log_probs, ctx = self.model.step(prev, DecodingContext(state, Memory(keys=keys, values=values, mask=mask)))
         return (log_probs, *_state(ctx.state))
 
@@ -100,10 +103,27 @@ def _quiet_native_warnings() -> Iterator[None]:
         os.close(devnull)
 
 
+def _logaddexp(g: Any, a: Any, b: Any) -> Any:
+    """aten::logaddexp, which the ONNX exporter lacks, as PyTorch computes it: max(a, b) + log(1 + exp(-|a - b|)),
+    and -inf where both are -inf (copy attention's mixture where neither side gives a piece any mass)."""
+    zero = g.op("Constant", value_t=torch.tensor(0.0))
+    gap = g.op("Where", g.op("Equal", a, b), zero, g.op("Sub", a, b))  # no inf - inf
+    one = g.op("Constant", value_t=torch.tensor(1.0))
+    return g.op("Add", g.op("Max", a, b), g.op("Log", g.op("Add", one, g.op("Exp", g.op("Neg", g.op("Abs", gap))))))
+
+
+def _log_sigmoid(g: Any, x: Any) -> Any:
+    """aten::log_sigmoid as -softplus(-x): the exporter's log(sigmoid(x)) loses a saturated copy switch
+    (ONNX Runtime's sigmoid stops short of 0 for x below about -18)."""
+    return g.op("Neg", g.op("Softplus", g.op("Neg", x)))
+
+
 def _export(module: nn.Module, args: tuple[torch.Tensor, ...], path: Path, inputs: list[str], outputs: list[str],
             axes: dict[str, dict[int, str]]) -> list[str]:
     with torch.no_grad(), warnings.catch_warnings(), _quiet_native_warnings():
         warnings.simplefilter("ignore")  # tracer notes on shapes that are fixed by the architecture anyway
+        for name, symbolic in (("aten::logaddexp", _logaddexp), ("aten::log_sigmoid", _log_sigmoid)):
+            torch.onnx.register_custom_op_symbolic(name, symbolic, OPSET)  # type: ignore[attr-defined]
         torch.onnx.export(module, args, str(path), dynamo=False, opset_version=OPSET, input_names=inputs,
                           output_names=outputs, dynamic_axes=axes, keep_initializers_as_inputs=True,
                           do_constant_folding=False)
@@ -114,15 +134,13 @@ def _export(module: nn.Module, args: tuple[torch.Tensor, ...], path: Path, input
 def _memory_axes(memory: Memory) -> dict[str, dict[int, str]]:
     """keys/values (N, S, D) or (N, heads, S, d): the source axis is the second from the end."""
     return {"keys": {0: "N", memory.keys.dim() - 2: "S"}, "values": {0: "N", memory.values.dim() - 2: "S"},
-            "mask": {0: "N", 1: "S"}}
+            "mask": {0: "N", 1: "S"}, COPY_IDS: {0: "N", 1: "S"}}
 
 
 def export_graphs(model: Seq2Seq, folder: Path, fingerprint: str) -> None:
     """Write encoder.onnx, step.onnx and graphs.json (the fingerprint and the weight names) to `folder`."""
-    if model.decoder.copy is not None:
-        raise CheckpointError("model.copy_attention=true has no fast path (ONNX graphs) yet: its search ranks V + S "
-                              "ids per step; translate with the PyTorch engine (--engine torch)")
     model = model.float().eval()
+    memory_names = [*MEMORY, *([COPY_IDS] if model.decoder.copy is not None else [])]
     encoder, step = EncoderGraph(model).eval(), StepGraph(model).eval()
     # two sentences of different lengths, so that the traced graph pads, packs and masks as a batch does
     src = torch.tensor([[BOS_ID + 2, BOS_ID + 3, BOS_ID + 4, EOS_ID], [BOS_ID + 5, EOS_ID, PAD_ID, PAD_ID]])
@@ -131,14 +149,15 @@ def export_graphs(model: Seq2Seq, folder: Path, fingerprint: str) -> None:
         flat = encoder(src, src_lens)
     state_axes = {"hidden": {1: "N"}, "cell": {1: "N"}, "feed": {0: "N"}, "attended": {0: "N", 1: "S"},
                   "coverage": {0: "N", 1: "S"}}
-    keys, values, mask = flat[len(STATE):]
+    keys, values, mask = flat[len(STATE):len(STATE) + len(MEMORY)]
     memory = Memory(keys=keys, values=values, mask=mask)
-    encoder_weights = _export(encoder, (src, src_lens), folder / ENCODER, ["src", "src_lens"], [*STATE, *MEMORY],
+    encoder_weights = _export(encoder, (src, src_lens), folder / ENCODER, ["src", "src_lens"], [*STATE, *memory_names],
                               {"src": {0: "N", 1: "S"}, "src_lens": {0: "N"}, **state_axes, **_memory_axes(memory)})
     args = (torch.full((src.size(0),), BOS_ID), *flat)  # any N: rows are hypotheses
-    step_weights = _export(step, args, folder / STEP, ["prev", *STATE, *MEMORY],
+    step_weights = _export(step, args, folder / STEP, ["prev", *STATE, *memory_names],
                            ["log_probs", *(f"next_{name}" for name in STATE)],
-                           {"prev": {0: "N"}, **state_axes, **_memory_axes(memory)})
+                           {"prev": {0: "N"}, "log_probs": {0: "N", 1: "ids"}, **state_axes,
+                            **{name: axes for name, axes in _memory_axes(memory).items() if name in memory_names}})
     (folder / GRAPHS_JSON).write_text(json.dumps({"fingerprint": fingerprint, "opset": OPSET,
                                                   "weights": sorted(set(encoder_weights) | set(step_weights))},
                                                  indent=1), encoding="utf-8")

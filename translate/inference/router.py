@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from translate.checkpoint.files import read_artifact, read_meta, resolve
 from translate.config.paths import find_model, released_models, with_members
 from translate.config.schema import Engine
 from translate.data.cleaning import detect_language
@@ -25,18 +24,11 @@ OTHER = {"en": "zh", "zh": "en"}
 ONE_THREAD_LINES = 100  # up to this many lines ONNX Runtime runs one thread; more use every core (docs/results/speed.md)
 
 
-def has_fast_path(checkpoint: Path) -> bool:
-    """Whether ONNX graphs can be derived for the checkpoint (not for copy attention: `inference.export`)."""
-    folder = resolve(checkpoint)
-    return not read_artifact(folder, read_meta(folder), notice=False).model.copy_attention
-
-
 def resolve_engine(engine: Engine, device: str, attention: bool, sampling: bool = False) -> str:
     """The one place the engine is chosen: "auto" is ONNX Runtime on the CPU without attention views or
     sampling (one model or an ensemble, any number of lines: it starts faster and searches batches at
     least as fast; docs/results/speed.md), else PyTorch; "onnx" with a device, an attention view or
-    sampling, which it cannot serve, is an error. (A model without a fast path, copy attention, is then
-    loaded on PyTorch by `Router`.)"""
+    sampling, which it cannot serve, is an error."""
     if engine == "onnx" and (attention or device != "cpu"):
         raise ConfigError("--engine onnx runs on the CPU and without --show-attention / --attention-png; "
                           "use --engine torch")
@@ -89,9 +81,7 @@ class Router:
     def _load(self, paths: list[Path]) -> TextTranslator:
         from translate.inference.glossary import with_glossaries
 
-        if self.engine == "onnx" and not all(map(has_fast_path, paths)):
-            logger.warning("copy attention has no fast path: %s on the PyTorch engine", ", ".join(map(str, paths)))
-        elif self.engine == "onnx":
+        if self.engine == "onnx":
             from translate.inference.fast import FastTranslator
 
             fast = FastTranslator.from_checkpoints(paths, onnx_threads(self.lines))

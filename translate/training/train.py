@@ -162,8 +162,8 @@ def _new_trainer(cfg: RunConfig, files: RunFiles, init: Loaded | None, dist: Dis
     own_attention = " (attention: this run's model.attention)" if cfg.train.init_attention == "config" else ""
     lines = [*data.report, *([(f"fine-tuning {init.path} (step {init.meta.get('step')}): its weights, tokenizers "
                               f"and model settings{own_attention}")] if init is not None else []),
-             (f"model: {model.num_parameters():,} parameters; attention {cfg.model.attention.kind}"
-             f"/{cfg.model.attention.scorer}; {cfg.model.rnn_type} hidden {cfg.model.hidden_size}"),
+             (f"model: {model.num_parameters():,} parameters; attention {cfg.model.mechanism}; "
+              f"{cfg.model.rnn_type} hidden {cfg.model.hidden_size}"),
              *([f"data-parallel: {dist.world} processes"] if dist.active else [])]
     for line in lines if dist.main else []:
         files.log_line(line)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from translate.errors import CheckpointError
-from translate.inference.fast.layout import ENCODER, MEMORY, STATE, STEP
+from translate.inference.fast.layout import COPY_IDS, ENCODER, MEMORY, STATE, STEP
 from translate.inference.fast.weights import load_arrays
 from translate.tokens import PAD_ID
 
@@ -21,7 +21,7 @@ class FastContext:
     encoder memory of the hypothesis's sentence."""
 
     state: tuple[np.ndarray, ...]  # STATE: hidden, cell (layers, N, H), feed (N, H), attended (N, S), coverage (N, S, d)
-    memory: tuple[np.ndarray, ...]  # keys, values (N, ...), mask (N, S)
+    memory: tuple[np.ndarray, ...]  # keys, values (N, ...), mask (N, S); copy attention: copy_ids (N, S)
 
     def select(self, rows: np.ndarray) -> FastContext:
         return FastContext(self._state(rows), tuple(value[rows] for value in self.memory))
@@ -71,7 +71,7 @@ class _Graph:
 class FastSeq2Seq:
     def __init__(self, graphs: Path, weights: Path, threads: int = 1) -> None:
         self.encoder = _Graph(graphs / ENCODER, ("src", "src_lens"), weights, threads)
-        self.decoder = _Graph(graphs / STEP, ("prev", *STATE, *MEMORY), weights, threads)
+        self.decoder = _Graph(graphs / STEP, ("prev", *STATE, *MEMORY, COPY_IDS), weights, threads)
 
     def encode(self, sources: list[list[int]]) -> FastContext:
         """Piece ids of source sentences (each ending with EOS) -> the decoding context, one row each."""
@@ -83,7 +83,7 @@ class FastSeq2Seq:
         return FastContext(tuple(out[:len(STATE)]), tuple(out[len(STATE):]))
 
     def step(self, tokens: np.ndarray, ctx: FastContext) -> tuple[np.ndarray, FastContext]:
-        """tokens (N,) -> log-probabilities (N, V) float32 and the next context."""
+        """tokens (N,) -> log-probabilities (N, V) float32 (V + S with copy attention) and the next context."""
         out = self.decoder.run({"prev": tokens.astype(np.int64), **dict(zip(STATE, ctx.state)),
-                                **dict(zip(MEMORY, ctx.memory))})
+                                **dict(zip((*MEMORY, COPY_IDS), ctx.memory))})
         return out[0], FastContext(tuple(out[1:]), ctx.memory)

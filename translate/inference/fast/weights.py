@@ -1,4 +1,5 @@
-"""A checkpoint's tensors as float32 NumPy arrays, by the names and shapes its graphs ask for.
+"""A checkpoint's tensors as float32 NumPy arrays (int64 ones, copy attention's tables, as int64), by
+the names and shapes its graphs ask for.
 
 The safetensors header is read with every byte range checked (`translate.checkpoint.files.read_header`);
 nothing here knows the model's parameter names: they come from the graphs.
@@ -15,7 +16,7 @@ import numpy as np
 from translate.checkpoint.files import read_header
 from translate.errors import CheckpointError
 
-_DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16}
+_DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16, "I64": np.int64}
 TIED = {"decoder.generator.weight": "decoder.embedding.weight"}  # stored once when the output layer is tied
 
 
@@ -25,7 +26,7 @@ def _array(data: bytes, start: int, info: dict[str, Any]) -> np.ndarray:
     raw = np.frombuffer(data, dtype=dtype, count=math.prod(shape), offset=start + begin)
     if dtype is np.uint16:  # bfloat16: the upper half of a float32
         return (raw.astype(np.uint32) << 16).view(np.float32).reshape(shape)
-    return raw.astype(np.float32).reshape(shape)
+    return raw.astype(np.int64 if dtype is np.int64 else np.float32).reshape(shape)
 
 
 def load_arrays(weights: Path, wanted: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
@@ -39,7 +40,7 @@ def load_arrays(weights: Path, wanted: dict[str, tuple[int, ...]]) -> dict[str, 
             raise CheckpointError(f"{weights}: tensor {name!r} missing")
         info = header[stored]
         if info["dtype"] not in _DTYPES:
-            raise CheckpointError(f"{weights}: {stored} has dtype {info['dtype']}; expected F32, F16 or BF16")
+            raise CheckpointError(f"{weights}: {stored} has dtype {info['dtype']}; expected F32, F16, BF16 or I64")
         if tuple(info["shape"]) != tuple(shape):
             raise CheckpointError(f"{weights}: {stored} has shape {info['shape']}, config.json implies {list(shape)}")
         found[name] = stored
