@@ -89,6 +89,9 @@ _BUILT_IN_PRESETS: dict[str, dict[str, Any]] = {
     "additive+coverage-nn": {**_SOFT, "model.attention.scorer": "additive", "model.attention.coverage.kind": "neural"},
     "additive+coverage-loss": {**_SOFT, "model.attention.scorer": "additive", "model.attention.coverage.kind": "accumulated",
                                "model.attention.coverage.loss": 1.0},
+    # the loss at a tenth of the weight: λ = 1 from the first update holds en→zh near 3-4 dev BLEU at 2,000 updates
+    "additive+coverage-loss-0.1": {**_SOFT, "model.attention.scorer": "additive",
+                                   "model.attention.coverage.kind": "accumulated", "model.attention.coverage.loss": 0.1},
     "self-attention+additive+coverage": {**_SOFT, "model.attention.scorer": "additive", "model.encoder_self_attention": True,
                                          "model.attention.coverage.kind": "accumulated"},
     # copy attention (a pointer-generator, See et al. 2017): names, numbers and codes copied from the source
