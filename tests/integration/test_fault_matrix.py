@@ -312,6 +312,33 @@ def test_an_interrupt_inside_an_update_writes_no_checkpoint(tiny_config: RunConf
     assert result.state.step == tiny_config.train.max_steps
 
 
+def test_a_resume_records_each_step_once_in_metrics_jsonl(tiny_config: RunConfig,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that dies after logging step 30 with last/ at step 20 trains steps 21-30 again on resume:
+    metrics.jsonl then holds step 30's progress record once (the retrained one), not twice."""
+    from translate.training import train as train_module
+
+    original = train_module.Trainer.train_step
+
+    def interrupt_at_35(self: Any, batch: Any) -> Any:
+        if self.state.step == 35:
+            raise KeyboardInterrupt
+        return original(self, batch)
+
+    monkeypatch.setattr(train_module.Trainer, "train_step", interrupt_at_35)
+    with pytest.raises(KeyboardInterrupt):
+        _train(tiny_config)
+    monkeypatch.setattr(train_module.Trainer, "train_step", original)
+    metrics = tiny_config.run_dir / "metrics.jsonl"
+    before = [json.loads(line) for line in metrics.read_text().splitlines()]
+    assert [r["step"] for r in before if r["kind"] == "train"] == [10, 20, 30]
+    _train(tiny_config, resume=True)
+    records = [json.loads(line) for line in metrics.read_text().splitlines()]
+    assert [r["step"] for r in records if r["kind"] == "train"] == [10, 20, 30, 40]
+    assert records[:len(before) - 1] == before[:-1] and [r["kind"] for r in records].count("resume") == 1
+    assert "1 metrics.jsonl records of later steps dropped" in (tiny_config.run_dir / "train.log").read_text()
+
+
 def test_two_stop_signals_inside_an_update_resume_as_the_same_run(tiny_config: RunConfig,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGTERM twice during an update (a process pool that breaks sends one, the study driver another):

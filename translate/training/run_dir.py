@@ -6,6 +6,7 @@ import errno
 import fcntl
 import json
 import logging
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -83,6 +84,20 @@ class RunFiles:
     def log_record(self, record: dict[str, Any]) -> None:
         with open(self.root / "metrics.jsonl", "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def drop_records_after(self, step: int) -> int:
+        """Remove the metrics.jsonl records of steps after `step` (what a resume from a checkpoint at `step`
+        trains again, so that each step is recorded once); returns how many went. Rewritten atomically."""
+        path = self.root / "metrics.jsonl"
+        if not path.is_file():
+            return 0
+        lines = path.read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if not line.strip() or json.loads(line).get("step", 0) <= step]
+        if len(kept) < len(lines):
+            partial = path.with_name(path.name + ".partial")
+            partial.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+            os.replace(partial, path)
+        return len(lines) - len(kept)
 
     def log_progress(self, record: dict[str, Any]) -> None:
         self.log_record({"kind": "train", **record})

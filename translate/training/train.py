@@ -193,11 +193,13 @@ def _resume_trainer(cfg: RunConfig, files: RunFiles, dist: Dist) -> Trainer:
     if any(key.startswith("train.") for key in changes):
         trainer.apply_optimizer_settings()
     if dist.main:
+        dropped = files.drop_records_after(trainer.state.step)  # trained again from here: recorded once
         for key, (old, new) in changes.items():
             files.log_line(f"resume: {key} changed from {old!r} to {new!r}")
         files.log_record({"kind": "resume", "step": trainer.state.step, "changes": {k: list(v) for k, v in changes.items()}})
         files.log_line(f"resumed at step {trainer.state.step} (epoch {trainer.state.epoch}, "
-                       f"batch {trainer.state.batch_in_epoch})")
+                       f"batch {trainer.state.batch_in_epoch})"
+                       + (f"; {dropped} metrics.jsonl records of later steps dropped (they train again)" if dropped else ""))
     return trainer
 
 
