@@ -287,24 +287,29 @@ def _train(cfg: RunConfig, resume: bool = False) -> Any:
     return train(cfg, resume=resume)
 
 
+def _interrupted_in_update(cfg: RunConfig, monkeypatch: pytest.MonkeyPatch, step: int) -> None:
+    """Train `cfg` until a KeyboardInterrupt inside the update after `step` (as a second stop signal)."""
+    from translate.training import train as train_module
+
+    original = train_module.Trainer.train_step
+
+    def interrupt(self: Any, batch: Any) -> Any:
+        if self.state.step == step:
+            raise KeyboardInterrupt
+        return original(self, batch)
+
+    monkeypatch.setattr(train_module.Trainer, "train_step", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        _train(cfg)
+    monkeypatch.setattr(train_module.Trainer, "train_step", original)
+
+
 def test_an_interrupt_inside_an_update_writes_no_checkpoint(tiny_config: RunConfig,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A KeyboardInterrupt inside an update (a second signal does not wait for it): the forward pass and
     the optimizer may have changed some state, so last/ stays the last validation's checkpoint and the
     log says so; the run resumes from it to the end."""
-    from translate.training import train as train_module
-
-    original = train_module.Trainer.train_step
-
-    def interrupt_at_27(self: Any, batch: Any) -> Any:
-        if self.state.step == 27:
-            raise KeyboardInterrupt
-        return original(self, batch)
-
-    monkeypatch.setattr(train_module.Trainer, "train_step", interrupt_at_27)
-    with pytest.raises(KeyboardInterrupt):
-        _train(tiny_config)
-    monkeypatch.setattr(train_module.Trainer, "train_step", original)
+    _interrupted_in_update(tiny_config, monkeypatch, 27)
     assert load_checkpoint(tiny_config.run_dir / "last").meta["step"] == tiny_config.train.validate_every == 20
     assert ("interrupted during the update after step 27 (a second stop signal): no checkpoint written, resume "
             "from the last checkpoint") in (tiny_config.run_dir / "train.log").read_text()
@@ -316,19 +321,7 @@ def test_a_resume_records_each_step_once_in_metrics_jsonl(tiny_config: RunConfig
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """A run that dies after logging step 30 with last/ at step 20 trains steps 21-30 again on resume:
     metrics.jsonl then holds step 30's progress record once (the retrained one), not twice."""
-    from translate.training import train as train_module
-
-    original = train_module.Trainer.train_step
-
-    def interrupt_at_35(self: Any, batch: Any) -> Any:
-        if self.state.step == 35:
-            raise KeyboardInterrupt
-        return original(self, batch)
-
-    monkeypatch.setattr(train_module.Trainer, "train_step", interrupt_at_35)
-    with pytest.raises(KeyboardInterrupt):
-        _train(tiny_config)
-    monkeypatch.setattr(train_module.Trainer, "train_step", original)
+    _interrupted_in_update(tiny_config, monkeypatch, 35)
     metrics = tiny_config.run_dir / "metrics.jsonl"
     before = [json.loads(line) for line in metrics.read_text().splitlines()]
     assert [r["step"] for r in before if r["kind"] == "train"] == [10, 20, 30]

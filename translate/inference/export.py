@@ -151,13 +151,13 @@ def export_graphs(model: Seq2Seq, folder: Path, fingerprint: str) -> None:
                   "coverage": {0: "N", 1: "S"}}
     keys, values, mask = flat[len(STATE):len(STATE) + len(MEMORY)]
     memory = Memory(keys=keys, values=values, mask=mask)
+    memory_axes = {name: axes for name, axes in _memory_axes(memory).items() if name in memory_names}
     encoder_weights = _export(encoder, (src, src_lens), folder / ENCODER, ["src", "src_lens"], [*STATE, *memory_names],
-                              {"src": {0: "N", 1: "S"}, "src_lens": {0: "N"}, **state_axes, **_memory_axes(memory)})
+                              {"src": {0: "N", 1: "S"}, "src_lens": {0: "N"}, **state_axes, **memory_axes})
     args = (torch.full((src.size(0),), BOS_ID), *flat)  # any N: rows are hypotheses
     step_weights = _export(step, args, folder / STEP, ["prev", *STATE, *memory_names],
                            ["log_probs", *(f"next_{name}" for name in STATE)],
-                           {"prev": {0: "N"}, "log_probs": {0: "N", 1: "ids"}, **state_axes,
-                            **{name: axes for name, axes in _memory_axes(memory).items() if name in memory_names}})
+                           {"prev": {0: "N"}, "log_probs": {0: "N", 1: "ids"}, **state_axes, **memory_axes})
     (folder / GRAPHS_JSON).write_text(json.dumps({"fingerprint": fingerprint, "opset": OPSET,
                                                   "weights": sorted(set(encoder_weights) | set(step_weights))},
                                                  indent=1), encoding="utf-8")
