@@ -332,6 +332,22 @@ def test_a_resume_records_each_step_once_in_metrics_jsonl(tiny_config: RunConfig
     assert "1 metrics.jsonl records of later steps dropped" in (tiny_config.run_dir / "train.log").read_text()
 
 
+def test_a_resume_hides_the_retrained_steps_from_tensorboard(tiny_config: RunConfig,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same crash with train.tensorboard=true: TensorBoard's reader shows each step's loss once, the
+    value of the run that reached step 40, not the dead process's step 30 beside it."""
+    accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    cfg = apply_overrides(tiny_config, {"train.tensorboard": True})
+    _interrupted_in_update(cfg, monkeypatch, 35)
+    _train(cfg, resume=True)
+    events = accumulator.EventAccumulator(str(cfg.run_dir / "tensorboard"))
+    events.Reload()
+    losses = {event.step: event.value for event in events.Scalars("train/loss")}
+    assert [event.step for event in events.Scalars("train/loss")] == [10, 20, 30, 40]
+    records = [json.loads(line) for line in (cfg.run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert losses == pytest.approx({r["step"]: r["loss"] for r in records if r["kind"] == "train"})
+
+
 def test_two_stop_signals_inside_an_update_resume_as_the_same_run(tiny_config: RunConfig,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGTERM twice during an update (a process pool that breaks sends one, the study driver another):

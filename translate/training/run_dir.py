@@ -62,6 +62,7 @@ class RunFiles:
             except ImportError:
                 raise ConfigError("train.tensorboard=true needs the tensorboard package: pip install tensorboard") from None
             self._writer = SummaryWriter(str(root / "tensorboard"))
+            self._writer_class = SummaryWriter
 
     def _scalars(self, prefix: str, record: dict[str, Any]) -> None:
         if self._writer is not None:
@@ -87,7 +88,12 @@ class RunFiles:
 
     def drop_records_after(self, step: int) -> int:
         """Remove the metrics.jsonl records of steps after `step` (what a resume from a checkpoint at `step`
-        trains again, so that each step is recorded once); returns how many went. Rewritten atomically."""
+        trains again, so that each step is recorded once); returns how many went. Rewritten atomically.
+        TensorBoard's events of those steps are hidden the way TensorBoard provides: a purge marker at
+        step + 1, after which its readers drop the older events of later steps."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = self._writer_class(str(self.root / "tensorboard"), purge_step=step + 1)
         path = self.root / "metrics.jsonl"
         if not path.is_file():
             return 0
