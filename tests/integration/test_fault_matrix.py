@@ -441,8 +441,14 @@ def _signalled_in_update(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch
 
     interrupted = apply_overrides(cfg, {"name": "interrupted"})
     monkeypatch.setattr(trainer_module, "compute_loss", signalled)
-    with pytest.raises(KeyboardInterrupt, match=signums[-1]):
-        _train(interrupted)
+    # Ctrl-C as in a terminal: a suite run as a script's background job starts with SIGINT ignored, and
+    # training leaves an ignored signal ignored (test_a_signal_ignored_at_start_stays_ignored)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt, match=signums[-1]):
+            _train(interrupted)
+    finally:
+        signal.signal(signal.SIGINT, before)
     monkeypatch.setattr(trainer_module, "compute_loss", original)
     stopped_at = int(load_checkpoint(interrupted.run_dir / "last").meta["step"])
     return straight, _train(interrupted, resume=True), stopped_at
@@ -454,6 +460,24 @@ def _same_weights(a: Any, b: Any) -> bool:
 
     first, second = (load_file(str(run.run_dir / "last" / "model.safetensors")) for run in (a, b))
     return first.keys() == second.keys() and all(torch.equal(first[k], second[k]) for k in first)
+
+
+def test_a_signal_ignored_at_start_stays_ignored() -> None:
+    """A background job of a script starts with SIGINT ignored: training keeps it so (Ctrl-C in the terminal
+    that started the script is not for it), handles SIGTERM, and leaves both as they were."""
+    import signal
+
+    from translate.training.signals import stop_signals
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        term = signal.getsignal(signal.SIGTERM)
+        with stop_signals() as signals:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) == signals.handle
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN and signal.getsignal(signal.SIGTERM) == term
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_a_second_stop_signal_does_not_wait_for_the_update() -> None:
