@@ -342,8 +342,9 @@ def test_a_resume_hides_the_retrained_steps_from_tensorboard(tiny_config: RunCon
     _train(cfg, resume=True)
     events = accumulator.EventAccumulator(str(cfg.run_dir / "tensorboard"))
     events.Reload()
-    losses = {event.step: event.value for event in events.Scalars("train/loss")}
-    assert [event.step for event in events.Scalars("train/loss")] == [10, 20, 30, 40]
+    scalars = events.Scalars("train/loss")
+    assert [event.step for event in scalars] == [10, 20, 30, 40]
+    losses = {event.step: event.value for event in scalars}
     records = [json.loads(line) for line in (cfg.run_dir / "metrics.jsonl").read_text().splitlines()]
     assert losses == pytest.approx({r["step"]: r["loss"] for r in records if r["kind"] == "train"})
 

@@ -62,7 +62,6 @@ class RunFiles:
             except ImportError:
                 raise ConfigError("train.tensorboard=true needs the tensorboard package: pip install tensorboard") from None
             self._writer = SummaryWriter(str(root / "tensorboard"))
-            self._writer_class = SummaryWriter
 
     def _scalars(self, prefix: str, record: dict[str, Any]) -> None:
         if self._writer is not None:
@@ -93,7 +92,7 @@ class RunFiles:
         step + 1, after which its readers drop the older events of later steps."""
         if self._writer is not None:
             self._writer.close()
-            self._writer = self._writer_class(str(self.root / "tensorboard"), purge_step=step + 1)
+            self._writer = type(self._writer)(str(self.root / "tensorboard"), purge_step=step + 1)
         path = self.root / "metrics.jsonl"
         if not path.is_file():
             return 0
