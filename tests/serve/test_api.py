@@ -137,12 +137,15 @@ def test_no_model_for_a_direction(tiny_tokenizers) -> None:  # type: ignore[no-u
 
 def test_api_key_rate_limit_queue_and_timeout(both_directions: Models) -> None:
     with TestClient(create_app(both_directions, ServeSettings(api_key="k", rate=0.01, burst=2)), base_url="http://localhost") as c:
-        assert c.post("/translate", json={"q": "x"}).status_code == 401
         assert c.get("/health").status_code == 200  # health needs no key
         ok = [c.post("/translate", json={"q": "x"}, headers={"X-API-Key": "k"}).status_code for _ in range(2)]
         limited = c.post("/translate", json={"q": "x"}, headers={"Authorization": "Bearer k"})
     assert ok == [200, 200] and limited.status_code == 429
     assert int(limited.headers["Retry-After"]) >= 1 and "rate=0.01/s, burst=2" in limited.json()["error"]
+    with TestClient(create_app(both_directions, ServeSettings(api_key="k", rate=0.01, burst=2)), base_url="http://localhost") as c:
+        assert c.post("/translate", json={"q": "x"}).status_code == 401
+        # a refused key costs more than its request: the right key now waits too
+        assert c.post("/translate", json={"q": "x"}, headers={"X-API-Key": "k"}).status_code == 429
     with TestClient(create_app(both_directions, ServeSettings(max_queue=2)), base_url="http://localhost") as c:
         full = c.post("/translate", json={"q": ["a", "b", "c"]})
     assert full.status_code == 503 and full.headers["Retry-After"] == "1" and "max_queue=2" in full.json()["error"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -22,7 +22,7 @@ from translate.inference.markup import Markup, read_html
 from translate.inference.router import OTHER, direction_of
 from translate.serve import libretranslate
 from translate.serve.batcher import Batcher, QueueFull
-from translate.serve.body import NOT_UTF8, is_form, read_fields, validated
+from translate.serve.body import NOT_UTF8, ClientGone, echo, is_form, read_fields, validated
 from translate.serve.connections import SECURITY_HEADERS
 from translate.serve.limits import RateLimiter, key_given, key_matches, retry_after
 from translate.serve.models import BatchKey, Models, ServedModel, attention_cells
@@ -80,12 +80,18 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
-class HostGuard:
-    """ASGI middleware: 400 for a Host header outside `allowed_hosts`; security headers on every reply
-    (no sniffing, no framing, no referrer, a same-origin content policy: the page and /docs load
-    nothing from elsewhere)."""
+MAX_HEADER_BYTES = 8_192  # one request header's value (431 above)
+MAX_HEADERS_BYTES = 32_768  # all of a request's headers together (431 above)
 
-    PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
+
+class HostGuard:
+    """ASGI middleware, the outermost: 431 for request headers over their bounds, 400 for a Host
+    header outside `allowed_hosts`; security headers on every reply, 500 included (an exception from
+    inside is answered here: no stack trace, the headers kept); a client that left before its body was
+    whole is logged as such. The headers: no sniffing, no framing, no referrer, a same-origin content
+    policy (the page and /docs load nothing from elsewhere)."""
+
+    PAGE_POLICY = ("default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'; base-uri 'none'; "
                    "form-action 'self'")
 
     def __init__(self, app: Any, settings: ServeSettings) -> None:
@@ -95,21 +101,43 @@ class HostGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = False
+
         async def secured(message: Any) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = list(message.get("headers", []))
                 headers += SECURITY_HEADERS
                 headers.append((b"content-security-policy", self.PAGE_POLICY.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
-        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
+        refusal = self._refusal(scope.get("headers", []))
+        if refusal is not None:
+            return await refusal(scope, receive, secured)
+        try:
+            await self.app(scope, receive, secured)
+        except ClientGone:
+            logger.info("%s: the client left before its request body was whole", scope.get("path", "?"))
+        except Exception:
+            logger.exception("internal error on %s", scope.get("path", "?"))
+            if not started:
+                await _error(500, "internal error (logged on the server)")(scope, receive, secured)
+
+    def _refusal(self, raw_headers: list[tuple[bytes, bytes]]) -> JSONResponse | None:
+        """The answer to headers that are too large or name a host not served; None when they are fine."""
+        longest = max((len(value) for _, value in raw_headers), default=0)
+        total = sum(len(name) + len(value) for name, value in raw_headers)
+        if longest > MAX_HEADER_BYTES or total > MAX_HEADERS_BYTES:
+            return _error(431, f"request headers too large: {longest:,} bytes in one, {total:,} in all; the limits "
+                               f"are {MAX_HEADER_BYTES:,} and {MAX_HEADERS_BYTES:,}")
+        host = dict(raw_headers).get(b"host", b"").decode("latin-1").lower()
         name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
         if "*" not in self.hosts and name.strip("[]") not in self.hosts:
-            response = _error(400, f"host {host or 'none'!r} is not served here; allowed_hosts="
-                                   f"{','.join(sorted(self.hosts))} (change it with --limit allowed_hosts=...)")
-            return await response(scope, receive, secured)
-        await self.app(scope, receive, secured)
+            return _error(400, f"host {echo(host) if host else 'none'} is not served here; allowed_hosts="
+                               f"{','.join(sorted(self.hosts))} (change it with --limit allowed_hosts=...)")
+        return None
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
@@ -121,22 +149,25 @@ def _install_error_handlers(app: FastAPI) -> None:
     table, or LibreTranslate's 400 for every invalid request: `libretranslate.dialect_status`)."""
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        message = str(exc.detail)
+        message = _clip(str(exc.detail), 1_000)
         if exc.status_code == 400 and message == "There was an error parsing the body":  # FastAPI's words
             message = NOT_UTF8
         return _error(libretranslate.dialect_status(request, exc.status_code), message, dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
-                  for e in exc.errors()]
+        errors = [{"loc": [_clip(str(p)) for p in e.get("loc", ())], "msg": _clip(str(e.get("msg", "")), 300),
+                   "type": str(e.get("type", ""))} for e in exc.errors()[:MAX_ERRORS]]
         summary = "; ".join(f"{'.'.join(e['loc']) or 'body'}: {e['msg']}" for e in errors)
         return _error(libretranslate.dialect_status(request, 422), f"invalid request: {summary}", detail=errors)
 
-    @app.exception_handler(Exception)
-    async def crashed(request: Request, exc: Exception) -> JSONResponse:
-        logger.exception("internal error on %s", request.url.path)
-        return _error(500, "internal error (logged on the server)")
+
+MAX_ERRORS = 10  # validation errors listed in one reply
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """Input echoed in an error, cut so that a reply never grows with what it quotes."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _choose(models: Models, req: TranslateRequest, text: str) -> ServedModel:
@@ -145,7 +176,7 @@ def _choose(models: Models, req: TranslateRequest, text: str) -> ServedModel:
     if req.model is not None:
         served = models.by_name.get(req.model)
         if served is None:
-            raise HTTPException(404, f"unknown model {req.model!r}; loaded: {loaded}")
+            raise HTTPException(404, f"unknown model {echo(req.model)}; loaded: {loaded}")
         if req.source not in ("auto", served.artifact.src_lang):
             raise HTTPException(422, f"model {req.model} translates {served.artifact.direction}, not from {req.source}")
         if req.target is not None and req.target != served.artifact.tgt_lang:
@@ -278,13 +309,23 @@ class Access:
             raise HTTPException(429, f"too many requests (rate={self.settings.rate:g}/s, burst={self.settings.burst})",
                                 headers={"Retry-After": retry_after(wait)})
 
-    def check(self, request: Request, body_key: Any = None) -> None:
+    def key(self, request: Request, body_key: Any = None) -> None:
+        """The API key's check alone (after `rate`); a wrong or missing key also takes FAILED_KEY_COST
+        tokens of the client's rate, so guesses run into 429 after a few."""
         headers = {k.lower(): v for k, v in request.headers.items()}
         given = body_key if isinstance(body_key, str) else None
         if not key_matches(self.settings.api_key, headers, given):
+            self.limiter.spend(client_of(request), FAILED_KEY_COST)
             status, message = libretranslate.key_refusal(request, given is not None or key_given(headers))
             raise HTTPException(status, message)
+
+    def check(self, request: Request, body_key: Any = None) -> None:
+        """The rate, then the key: for routes whose key can only come in the headers."""
         self.rate(request)
+        self.key(request, body_key)
+
+
+FAILED_KEY_COST = 4  # rate-limit tokens a refused key takes besides its request's own
 
 
 def create_app(models: Models, settings: ServeSettings) -> FastAPI:
@@ -313,9 +354,10 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         """Translate one text or a list; direction from `source`/`target`, or from each text's script.
         JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
         libretranslate.mark_dialect(request, {}, is_form(request))  # a form that cannot be read is answered as LT's
+        access.rate(request)  # before the body is read: parsing is work too
         fields = await read_fields(request, settings.max_texts)
         libretranslate.mark_dialect(request, fields, is_form(request))
-        access.check(request, fields.get("api_key"))
+        access.key(request, fields.get("api_key"))
         req = validated(TranslateRequest, fields)
         return JSONResponse(await _translate(req, models, request.app.state.batcher, settings, client_of(request)))
 
@@ -346,8 +388,9 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
     async def detect(request: Request) -> list[dict[str, Any]]:
         """LibreTranslate's language detection: en and zh with the script detector's confidence (0-100)."""
         libretranslate.mark_dialect(request)
+        access.rate(request)
         fields = await read_fields(request, settings.max_texts)
-        access.check(request, fields.get("api_key"))
+        access.key(request, fields.get("api_key"))
         req = validated(DetectRequest, fields)
         texts = [req.q] if isinstance(req.q, str) else req.q
         _check_sizes(texts, settings)
@@ -380,23 +423,23 @@ def _install_study(app: FastAPI, models: Models, study: Study, settings: ServeSe
         return study.info()
 
     @_get_and_head(app, "/study/figures/{name}", include_in_schema=False)
-    async def study_figure(name: str, request: Request) -> FileResponse:
-        access.rate(request)
-        path = study.figure(name)
-        if path is None:
-            raise HTTPException(404, f"no figure {name!r} in the study; it has: {', '.join(study.figures()) or 'none'}")
-        return FileResponse(path, media_type="image/png", headers={"Cache-Control": "no-cache"})
+    async def study_figure(name: str, request: Request) -> Response:
+        access.check(request)
+        data = study.figure(name)
+        if data is None:
+            raise HTTPException(404, f"no figure {echo(name)} in the study; it has: {', '.join(study.figures()) or 'none'}")
+        return Response(data, media_type="image/png", headers={"Cache-Control": "no-cache"})
 
     @app.post("/study/translate", responses=ERRORS, openapi_extra=_body_schema(StudyRequest))
     async def study_translate(request: Request) -> dict[str, Any]:
         """One text translated by each chosen run, with the run's scores from the study."""
-        fields = await read_fields(request, settings.max_texts)
         access.check(request)
+        fields = await read_fields(request, settings.max_texts)
         req = validated(StudyRequest, fields)
         _check_sizes([req.q], settings)
         unknown = [run for run in req.runs if run not in study.runs]
         if unknown:
-            raise HTTPException(404, f"no run {', '.join(unknown)} in the study; it has: {', '.join(study.runs)}")
+            raise HTTPException(404, f"no run {', '.join(_clip(u) for u in unknown[:3])} in the study; it has: {', '.join(study.runs)}")
         translators = [await asyncio.to_thread(study.translator, run) for run in req.runs]  # loading: off the loop
         cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
         if cells > settings.max_attention_cells:

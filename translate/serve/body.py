@@ -1,27 +1,52 @@
 """A request body read as JSON or as a form (urlencoded or multipart, as LibreTranslate's clients
 send it) into one of the API's models, with the same rules and messages whichever way it came:
 bytes that are not UTF-8 are a 400, malformed JSON and invalid fields a 422, any other media type a
-415. The body's size is bounded before this (`app.BodyLimit`)."""
+415. The body's size is bounded before this (`app.BodyLimit`).
+
+Every parser here is linear in its input and bounded before it starts: the Content-Type header is at
+most `MAX_CONTENT_TYPE` bytes, a multipart part's headers at most `MAX_PART_HEADER` bytes each
+(python-multipart, the streaming parser Starlette uses, instead of the standard library's MIME parser,
+which is quadratic in quotes), and parsing runs in a worker thread, off the event loop, within
+`PARSE_TIMEOUT_S` (a 503 past it)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from email.parser import BytesParser
-from email.policy import HTTP
+import re
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
+from python_multipart.exceptions import FormParserError
+from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 FORM_INTS = frozenset({"alternatives", "n_best", "beam"})
 FORM_BOOLS = frozenset({"attention", "lexicon"})
 FIELDS_BESIDES_Q = 16  # a form may hold max_texts `q` fields and this many others
 NOT_UTF8 = "the body could not be read as JSON: send UTF-8 text with Content-Type: application/json"
+MAX_CONTENT_TYPE = 1_024  # bytes of the Content-Type header (a boundary has at most 70 characters)
+MAX_PART_HEADER = 1_024  # bytes of one multipart part's header line
+MAX_PART_HEADERS = 8  # header lines of one part
+PARSE_TIMEOUT_S = 5.0  # a body that takes longer to parse is refused (the parsers are linear: never in practice)
+MAX_ECHO = 80  # characters of a client's own input quoted back in an error message
+_SMALL_INT = re.compile(r"-?[0-9]{1,9}")  # ASCII digits only: what int() takes without surprises
 Model = TypeVar("Model", bound=BaseModel)
+
+
+class ClientGone(Exception):
+    """The client closed the connection before its body was whole (logged as such, never answered)."""
+
+
+def echo(value: object) -> str:
+    """A client's input quoted in an error message, cut to MAX_ECHO characters."""
+    text = value if isinstance(value, str) else str(value)
+    return repr(text) if len(text) <= MAX_ECHO else repr(text[:MAX_ECHO]) + f"... ({len(text):,} characters)"
 
 
 def media_type(request: Request) -> str:
@@ -33,14 +58,34 @@ def is_form(request: Request) -> bool:
 
 
 async def read_fields(request: Request, max_texts: int) -> dict[str, Any]:
-    """The body's fields as sent (their names tell the dialect; `validated` checks them)."""
+    """The body's fields as sent (their names tell the dialect; `validated` checks them), parsed in a
+    worker thread within PARSE_TIMEOUT_S; ClientGone when the client left before its body was whole."""
+    content_type = request.headers.get("content-type", "")
+    if len(content_type) > MAX_CONTENT_TYPE:
+        raise HTTPException(400, f"the Content-Type header has {len(content_type):,} characters; at most "
+                                 f"{MAX_CONTENT_TYPE:,} are read")
     media = media_type(request)
-    if media == "application/json" or media.endswith("+json"):
-        return _json_object(await request.body())
+    if not (media == "application/json" or media.endswith("+json") or media in FORMS):
+        raise HTTPException(415, f"the body must be JSON (Content-Type: application/json) or a form "
+                                 f"({' or '.join(FORMS)}); got {echo(media) if media else 'none'}")
+    try:
+        raw = await request.body()
+    except ClientDisconnect:
+        raise ClientGone from None
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(parse_fields, raw, content_type, max_texts),
+                                      PARSE_TIMEOUT_S)
+    except TimeoutError:
+        raise HTTPException(503, f"the body could not be parsed within {PARSE_TIMEOUT_S:g} s") from None
+
+
+def parse_fields(raw: bytes, content_type: str, max_texts: int) -> dict[str, Any]:
+    """`read_fields` on a body already read: JSON, or a form's fields (at most max_texts `q` fields
+    and FIELDS_BESIDES_Q others)."""
+    media = content_type.split(";")[0].strip().lower()
     if media in FORMS:
-        return await _form(request, media, max_texts + FIELDS_BESIDES_Q)
-    raise HTTPException(415, f"the body must be JSON (Content-Type: application/json) or a form "
-                             f"({' or '.join(FORMS)}); got {media or 'none'!r}")
+        return _form(raw, media, content_type, max_texts + FIELDS_BESIDES_Q)
+    return _json_object(raw)
 
 
 def validated(model: type[Model], fields: dict[str, Any]) -> Model:
@@ -67,26 +112,27 @@ def _json_object(raw: bytes) -> dict[str, Any]:
     return data
 
 
-async def _form(request: Request, media: str, max_fields: int) -> dict[str, Any]:
+def _form(raw: bytes, media: str, content_type: str, max_fields: int) -> dict[str, Any]:
     """Form fields as the JSON fields they stand for: `q` given more than once is a list; numbers
     and true/false parsed for the fields that take them; a file, a glossary or too many fields refused.
-    Every value must be UTF-8 (no silent fallback to another charset)."""
-    raw = await request.body()
+    Every value must be UTF-8, percent-encoded or raw (no silent fallback to another charset)."""
     try:
         if media == FORMS[0]:
-            pairs = parse_qsl(raw.decode("ascii"), keep_blank_values=True, encoding="utf-8", errors="strict",
+            pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, encoding="utf-8", errors="strict",
                               max_num_fields=max_fields)
         else:
-            pairs = _multipart(raw, request.headers.get("content-type", ""), max_fields)
-    except (UnicodeError, ValueError) as exc:
-        raise HTTPException(400, f"the form could not be read: {type(exc).__name__}: {str(exc).rstrip('.')}; send "
+            pairs = _multipart(raw, content_type, max_fields)
+    except (UnicodeError, ValueError, FormParserError) as exc:
+        reason = str(exc).rstrip(".")
+        reason = reason if len(reason) <= 2 * MAX_ECHO else reason[:2 * MAX_ECHO] + "..."
+        raise HTTPException(400, f"the form could not be read: {type(exc).__name__}: {reason}; send "
                                  f"UTF-8 text fields (no files), at most {max_fields}") from None
     fields: dict[str, Any] = {}
     for name, value in pairs:
         if name == "q" and name in fields:
             fields[name] = [*([fields[name]] if isinstance(fields[name], str) else fields[name]), value]
         elif name in fields:
-            raise _invalid(f"form field {name!r} given twice")
+            raise _invalid(f"form field {echo(name)} given twice")
         elif name == "glossary":
             raise _invalid("glossary: send a glossary in a JSON body (pairs of terms)")
         else:
@@ -95,24 +141,48 @@ async def _form(request: Request, media: str, max_fields: int) -> dict[str, Any]
 
 
 def _multipart(raw: bytes, content_type: str, max_fields: int) -> list[tuple[str, str]]:
-    """multipart/form-data's text fields, read by the standard library's MIME parser."""
-    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw)
-    if not message.is_multipart():
-        raise ValueError("no parts found (a boundary missing from Content-Type, or not in the body)")
-    pairs = []
-    for number, part in enumerate(message.iter_parts()):
-        if number >= max_fields:
+    """multipart/form-data's text fields, read by python-multipart's streaming parser with every
+    header line of a part bounded (MAX_PART_HEADER, MAX_PART_HEADERS)."""
+    boundary = parse_options_header(content_type)[1].get(b"boundary")
+    if not boundary:
+        raise ValueError("no boundary in Content-Type (multipart/form-data; boundary=...)")
+    parts: list[tuple[dict[bytes, bytearray], bytearray]] = []
+    header: list[bytearray] = [bytearray(), bytearray()]
+
+    def begin() -> None:
+        if len(parts) >= max_fields:
             raise ValueError(f"more than {max_fields} fields")
-        name = part.get_param("name", header="content-disposition")
-        if part.get_filename() is not None or not isinstance(name, str):
+        parts.append(({}, bytearray()))
+
+    def header_end() -> None:
+        parts[-1][0][bytes(header[0]).lower()] = bytearray(header[1])
+        header[0], header[1] = bytearray(), bytearray()
+
+    callbacks: Any = {
+        "on_part_begin": begin,
+        "on_part_data": lambda data, start, end: parts[-1][1].extend(data[start:end]),
+        "on_header_field": lambda data, start, end: header[0].extend(data[start:end]),
+        "on_header_value": lambda data, start, end: header[1].extend(data[start:end]),
+        "on_header_end": header_end,
+    }
+    parser = MultipartParser(boundary, callbacks, max_header_count=MAX_PART_HEADERS,
+                             max_header_size=MAX_PART_HEADER)
+    parser.write(raw)
+    parser.finalize()
+    if not parts:
+        raise ValueError("no parts found (the boundary of Content-Type is not in the body)")
+    pairs = []
+    for number, (headers, payload) in enumerate(parts):
+        options = parse_options_header(bytes(headers.get(b"content-disposition", b"")))[1]
+        name = options.get(b"name")
+        if b"filename" in options or name is None:
             raise ValueError(f"part {number} is a file or has no name")
-        payload = part.get_payload(decode=True)
-        pairs.append((name, payload.decode("utf-8") if isinstance(payload, bytes) else ""))
+        pairs.append((name.decode("utf-8"), bytes(payload).decode("utf-8")))
     return pairs
 
 
 def _typed(name: str, value: str) -> Any:
-    if name in FORM_INTS and value.strip().lstrip("-").isdigit():
+    if name in FORM_INTS and _SMALL_INT.fullmatch(value.strip()):
         return int(value)
     if name in FORM_BOOLS and value.strip().lower() in ("true", "false", "1", "0"):
         return value.strip().lower() in ("true", "1")

@@ -39,6 +39,13 @@ class RateLimiter:
             return 0.0
         return (cost - bucket.tokens) / self.rate
 
+    def spend(self, key: str, cost: float) -> None:
+        """Take `cost` tokens whether or not they are there (down to an empty bucket): the price of a
+        refused API key, so that guessing keys runs into the limit."""
+        self.acquire(key, 0.0)
+        bucket = self._buckets[key]
+        bucket.tokens = max(0.0, bucket.tokens - cost)
+
     def _level(self, bucket: _Bucket, now: float) -> float:
         return min(float(self.burst), bucket.tokens + (now - bucket.updated) * self.rate)
 
