@@ -255,3 +255,23 @@ def test_the_study_is_read_once_and_every_route_needs_the_key(both_directions: M
         figure = c.get("/study/figures/bleu.png", headers={"X-API-Key": "k"})
         assert figure.status_code == 200 and figure.content.startswith(b"\x89PNG")
 
+
+
+# HTML that a browser reads otherwise than Python's parser -------------------------------------
+
+@pytest.mark.parametrize("document", [
+    "<p>Good morning</p><!--<b>hidden note</b><img src=x onerror=alert(1)>",
+    "<script>var a = 1;</ script>Good morning</script><p>Hello there</p>",
+    "<p>Hello -- > there</p><!-- a -- > b --><b>Bold words</b>",
+    "<a\0 href=x>Hello</a><b>Good day</b>",
+    "<title>Hi</title><style>p { }</ style><p>the dog runs</p>",
+])
+def test_format_html_never_returns_markup_the_document_kept_inert(client: TestClient, document: str) -> None:
+    from translate.inference.markup import parse_like_a_browser, skeleton
+
+    with bounded(10, 100):
+        out = client.post("/translate", json={"q": document, "source": "en", "target": "zh", "format": "html"})
+    assert out.status_code in (200, 422), out.text
+    if out.status_code == 200:
+        reply = out.json()["translatedText"]
+        assert skeleton(parse_like_a_browser(reply)) == skeleton(parse_like_a_browser(document))

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException
 
 from translate.errors import ConfigError
 from translate.inference.glossary import Glossary
-from translate.inference.markup import Markup, read_html
+from translate.inference.markup import Markup, MarkupError, read_html
 from translate.inference.router import OTHER, direction_of
 from translate.serve import libretranslate
 from translate.serve.batcher import Batcher, QueueFull
@@ -231,7 +231,7 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     _check_sizes(documents, settings)
     markups: list[Markup] | None = None
     if req.format == "html":
-        markups = [read_html(d) for d in documents]
+        markups = await asyncio.to_thread(lambda: [_read_html(d) for d in documents])  # html5lib: off the loop
         visible, texts = [" ".join(m.texts) for m in markups], [t for m in markups for t in m.texts]
         name, limit = min(("max_client_queue", settings.max_client_queue), ("max_queue", settings.max_queue),
                           key=lambda setting: setting[1])
@@ -246,9 +246,19 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     _check_attention_cost(req, texts, chosen, settings)
     results = await _search(req, texts, chosen, batcher, settings, client)
     sources = [served.artifact.src_lang for served in per_document]
-    reply = TranslateResponse.model_validate(
-        {"translations": results, **libretranslate.reply_fields(req, visible, markups, results, sources)})
+    try:
+        fields = await asyncio.to_thread(libretranslate.reply_fields, req, visible, markups, results, sources)
+    except MarkupError as exc:
+        raise HTTPException(422, str(exc)) from None
+    reply = TranslateResponse.model_validate({"translations": results, **fields})
     return reply.model_dump(exclude={k for k in ("detectedLanguage", "alternatives") if getattr(reply, k) is None})
+
+
+def _read_html(document: str) -> Markup:
+    try:
+        return read_html(document)
+    except MarkupError as exc:
+        raise HTTPException(422, str(exc)) from None
 
 
 async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedModel], batcher: Batcher,
