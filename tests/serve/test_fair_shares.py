@@ -4,16 +4,19 @@ in the batcher alone (scripted searches) and through the API (two client address
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
 import httpx
 import pytest
 
+from translate.inference.deadline import SearchTimeout, check_deadline
 from translate.serve.app import create_app
 from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.models import Models
 from translate.serve.settings import ServeSettings
+from translate.serve.turns import Turns
 
 
 class Recorder:
@@ -34,7 +37,7 @@ def test_a_backlog_delays_another_clients_sentence_by_one_batch_at_most() -> Non
     heavy = [f"a{j}-{i}-" + "x" * 100 for j in range(20) for i in range(32)]
 
     async def scenario() -> tuple[list[str], list[list[str]]]:
-        batcher = Batcher(run, wait_s=0.0, max_batch=64, max_queue=10_000, max_batch_chars=2_000)
+        batcher = Batcher(run, wait_s=0.0, max_batch=64, max_queue=10_000, max_batch_cost=2_000)
         batcher.start()
         flood = [asyncio.create_task(batcher.submit("k", heavy[j * 32:(j + 1) * 32], "A")) for j in range(20)]
         await asyncio.sleep(0.01)  # the flood is queued and its first batch is searching
@@ -115,3 +118,145 @@ def test_a_flood_from_one_address_leaves_another_address_its_sentence_in_time(bo
     # so a slow or loaded machine cannot fail it; the wall-clock share is a loose second check
     assert searched_in <= started, f"the sentence waited {searched_in - started + 1} flood batches"
     assert waited < flood_s / 3, f"the other client waited {waited:.2f} s of the flood's {flood_s:.2f} s"
+
+
+class Model:
+    """A scripted model: each step takes `step_s` and records who stepped; two threads inside at
+    once is an error."""
+
+    def __init__(self, step_s: float) -> None:
+        self.step_s, self.inside, self.log = step_s, 0, []  # type: ignore[var-annotated]
+        self.lock = threading.Lock()
+
+    def step(self, name: str) -> None:
+        with self.lock:
+            self.inside += 1
+            assert self.inside == 1, "two batches on the model at once"
+        time.sleep(self.step_s)
+        self.log.append(name)
+        with self.lock:
+            self.inside -= 1
+
+
+def test_turns_hand_the_model_to_a_newcomer_between_steps_and_back() -> None:
+    turns = Turns(quantum_s=0.0)
+    model = Model(step_s=0.002)
+    heavy_started = threading.Event()
+
+    def search(name: str, steps: int) -> None:
+        with turns.claim() as claim:
+            for i in range(steps):
+                model.step(name)
+                if i == 5:
+                    heavy_started.set()
+                turns.between_steps(claim)
+
+    heavy = threading.Thread(target=search, args=("heavy", 300))
+    heavy.start()
+    heavy_started.wait(10)
+    light = threading.Thread(target=search, args=("light", 10))
+    light.start()
+    light.join(30)
+    heavy.join(30)
+    assert model.log.count("heavy") == 300 and model.log.count("light") == 10
+    first, last = model.log.index("light"), len(model.log) - 1 - model.log[::-1].index("light")
+    # the newcomer starts within a step or two of arriving and shares the model step by step: its 10
+    # steps are done within about 20 steps of the model, not after the heavy search's 300
+    assert first <= 10 and last - first <= 25, model.log[:60]
+    assert turns.handovers >= 10 and turns.searching == 0
+
+
+def test_a_waiting_batch_stops_at_its_deadline_and_the_holder_goes_on() -> None:
+    turns = Turns(quantum_s=0.0)
+    holding = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with turns.claim():
+            holding.set()
+            release.wait(10)  # a long step: no boundary to hand over at
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    holding.wait(10)
+    began = time.monotonic()
+    with pytest.raises(SearchTimeout):
+        with turns.claim(at=time.monotonic() + 0.2):
+            pass
+    assert 0.15 < time.monotonic() - began < 5
+    release.set()
+    holder.join(10)
+    with turns.claim():  # nothing left behind: the model is free
+        assert turns.searching == 1
+
+
+def test_a_heavy_batch_under_way_delays_another_clients_sentence_by_steps_not_by_the_batch() -> None:
+    """The batcher with a scripted search (one step per check_deadline): client A's flood of long
+    searches, then client B's one-step sentence, answered while A's first batch still searches."""
+    model = Model(step_s=0.003)
+
+    def run(key: Any, texts: list[str]) -> list[str]:
+        for _ in range(max(len(t) for t in texts)):  # a step per character of the longest text
+            model.step(texts[0][0])
+            check_deadline()
+        return [f"<{t}>" for t in texts]
+
+    async def scenario() -> tuple[list[str], int]:
+        batcher = Batcher(run, wait_s=0.0, max_batch=64, max_queue=10_000, max_batch_cost=400, quantum_s=0.0)
+        batcher.start()
+        flood = [asyncio.create_task(batcher.submit("k", ["a" * 200], "A", [300])) for _ in range(5)]
+        await asyncio.sleep(0.1)  # A's first batch is searching
+        single = await batcher.submit("k", ["b" * 5], "B", [5])
+        steps_of_a = model.log.count("a")
+        await asyncio.gather(*flood)
+        await batcher.stop()
+        return single, steps_of_a
+
+    single, steps_of_a = asyncio.run(scenario())
+    assert single == ["<bbbbb>"]
+    assert steps_of_a < 200, f"B waited for {steps_of_a} of A's steps: A's whole first batch"
+    assert model.log.count("a") == 5 * 200
+
+
+@pytest.mark.slow  # about 10 s
+@pytest.mark.parametrize("surface", ["native", "libretranslate-form", "study"])
+def test_a_flood_of_heavy_searches_leaves_another_client_its_sentence_in_time(
+        both_directions: Models, tiny_study: Any, surface: str) -> None:
+    """Real searches (the tiny untrained model runs to its length limit): one client's flood of the
+    costliest single texts (1,000 characters, beam 10, n-best 5), then another client's sentence on
+    each surface; it is answered while the flood searches, in a small share of the flood's time."""
+    from translate.serve.study import Study
+
+    models = Models(list(both_directions.by_name.values()), Study(tiny_study))
+    app = create_app(models, ServeSettings(burst=100, max_queue=5_000, max_client_queue=2_000, timeout_s=120))
+    heavy = {"q": ("the dog runs and the cat sleeps " * 40)[:1000], "source": "en", "target": "zh", "beam": 10,
+             "n_best": 5}
+
+    async def ask(client: httpx.AsyncClient) -> httpx.Response:
+        if surface == "native":
+            return await client.post("/translate", json={"q": "a cat", "source": "en"})
+        if surface == "libretranslate-form":
+            return await client.post("/translate", data={"q": "a cat", "source": "en", "target": "zh"})
+        return await client.post("/study/translate", json={"q": "a cat", "runs": ["additive-seed1", "dot-seed1"]})
+
+    async def scenario() -> tuple[float, float, list[int], int]:
+        async with app.router.lifespan_context(app):
+            flooder = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.1", 1)),
+                                        base_url="http://localhost", timeout=300)
+            other = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.2", 1)),
+                                      base_url="http://localhost", timeout=300)
+            async with flooder, other:
+                began = time.perf_counter()
+                flood = [asyncio.create_task(flooder.post("/translate", json=heavy)) for _ in range(6)]
+                await asyncio.sleep(0.5)
+                asked = time.perf_counter()
+                single = await ask(other)
+                waited = time.perf_counter() - asked
+                assert single.status_code == 200, single.text
+                codes = [r.status_code for r in await asyncio.gather(*flood)]
+                return waited, time.perf_counter() - began, codes, app.state.batcher.turns.handovers
+
+    waited, flood_s, codes, handovers = asyncio.run(scenario())
+    assert codes == [200] * 6
+    assert handovers > 0
+    assert waited < flood_s / 5, f"the other client waited {waited:.2f} s of the flood's {flood_s:.2f} s"

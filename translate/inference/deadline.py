@@ -1,21 +1,24 @@
-"""A deadline for searches: work that nobody waits for any more stops between two search steps.
+"""What happens between two search steps: a deadline, so that work nobody waits for any more stops,
+and a hook, so that a server can hand the model to another batch there.
 
-The server sets it around a batch (`with deadline(at)`: a `time.monotonic()` instant); every search
-(greedy, beam, constrained, the ONNX Runtime one) calls `check_deadline()` once per step, which
-raises `SearchTimeout` once the instant has passed. Without a deadline the check costs one context
-variable read. No PyTorch here: the fast path uses it too.
+The server sets both around a batch (`with deadline(at)`: a `time.monotonic()` instant; `with
+between_steps(hook)`); every search (greedy, beam, constrained, the ONNX Runtime one) calls
+`check_deadline()` once per step, which raises `SearchTimeout` once the instant has passed and then
+calls the hook. Without either the check costs two context variable reads. No PyTorch here: the fast
+path uses it too.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
 from translate.errors import TranslateError
 
 _DEADLINE: ContextVar[float | None] = ContextVar("search_deadline", default=None)
+_BETWEEN: ContextVar[Callable[[], None] | None] = ContextVar("search_between_steps", default=None)
 
 
 class SearchTimeout(TranslateError):
@@ -32,7 +35,21 @@ def deadline(at: float | None) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
+@contextmanager
+def between_steps(hook: Callable[[], None] | None) -> Iterator[None]:
+    """Searches inside call `hook()` between two steps (it may block: another batch's turn)."""
+    token = _BETWEEN.set(hook)
+    try:
+        yield
+    finally:
+        _BETWEEN.reset(token)
+
+
 def check_deadline() -> None:
+    """Between two steps: SearchTimeout past the deadline, else the hook, if any."""
     at = _DEADLINE.get()
     if at is not None and time.monotonic() > at:
         raise SearchTimeout(f"search stopped at its deadline ({time.monotonic() - at:.2f} s past it)")
+    hook = _BETWEEN.get()
+    if hook is not None:
+        hook()

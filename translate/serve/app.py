@@ -25,7 +25,7 @@ from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.body import NOT_UTF8, ClientGone, echo, is_form, read_fields, validated
 from translate.serve.connections import SECURITY_HEADERS
 from translate.serve.limits import RateLimiter, key_given, key_matches, retry_after
-from translate.serve.models import BatchKey, Models, ServedModel, attention_cells
+from translate.serve.models import BatchKey, Models, ServedModel, attention_cells, search_cost
 from translate.serve.schemas import (
     DetectedLanguage,
     DetectRequest,
@@ -268,8 +268,9 @@ async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedMo
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)
     glossary = _glossary(req)
-    jobs = [batcher.submit(BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon),
-                           [texts[i] for i in rows], client)
+    keys = {name: BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon) for name in groups}
+    jobs = [batcher.submit(keys[name], [texts[i] for i in rows], client,
+                           [search_cost(chosen[i].translator, texts[i], keys[name]) for i in rows])
             for name, rows in groups.items()]
     outputs = await _answers(jobs, settings)
     results: list[dict[str, Any]] = [{} for _ in texts]
@@ -344,7 +345,8 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.batcher = Batcher(models.run, settings.batch_wait_ms / 1000, settings.max_batch, settings.max_queue,
-                                    settings.timeout_s, settings.max_batch_chars, settings.max_client_queue)
+                                    settings.timeout_s, settings.max_batch_cost, settings.max_client_queue,
+                                    settings.max_active_batches)
         app.state.batcher.start()
         yield
         await app.state.batcher.stop()
@@ -455,8 +457,9 @@ def _install_study(app: FastAPI, models: Models, study: Study, settings: ServeSe
         if cells > settings.max_attention_cells:
             raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
                                      f"max_attention_cells={settings.max_attention_cells:,}")
-        jobs = [request.app.state.batcher.submit(BatchKey(PREFIX + run, req.beam, 1, req.attention), [req.q],
-                                                 client_of(request)) for run in req.runs]
+        keys = [BatchKey(PREFIX + run, req.beam, 1, req.attention) for run in req.runs]
+        jobs = [request.app.state.batcher.submit(key, [req.q], client_of(request), [search_cost(t, req.q, key)])
+                for key, t in zip(keys, translators)]
         outputs = await _answers(jobs, settings)
         rows = []
         for run, translator, [result] in zip(req.runs, translators, outputs):

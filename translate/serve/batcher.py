@@ -1,13 +1,17 @@
-"""Micro-batching with fair shares: texts that wait with the same key (model, beam, n-best,
-attention, glossary) are searched as one batch in one worker thread, so the event loop stays free
-and the model is never used by two threads at once; which texts go next is decided per client.
+"""Micro-batching with fair shares by cost: texts that wait with the same key (model, beam, n-best,
+attention, glossary) are searched as one batch in a worker thread, so the event loop stays free;
+which texts go next is decided per client, and batches searching at once take turns on the model
+between search steps (`serve.turns`), so the model is used by one thread at a time.
 
-Each request's texts wait as separate items. The next batch is led by the client that has been
-served least (characters of text searched, counted from when it started waiting: start-time fair
-queueing), and filled with that key's items, clients taking turns in the same order, up to
-`max_batch` texts and `max_batch_chars` characters. So a client's backlog of long texts delays
-another client's single sentence by about one batch, not by the whole backlog; a client may keep
-at most `max_client_queue` texts waiting (QueueFull names it), the server `max_queue`.
+Each request's texts wait as separate items, each with its estimated search cost (the caller's:
+source pieces x beam x n-best, see `serve.models.search_cost`). The next batch is led by the client
+that has been served least (cost searched, counted from when it started waiting: start-time fair
+queueing), among the clients that have no batch searching, and filled with that key's items of
+those clients, taking turns in the same order, up to `max_batch` texts and `max_batch_cost`. Up to
+`max_active` batches search at once. So a client's backlog of heavy texts searches one batch at a
+time, and another client's single sentence starts beside it at once and gets the model in turns:
+it waits about one search step, not one batch. A client may keep at most `max_client_queue` texts
+waiting (QueueFull names it), the server `max_queue`.
 
 Beam search is batch-size invariant, so a batched text gets what it would get alone (tested). A
 batch that fails is rerun request by request, so a request that breaks the search fails alone and
@@ -24,7 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from translate.inference.deadline import SearchTimeout, deadline
+from translate.inference.deadline import SearchTimeout, between_steps, deadline
+from translate.serve.turns import Turns
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +53,7 @@ class _Job:
     future: asyncio.Future[list[Any]]
     client: str
     arrived: float = 0.0
+    costs: list[int] = field(default_factory=list)
     results: list[Any] = field(default_factory=list)
     left: int = 0
 
@@ -66,23 +72,26 @@ class _Item:
 
     @property
     def cost(self) -> int:
-        return max(1, len(self.text))
+        return max(1, self.job.costs[self.index] if self.job.costs else len(self.text))
 
 
 class Batcher:
     def __init__(self, run: RunBatch, wait_s: float, max_batch: int, max_queue: int,
-                 timeout_s: float | None = None, max_batch_chars: int = 2_000,
-                 max_client_queue: int | None = None) -> None:
+                 timeout_s: float | None = None, max_batch_cost: int = 6_000,
+                 max_client_queue: int | None = None, max_active: int = 4, quantum_s: float = 0.01) -> None:
         """`timeout_s`: how long a request is waited for; its batch's search stops once the last of its
-        requests is past that (`inference.deadline`), so an abandoned search frees the worker."""
+        requests is past that (`inference.deadline`), so an abandoned search frees the worker.
+        `max_active`: batches searching at once (taking turns on the model every `quantum_s`)."""
         self.run, self.wait_s, self.max_batch, self.max_queue = run, wait_s, max_batch, max_queue
-        self.timeout_s, self.max_batch_chars = timeout_s, max_batch_chars
+        self.timeout_s, self.max_batch_cost, self.max_active = timeout_s, max_batch_cost, max_active
         self.max_client_queue = max_client_queue or max_queue
         self._queues: dict[str, deque[_Item]] = {}  # per client, oldest first; only clients with waiting texts
-        self._served: dict[str, float] = {}  # characters searched per waiting client (its virtual time)
+        self._served: dict[str, float] = {}  # cost searched per waiting client (its virtual time)
         self._virtual = 0.0  # the least served client's count when the last batch was taken
+        self._searching: dict[asyncio.Task[None], set[str]] = {}  # batches under way and their clients
         self._wake = asyncio.Event()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="translate-model")
+        self.turns = Turns(quantum_s)
+        self._executor = ThreadPoolExecutor(max_workers=max_active, thread_name_prefix="translate-model")
         self._task: asyncio.Task[None] | None = None
         self.batches = 0  # searches run (for tests and logs)
 
@@ -94,15 +103,18 @@ class Batcher:
         self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        tasks = [t for t in (self._task, *self._searching) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await task
         self._executor.shutdown(wait=True, cancel_futures=True)
 
-    async def submit(self, key: Hashable, texts: list[str], client: str = "") -> list[Any]:
+    async def submit(self, key: Hashable, texts: list[str], client: str = "", costs: list[int] | None = None) -> list[Any]:
         """Results for `texts` in order; raises QueueFull at once when the queue, or this client's
-        share of it, cannot take them."""
+        share of it, cannot take them. `costs`: each text's estimated search cost (default: its
+        characters)."""
         if not texts:
             return []
         if self.waiting + len(texts) > self.max_queue:
@@ -111,7 +123,7 @@ class Batcher:
         if len(queue or ()) + len(texts) > self.max_client_queue:
             raise QueueFull(client_share=True)
         loop = asyncio.get_running_loop()
-        job = _Job(key, texts, loop.create_future(), client, loop.time())
+        job = _Job(key, texts, loop.create_future(), client, loop.time(), list(costs or []))
         if queue is None:  # a client starts waiting where the batch now searching started (fair queueing's
             queue = self._queues[client] = deque()  # virtual time): ahead of those it has served since
             self._served[client] = self._virtual if self._queues.keys() - {client} else 0.0
@@ -135,23 +147,32 @@ class Batcher:
                 self._served.clear()
 
     async def _drain(self) -> None:
+        """Start batches while some may: a free place among `max_active`, and a waiting client with no
+        batch searching (the others wait for theirs to end, which wakes this loop again)."""
         loop = asyncio.get_running_loop()
-        while self._drop_abandoned():
-            lead = self._lead()
+        while self._drop_abandoned() and len(self._searching) < self.max_active:
+            order = self._order()
+            if not order:
+                return
+            lead = self._queues[order[0]][0]
             delay = lead.job.arrived + self.wait_s - loop.time()
             if delay > 0 and self._count(lead.job.key) < self.max_batch:
                 await asyncio.sleep(delay)
-                if not self._drop_abandoned():
-                    return
-                lead = self._lead()
-            await self._run_one_batch(self._take(lead.job.key))
+                continue
+            items = self._take(lead.job.key, order)
+            task = loop.create_task(self._run_one_batch(items))
+            self._searching[task] = {item.job.client for item in items}
+            task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._searching.pop(task, None)
+        self._wake.set()
 
     def _order(self) -> list[str]:
-        """Waiting clients, least served first (then the longest waiting)."""
-        return sorted(self._queues, key=lambda c: (self._served[c], self._queues[c][0].job.arrived))
-
-    def _lead(self) -> _Item:
-        return self._queues[self._order()[0]][0]
+        """Waiting clients without a batch searching, least served first (then the longest waiting)."""
+        busy = set().union(*self._searching.values())
+        return sorted((c for c in self._queues if c not in busy),
+                      key=lambda c: (self._served[c], self._queues[c][0].job.arrived))
 
     def _count(self, key: Hashable) -> int:
         return sum(item.job.key == key for queue in self._queues.values() for item in queue)
@@ -170,23 +191,22 @@ class Batcher:
         self._queues.pop(client, None)
         self._served.pop(client, None)
 
-    def _take(self, key: Hashable) -> list[_Item]:
-        """The next batch: `key`'s texts, clients taking turns least served first, within the batch's
-        bounds (always at least one text)."""
-        order = self._order()
+    def _take(self, key: Hashable, order: list[str]) -> list[_Item]:
+        """The next batch: `key`'s texts of the clients in `order`, taking turns least served first,
+        within the batch's bounds (always at least one text)."""
         self._virtual = self._served[order[0]]
         turns = [(client, deque(i for i in self._queues[client] if i.job.key == key)) for client in order]
         taken: list[_Item] = []
-        chars = 0
+        cost = 0
         while len(taken) < self.max_batch and any(mine for _, mine in turns):
             for client, mine in turns:
                 if not mine or len(taken) >= self.max_batch:
                     continue
-                if taken and chars + mine[0].cost > self.max_batch_chars:
+                if taken and cost + mine[0].cost > self.max_batch_cost:
                     return self._taken(taken)
                 item = mine.popleft()
                 taken.append(item)
-                chars += item.cost
+                cost += item.cost
                 self._queues[client].remove(item)
                 self._served[client] += item.cost
         return self._taken(taken)
@@ -204,7 +224,7 @@ class Batcher:
         at = None if self.timeout_s is None else max(job.arrived for job in jobs) + self.timeout_s
         try:
             results = await asyncio.get_running_loop().run_in_executor(
-                self._executor, _run_until, at, self.run, jobs[0].key, [item.text for item in items])
+                self._executor, _run_until, at, self.turns, self.run, jobs[0].key, [item.text for item in items])
         except SearchTimeout as exc:
             logger.warning("batch of %d texts stopped at its deadline", len(items))
             for job in jobs:
@@ -228,7 +248,8 @@ class Batcher:
                 job.future.set_result(job.results)
 
 
-def _run_until(at: float | None, run: RunBatch, key: Any, texts: list[str]) -> list[Any]:
-    """`run` in the worker thread, its searches stopping at `at` (the event loop's clock: time.monotonic)."""
-    with deadline(at):
+def _run_until(at: float | None, turns: Turns, run: RunBatch, key: Any, texts: list[str]) -> list[Any]:
+    """`run` in a worker thread, on the model in its turns, its searches stopping at `at` (the event
+    loop's clock: time.monotonic)."""
+    with turns.claim(at) as claim, deadline(at), between_steps(lambda: turns.between_steps(claim)):
         return run(key, texts)

@@ -121,6 +121,14 @@ def attention_cells(translator: Translator, text: str, n_best: int) -> int:
                         for ids in translator.encode_sources(sentences_of(translator, text)))
 
 
+def search_cost(translator: Translator, text: str, key: BatchKey) -> int:
+    """A text's estimated search cost, counted before any search: per sentence its source pieces
+    times beam times n-best (the hypotheses a step extends, over a source that long), twice that when
+    attention is asked (the teacher-forced pass that aligns every alternative)."""
+    pieces = sum(len(ids) for ids in translator.encode_sources(sentences_of(translator, text)))
+    return max(1, pieces) * key.beam * key.n_best * (2 if key.attention else 1)
+
+
 def _sentences(translator: Translator, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
     """The work on single sentences: n-best lists, pieces, attention, flags."""
     decode = dataclasses.replace(translator.decode, beam_size=key.beam, n_best=key.n_best)

@@ -32,8 +32,10 @@ class ServeSettings:
     body_timeout_s: float = 30.0
     batch_wait_ms: float = 10.0  # how long the first request of a batch waits for others
     max_batch: int = 64  # texts searched together at most
-    max_batch_chars: int = 2_000  # characters searched together at most (a longer text goes alone): bounds
-    # how long one batch, and so another client's wait, can take
+    # estimated search cost searched together at most (source pieces x beam x n-best per sentence, twice
+    # that with attention; a costlier text goes alone): bounds one batch's memory and time
+    max_batch_cost: int = 6_000
+    max_active_batches: int = 4  # batches searching at once, taking turns on the model between search steps
     api_key: str = ""  # "" = no key needed; else requests must send it (401 otherwise)
     # Host header names answered (comma-separated; "*" = any): the loopback names, so that a web page
     # elsewhere cannot drive a local server through DNS rebinding (400 otherwise)
