@@ -180,9 +180,8 @@ def test_a_waiting_batch_stops_at_its_deadline_and_the_holder_goes_on() -> None:
     holder.start()
     holding.wait(10)
     began = time.monotonic()
-    with pytest.raises(SearchTimeout):
-        with turns.claim(at=time.monotonic() + 0.2):
-            pass
+    with pytest.raises(SearchTimeout), turns.claim(at=time.monotonic() + 0.2):
+        pass
     assert 0.15 < time.monotonic() - began < 5
     release.set()
     holder.join(10)
