@@ -13,7 +13,10 @@ a normal request is served, and a glossary of 100 terms; LibreTranslate's routes
 largest form (urlencoded and multipart), the largest HTML, form bytes that are not UTF-8, a file
 part, a lone surrogate sent to /detect, the largest /detect, a foreign Host on /languages; bodies
 shorter than their Content-Length; one client's flood of the largest requests beside another
-client's sentence (fair shares). Writes JSON to benchmarks/results/ (or --out).
+client's sentence (fair shares); a 60 KB Content-Type header of quotes and a multipart part header of
+quotes, each with /health timed meanwhile (the event loop must stay free), form numbers that int()
+refuses, HTML whose comment a browser never closes, and 100 guessed API keys. Writes JSON to
+benchmarks/results/ (or --out).
 """
 
 from __future__ import annotations
@@ -130,6 +133,41 @@ def stalled_connections(url: str, count: int = 50, body: bool = False) -> Any:
     return send
 
 
+def beside_health(url: str, request: Any) -> Any:
+    """`request` sent in a thread while /health is asked again and again: its status, and the slowest
+    /health answer meanwhile (a parser on the event loop shows here)."""
+    def send() -> tuple[int, str]:
+        import threading
+
+        reply: list[httpx.Response] = []
+        thread = threading.Thread(target=lambda: reply.append(request()))
+        thread.start()
+        slowest = 0.0
+        while thread.is_alive():
+            began = time.perf_counter()
+            httpx.get(url + "/health", timeout=120)
+            slowest = max(slowest, time.perf_counter() - began)
+        thread.join()
+        return reply[0].status_code, f"slowest /health meanwhile {slowest:.3f} s; {_answer(reply[0])[:80]}"
+    return send
+
+
+def html_reply(url: str, document: str) -> Any:
+    def send() -> tuple[int, str]:
+        r = httpx.post(url + "/translate", json={"q": document, "source": "en", "target": "zh", "format": "html"},
+                       timeout=120)
+        return r.status_code, str(r.json().get("translatedText", "")) if r.status_code == 200 else _answer(r)
+    return send
+
+
+def guessed_keys(url: str, guesses: int = 100) -> Any:
+    def send() -> tuple[int, str]:
+        codes = [httpx.post(url + "/translate", json={"q": "Hi.", "api_key": f"guess-{i}"}, timeout=60).status_code
+                 for i in range(guesses)]
+        return max(codes), f"{codes.count(403)} x 403, {codes.count(429)} x 429 of {guesses}"
+    return send
+
+
 def fair_shares(url: str, heavy: int = 20) -> Any:
     """`heavy` requests of 32 long texts from one client address at once, then one sentence from
     another (addresses told by X-Forwarded-For, the server trusting 127.0.0.1 as its proxy)."""
@@ -192,6 +230,18 @@ def main() -> None:
             ("a foreign Host header", post(url, {"q": "Hi."}, headers={"Host": "evil.example"})),
             ("12 rounds of 32 sentences (beam 10, n-best 5) and 1 text of 1,000 characters (n-best 4), attention",
              attention_rounds(url)),
+            ("a 60 KB Content-Type header of quotes (multipart), /health asked meanwhile",
+             beside_health(url, lambda: httpx.post(url + "/translate", content=b"--x--", timeout=120, headers={
+                 "Content-Type": "multipart/form-data; boundary=x; " + '"' * 60_000}))),
+            ("20 KB of quotes in a multipart part's Content-Disposition, /health asked meanwhile",
+             beside_health(url, lambda: httpx.post(url + "/translate", timeout=120, headers={
+                 "Content-Type": "multipart/form-data; boundary=xx"}, content=(
+                     b'--xx\r\nContent-Disposition: form-data; name="q"; x="' + b'";"' * 7_000 +
+                     b'"\r\n\r\nhello\r\n--xx--\r\n')))),
+            ('form numbers int() refuses: beam "²"', post(url, data={"q": "Hi.", "beam": "²"})),
+            ("form numbers int() refuses: beam of 5,000 digits", post(url, data={"q": "Hi.", "beam": "9" * 5_000})),
+            ("format html: an unterminated comment hiding <img onerror>",
+             html_reply(url, "<p>Good morning</p><!--<b>hidden note</b><img src=x onerror=alert(1)>")),
             ("a glossary of 100 terms, 32 sentences holding one",
              post(url, {"q": ["I will visit Beijing next week."] * 32,
                         "glossary": [["Beijing", "北京"]] + [[f"term{i}", f"词{i}"] for i in range(99)]})),
@@ -204,6 +254,18 @@ def main() -> None:
     try:
         rows.append(measure(proc.pid, "20 requests of 32 x 1,000 characters from one client, then one sentence "
                                       "from another", fair_shares(url)))
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    import os
+
+    os.environ["TRANSLATE_API_KEY"] = "the-real-key"
+    try:
+        proc, url = start_server(args, [])  # the default limits, and an API key
+    finally:
+        del os.environ["TRANSLATE_API_KEY"]
+    try:
+        rows.append(measure(proc.pid, "100 guessed API keys from one client", guessed_keys(url)))
     finally:
         proc.terminate()
         proc.wait(30)

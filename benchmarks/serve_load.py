@@ -44,9 +44,11 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def start_server(args: argparse.Namespace, limits: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(args: argparse.Namespace, limits: list[str],
+                 extra: list[str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    cmd = [sys.executable, "-m", "translate", "serve", "--port", str(port), "--threads", str(args.threads)]
+    cmd = [sys.executable, "-m", "translate", "serve", "--port", str(port), "--threads", str(args.threads),
+           *(extra or [])]
     for spec in args.models:
         cmd += ["--models", spec]
     for item in limits:
