@@ -190,6 +190,56 @@ def fair_shares(url: str, heavy: int = 20) -> Any:
     return send
 
 
+def request_cases(url: str) -> list[tuple[str, Any]]:
+    """The single requests, each at the worst end of a limit or an attack (label, send)."""
+    worst = {"q": [LONG_EN[:1000]] * 64, "source": "en", "beam": 10, "n_best": 5}  # the most max_body_bytes holds
+    return [
+        ("64 texts x 1,000 characters, beam 10, n-best 5, attention", post(url, {**worst, "attention": True})),
+        ("the same without attention", post(url, worst)),
+        ("1 text x 1,000 characters, beam 10, n-best 4, attention (within max_attention_cells)",
+         post(url, {**worst, "q": LONG_EN[:1000], "n_best": 4, "attention": True})),
+        ("a lone surrogate (valid JSON)", post(url, content=b'{"q": "Hello \\ud800 world"}',
+                                               headers={"Content-Type": "application/json"})),
+        ("bytes that are not UTF-8", post(url, content=b'{"q": "\xff\xfe"}', headers={"Content-Type": "application/json"})),
+        ("form (urlencoded): 32 texts x 1,000 characters, beam 10, 4 alternatives",
+         post(url, data={"q": [LONG_EN[:1000]] * 32, "source": "en", "target": "zh", "beam": "10", "alternatives": "4"})),
+        ("form (multipart): 32 texts x 1,000 characters, beam 10, 4 alternatives",
+         post(url, files=[("q", (None, LONG_EN[:1000])) for _ in range(32)] + [
+             ("source", (None, "en")), ("target", (None, "zh")), ("beam", (None, "10")), ("alternatives", (None, "4"))])),
+        ("format html: 32 posts of 1,000 characters with links and mentions (over max_client_queue text runs)",
+         post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 32, "source": "auto", "target": "zh", "format": "html"})),
+        ("format html: 8 posts of 1,000 characters with links and mentions",
+         post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 8, "source": "auto", "target": "zh", "format": "html"})),
+        ("form bytes that are not UTF-8 (q=%FF)", post(url, content=b"q=%FF&target=zh",
+                                                      headers={"Content-Type": "application/x-www-form-urlencoded"})),
+        ("a multipart file part", post(url, files={"q": ("post.txt", b"Hello")})),
+        ("a lone surrogate sent to /detect", post(url, path="/detect", content=b'{"q": "Hello \\ud800"}',
+                                                  headers={"Content-Type": "application/json"})),
+        ("/detect: 32 texts x 1,000 characters", post(url, {"q": [LONG_EN[:1000]] * 32}, path="/detect")),
+        ("a foreign Host header on /languages", get(url, "/languages", headers={"Host": "evil.example"})),
+        ("a body that is neither JSON nor a form", post(url, content=b"q=hello", headers={"Content-Type": "text/plain"})),
+        ('"beam": "5" (a number as a string)', post(url, {"q": "Hi.", "beam": "5"})),
+        ("a foreign Host header", post(url, {"q": "Hi."}, headers={"Host": "evil.example"})),
+        ("12 rounds of 32 sentences (beam 10, n-best 5) and 1 text of 1,000 characters (n-best 4), attention",
+         attention_rounds(url)),
+        ("a 60 KB Content-Type header of quotes (multipart), /health asked meanwhile",
+         beside_health(url, lambda: httpx.post(url + "/translate", content=b"--x--", timeout=120, headers={
+             "Content-Type": "multipart/form-data; boundary=x; " + '"' * 60_000}))),
+        ("20 KB of quotes in a multipart part's Content-Disposition, /health asked meanwhile",
+         beside_health(url, lambda: httpx.post(url + "/translate", timeout=120, headers={
+             "Content-Type": "multipart/form-data; boundary=xx"}, content=(
+                 b'--xx\r\nContent-Disposition: form-data; name="q"; x="' + b'";"' * 7_000 +
+                 b'"\r\n\r\nhello\r\n--xx--\r\n')))),
+        ('form numbers int() refuses: beam "²"', post(url, data={"q": "Hi.", "beam": "²"})),
+        ("form numbers int() refuses: beam of 5,000 digits", post(url, data={"q": "Hi.", "beam": "9" * 5_000})),
+        ("format html: an unterminated comment hiding <img onerror>",
+         html_reply(url, "<p>Good morning</p><!--<b>hidden note</b><img src=x onerror=alert(1)>")),
+        ("a glossary of 100 terms, 32 sentences holding one",
+         post(url, {"q": ["I will visit Beijing next week."] * 32,
+                    "glossary": [["Beijing", "北京"]] + [[f"term{i}", f"词{i}"] for i in range(99)]})),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", action="append", default=[], help="as for translate serve (default: released)")
@@ -200,52 +250,7 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     try:
         httpx.post(url + "/translate", json={"q": "Warm up."}, timeout=60)
-        worst = {"q": [LONG_EN[:1000]] * 64, "source": "en", "beam": 10, "n_best": 5}  # the most max_body_bytes holds
-        cases = [
-            ("64 texts x 1,000 characters, beam 10, n-best 5, attention", post(url, {**worst, "attention": True})),
-            ("the same without attention", post(url, worst)),
-            ("1 text x 1,000 characters, beam 10, n-best 4, attention (within max_attention_cells)",
-             post(url, {**worst, "q": LONG_EN[:1000], "n_best": 4, "attention": True})),
-            ("a lone surrogate (valid JSON)", post(url, content=b'{"q": "Hello \\ud800 world"}',
-                                                   headers={"Content-Type": "application/json"})),
-            ("bytes that are not UTF-8", post(url, content=b'{"q": "\xff\xfe"}', headers={"Content-Type": "application/json"})),
-            ("form (urlencoded): 32 texts x 1,000 characters, beam 10, 4 alternatives",
-             post(url, data={"q": [LONG_EN[:1000]] * 32, "source": "en", "target": "zh", "beam": "10", "alternatives": "4"})),
-            ("form (multipart): 32 texts x 1,000 characters, beam 10, 4 alternatives",
-             post(url, files=[("q", (None, LONG_EN[:1000])) for _ in range(32)] + [
-                 ("source", (None, "en")), ("target", (None, "zh")), ("beam", (None, "10")), ("alternatives", (None, "4"))])),
-            ("format html: 32 posts of 1,000 characters with links and mentions (over max_client_queue text runs)",
-             post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 32, "source": "auto", "target": "zh", "format": "html"})),
-            ("format html: 8 posts of 1,000 characters with links and mentions",
-             post(url, {"q": [(MASTODON_POST * 8)[:1000]] * 8, "source": "auto", "target": "zh", "format": "html"})),
-            ("form bytes that are not UTF-8 (q=%FF)", post(url, content=b"q=%FF&target=zh",
-                                                          headers={"Content-Type": "application/x-www-form-urlencoded"})),
-            ("a multipart file part", post(url, files={"q": ("post.txt", b"Hello")})),
-            ("a lone surrogate sent to /detect", post(url, path="/detect", content=b'{"q": "Hello \\ud800"}',
-                                                      headers={"Content-Type": "application/json"})),
-            ("/detect: 32 texts x 1,000 characters", post(url, {"q": [LONG_EN[:1000]] * 32}, path="/detect")),
-            ("a foreign Host header on /languages", get(url, "/languages", headers={"Host": "evil.example"})),
-            ("a body that is neither JSON nor a form", post(url, content=b"q=hello", headers={"Content-Type": "text/plain"})),
-            ('"beam": "5" (a number as a string)', post(url, {"q": "Hi.", "beam": "5"})),
-            ("a foreign Host header", post(url, {"q": "Hi."}, headers={"Host": "evil.example"})),
-            ("12 rounds of 32 sentences (beam 10, n-best 5) and 1 text of 1,000 characters (n-best 4), attention",
-             attention_rounds(url)),
-            ("a 60 KB Content-Type header of quotes (multipart), /health asked meanwhile",
-             beside_health(url, lambda: httpx.post(url + "/translate", content=b"--x--", timeout=120, headers={
-                 "Content-Type": "multipart/form-data; boundary=x; " + '"' * 60_000}))),
-            ("20 KB of quotes in a multipart part's Content-Disposition, /health asked meanwhile",
-             beside_health(url, lambda: httpx.post(url + "/translate", timeout=120, headers={
-                 "Content-Type": "multipart/form-data; boundary=xx"}, content=(
-                     b'--xx\r\nContent-Disposition: form-data; name="q"; x="' + b'";"' * 7_000 +
-                     b'"\r\n\r\nhello\r\n--xx--\r\n')))),
-            ('form numbers int() refuses: beam "²"', post(url, data={"q": "Hi.", "beam": "²"})),
-            ("form numbers int() refuses: beam of 5,000 digits", post(url, data={"q": "Hi.", "beam": "9" * 5_000})),
-            ("format html: an unterminated comment hiding <img onerror>",
-             html_reply(url, "<p>Good morning</p><!--<b>hidden note</b><img src=x onerror=alert(1)>")),
-            ("a glossary of 100 terms, 32 sentences holding one",
-             post(url, {"q": ["I will visit Beijing next week."] * 32,
-                        "glossary": [["Beijing", "北京"]] + [[f"term{i}", f"词{i}"] for i in range(99)]})),
-        ]
+        cases = request_cases(url)
         rows = [measure(proc.pid, label, send) for label, send in cases]
     finally:
         proc.terminate()

@@ -275,3 +275,18 @@ def test_format_html_never_returns_markup_the_document_kept_inert(client: TestCl
     if out.status_code == 200:
         reply = out.json()["translatedText"]
         assert skeleton(parse_like_a_browser(reply)) == skeleton(parse_like_a_browser(document))
+
+
+def test_a_wrong_key_in_the_headers_is_refused_before_the_body_is_parsed(both_directions: Models,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import translate.serve.body as body
+
+    parsed: list[bytes] = []
+    real = body.parse_fields
+    monkeypatch.setattr(body, "parse_fields", lambda raw, *a: parsed.append(raw) or real(raw, *a))
+    with TestClient(create_app(both_directions, ServeSettings(api_key="k", burst=100)), base_url="http://localhost") as c:
+        assert c.post("/translate", json={"q": "a cat"}, headers={"X-API-Key": "wrong"}).status_code == 401
+        assert parsed == []
+        assert c.post("/translate", json={"q": "a cat", "api_key": "k"}).status_code == 200  # LibreTranslate's way
+        assert c.post("/translate", json={"q": "a cat"}, headers={"X-API-Key": "k"}).status_code == 200
+    assert len(parsed) == 2

@@ -330,6 +330,13 @@ class Access:
             status, message = libretranslate.key_refusal(request, given is not None or key_given(headers))
             raise HTTPException(status, message)
 
+    def before_body(self, request: Request) -> None:
+        """Before a body is read: the rate, and a key sent in the headers (the headers win over the
+        body's `api_key`, so a wrong one there is refused without parsing anything)."""
+        self.rate(request)
+        if key_given({k.lower(): v for k, v in request.headers.items()}):
+            self.key(request)
+
     def check(self, request: Request, body_key: Any = None) -> None:
         """The rate, then the key: for routes whose key can only come in the headers."""
         self.rate(request)
@@ -366,7 +373,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         """Translate one text or a list; direction from `source`/`target`, or from each text's script.
         JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
         libretranslate.mark_dialect(request, {}, is_form(request))  # a form that cannot be read is answered as LT's
-        access.rate(request)  # before the body is read: parsing is work too
+        access.before_body(request)  # parsing is work too
         fields = await read_fields(request, settings.max_texts)
         libretranslate.mark_dialect(request, fields, is_form(request))
         access.key(request, fields.get("api_key"))
@@ -400,7 +407,7 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
     async def detect(request: Request) -> list[dict[str, Any]]:
         """LibreTranslate's language detection: en and zh with the script detector's confidence (0-100)."""
         libretranslate.mark_dialect(request)
-        access.rate(request)
+        access.before_body(request)
         fields = await read_fields(request, settings.max_texts)
         access.key(request, fields.get("api_key"))
         req = validated(DetectRequest, fields)
