@@ -11,8 +11,9 @@ of it the limits let through: the attention cells are counted first). The other 
 address, told by X-Forwarded-For to a server trusting 127.0.0.1 as its proxy) then sends one
 sentence: natively; through LibreTranslate's form API with its own fields; the same with beam 10
 and attention; and to a study's side-by-side route. The goal: answered within 3 s each time.
-Each row records the load average before and after; a run whose machine was busy before it
-started (1-minute load over 1.0) is marked so, and is no speed figure. Writes JSON to
+Each row waits until the 1-minute load average is under 1.0 (the previous flood's own load decays),
+then records it before and after; a row whose machine was still busy when it started is marked so,
+and is no speed figure. Writes JSON to
 benchmarks/results/ (or --out).
 """
 
@@ -43,6 +44,15 @@ def load_average() -> float:
     return round(os.getloadavg()[0], 2)
 
 
+def quiet(limit_s: float = 180.0) -> float:
+    """Wait (up to `limit_s`) until the 1-minute load average is under BUSY_LOAD: the last flood's
+    own load decays first; the load average then."""
+    deadline = time.monotonic() + limit_s
+    while load_average() >= BUSY_LOAD and time.monotonic() < deadline:
+        time.sleep(5)
+    return load_average()
+
+
 def study_folder(root: Path) -> tuple[Path, Path]:
     """A study of the two released models as its runs (weights copied into its work folder)."""
     out, work = root / "study", root / "work"
@@ -63,11 +73,12 @@ async def flood_then_one(url: str, ask: Any, heavy: dict[str, Any] = HEAVY, coun
         single = await ask(client)
         waited = time.perf_counter() - asked
         codes = [r.status_code for r in await asyncio.gather(*flood)]
+        answer = single.json() if single.status_code == 200 else {}
         return {"status": single.status_code, "waited_s": round(waited, 2),
                 "flood_s": round(time.perf_counter() - began, 1),
                 "flood": ", ".join(f"{n} x {code}" for code, n in sorted(Counter(codes).items())),
-                "answer": (single.json().get("translatedText") or single.json().get("translations")
-                           if single.status_code == 200 else single.text[:120])}
+                "answer": answer.get("translatedText") or [r["translation"] for r in answer.get("translations", [])]
+                or single.text[:120]}
 
 
 def surfaces() -> list[tuple[str, Any]]:
@@ -107,8 +118,7 @@ def main() -> None:
         try:
             httpx.post(url + "/translate", json={"q": "Warm up."}, timeout=60)
             for label, ask in surfaces():
-                time.sleep(5)
-                before = load_average()
+                before = quiet()
                 row = {"surface": label, "load_before": before, **asyncio.run(flood_then_one(url, ask)),
                        "load_after": load_average(), "rss_mb": rss_mb(proc.pid)}
                 row["busy_machine"] = before > BUSY_LOAD
