@@ -72,7 +72,9 @@ def browser(profile: Path) -> Any:
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                  "--disable-background-networking", f"--user-data-dir={profile}"):
         options.add_argument(flag)
-    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    chrome = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    chrome.get("data:text/html,<title>html fuzz</title>")  # a plain page: the start page demands Trusted Types
+    return chrome
 
 
 def gained(before: list[str], after: list[str]) -> list[str]:

@@ -13,7 +13,9 @@ browser reads as markup, or the reverse), the document is translated from html5l
 and the reply is that tree serialised: its markup is then normalised, never gained.
 
 A run is translated when it holds a letter and sits outside elements whose content is not prose
-(`script`, `style`, `code`, `pre`, `kbd`, `samp`, `textarea`, `svg`, `math`) and outside what its
+(`script`, `style`, `code`, `pre`, `kbd`, `samp`, `textarea`, `svg`, `math`; and `xmp`, `iframe`,
+`noembed`, `noframes`, `noscript`, `plaintext`, `template`, whose text a browser reads raw or does not
+show) and outside what its
 author marked as not to be translated: HTML's `translate="no"` (inherited, `translate="yes"` turns it
 back on) and the classes `notranslate`, `mention` and `hashtag` (Mastodon marks @mentions and
 #hashtags so). A translation is written as escaped text, so it cannot open a tag, a comment or an
@@ -43,7 +45,9 @@ from html5lib.serializer import HTMLSerializer
 
 from translate.errors import TranslateError
 
-NOT_PROSE = frozenset({"script", "style", "code", "pre", "kbd", "samp", "textarea", "svg", "math"})
+NOT_PROSE = frozenset({"script", "style", "code", "pre", "kbd", "samp", "textarea", "svg", "math",
+                       # raw text to a browser (never escaped when written), or content it does not show
+                       "xmp", "iframe", "noembed", "noframes", "noscript", "plaintext", "template"})
 NO_TRANSLATE_CLASSES = frozenset({"notranslate", "mention", "hashtag"})
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
                   "track", "wbr"})
@@ -190,6 +194,7 @@ def read_html(document: str) -> Markup:
     if marked is not None:
         return Markup(document, positional.runs, True, marked, expected)
     markup = _read_tree(document, expected)
+    _check_round_trip(markup.marked)
     markup.render([run.text for run in markup.runs])  # MarkupError now, before any translation, if it cannot be
     return markup
 
@@ -324,6 +329,26 @@ def _read_tree(document: str, expected: list[tuple[Any, ...]]) -> Markup:
                 node.data = lead + _marker(len(runs)) + trail
                 runs.append(Run(-1, -1, lead, stripped, trail))
     return Markup(document, tuple(runs), False, tree, expected)
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9:_.-]*")
+_UNSAFE_COMMENT = re.compile(r"^-?>")
+
+
+def _check_round_trip(tree: Any) -> None:
+    """MarkupError for a tree that html5lib would write in a form browsers may read otherwise: a tag or
+    attribute name beyond letters, digits and `:_.-` (a NUL, a quote or a `<` read into it), or a
+    comment starting with `>` or `->` (written back, `<!-->` closes at once)."""
+    for kind, node, _ in _walk(tree):
+        if kind == "start":
+            names = [node.tagName, *(node.attributes.item(i).name for i in range(node.attributes.length))]
+            bad = next((name for name in names if not _SAFE_NAME.fullmatch(name)), None)
+            if bad is not None:
+                raise MarkupError(f"this HTML has a tag or attribute named {bad[:40]!r}, which browsers read in "
+                                  f"different ways; send it well-formed")
+        elif kind == "comment" and _UNSAFE_COMMENT.search(node.data):
+            raise MarkupError("this HTML has a comment that browsers read in different ways (one starting "
+                              "with `>` or `->`); send it well-formed")
 
 
 def _render_tree(tree: Any, translations: Sequence[str]) -> str:
