@@ -1,8 +1,8 @@
 """`format: html` through the server and a browser's DOM (not part of the test suite): generated
 hostile documents are translated by `translate serve`, then the document and the reply are each
-parsed by Chromium (DOMParser, as a page would read them); a reply counts as gaining markup when it
-holds an element, attribute or comment that the document did not, or script/style content that
-differs.
+parsed by Chromium (DOMParser, as a page would read them). Each reply is counted by the worst it
+gained: an element or attribute the document did not hold (markup that can act), a comment, or
+changed raw text (script, style, iframe, xmp, noscript...); or none.
 
     python scripts/benchmark.py html-fuzz --documents 300          # the released models
     python scripts/benchmark.py html-fuzz --out /tmp/html-fuzz.json
@@ -84,6 +84,16 @@ def gained(before: list[str], after: list[str]) -> list[str]:
     return [*extra, *(["raw text changed"] if raw_changed else [])]
 
 
+def kind_of(extra: list[str]) -> str:
+    """The worst of what a reply gained: an element or attribute (markup that can act), a comment, or
+    only raw text (script, style, iframe...) that changed."""
+    if any(x.startswith("<") and not x.startswith("<!--") for x in extra):
+        return "gained an element or attribute"
+    if any(x.startswith("<!--") for x in extra):
+        return "gained a comment"
+    return "raw text changed" if extra else "same markup"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", action="append", default=[], help="as for translate serve (default: released)")
@@ -108,7 +118,7 @@ def main() -> None:
                 translated = reply.json()["translatedText"]
                 extra = gained(chrome.execute_script(DOM_SKELETON, document),
                                chrome.execute_script(DOM_SKELETON, translated))
-                counts["gained markup" if extra else "same markup"] += 1
+                counts[kind_of(extra)] += 1
                 if extra and len(examples) < 10:
                     examples.append({"document": document, "reply": translated, "gained": extra[:5]})
         finally:
