@@ -1,10 +1,11 @@
-"""Significance over seeds: the seed-paired bootstrap against sacrebleu and on systems of known quality."""
+"""Significance over seeds on BLEU: the two-level bootstrap on real sacrebleu statistics, on systems of known quality."""
 
 import random
 
 import pytest
 
-from translate.evaluation.metrics import corpus_bleu, paired_bootstrap, seed_paired_bootstrap
+from translate.evaluation.metrics import corpus_bleu
+from translate.evaluation.significance import compare_runs
 
 WORDS = [
     "the",
@@ -43,29 +44,30 @@ def _corrupt(refs: list[str], share: float, seed: int) -> list[str]:
 REFS = _sentences(200, random.Random(0))
 
 
-def test_one_seed_reproduces_sacrebleu() -> None:
-    a, b = _corrupt(REFS, 0.5, 1), _corrupt(REFS, 0.6, 2)
-    paired, _ = paired_bootstrap([("b", b), ("a", a)], REFS, "en")
-    result = seed_paired_bootstrap([a], [b], REFS, "en")
-    assert result.p_value == pytest.approx(paired[1].p_value)
+def test_one_seed_a_side_gives_the_sentence_bootstrap_and_the_corpus_scores() -> None:
+    a, b = _corrupt(REFS, 0.3, 1), _corrupt(REFS, 0.6, 2)
+    result = compare_runs([a], [b], REFS, "en", samples=300, aso=False)
     assert result.mean_a == pytest.approx(corpus_bleu(a, REFS, "en"))
-    assert result.seeds == 1
+    assert result.mean_b == pytest.approx(corpus_bleu(b, REFS, "en"))
+    assert not result.seed_variance_measured and result.ci_low < result.delta < result.ci_high
 
 
-def test_clearly_better_mechanism_is_significant_over_seeds() -> None:
+def test_clearly_better_mechanism_is_found_over_seeds() -> None:
     better = [_corrupt(REFS, 0.3, seed) for seed in (1, 2, 3)]
     worse = [_corrupt(REFS, 0.6, seed + 10) for seed in (1, 2, 3)]
-    result = seed_paired_bootstrap(better, worse, REFS, "en")
+    result = compare_runs(better, worse, REFS, "en", samples=300)
     assert result.mean_a > result.mean_b + 10
-    assert result.p_value < 0.01
+    assert result.p_value < 0.01 and result.resolved and result.ci_low > 0
+    assert result.aso_eps_min is not None and result.aso_eps_min < 0.2
 
 
-def test_equally_good_mechanisms_are_not_significant() -> None:
+def test_equally_good_mechanisms_are_not_found_different() -> None:
     first = [_corrupt(REFS, 0.5, seed) for seed in (1, 2, 3)]
     second = [_corrupt(REFS, 0.5, seed + 10) for seed in (1, 2, 3)]
-    assert seed_paired_bootstrap(first, second, REFS, "en").p_value > 0.05
+    result = compare_runs(first, second, REFS, "en", samples=300, aso=False)
+    assert result.p_value > 0.05 and not result.resolved
 
 
-def test_needs_the_same_seeds_on_both_sides() -> None:
-    with pytest.raises(ValueError, match="same number of runs"):
-        seed_paired_bootstrap([REFS], [REFS, REFS], REFS, "en")
+def test_every_run_scores_the_same_sentences() -> None:
+    with pytest.raises(ValueError, match="same sentences"):
+        compare_runs([REFS], [REFS[:-1]], REFS, "en")

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
-import numpy as np
 from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.metrics.chrf import CHRF
 
@@ -76,44 +75,3 @@ def paired_bootstrap(systems: list[tuple[str, list[str]]], refs: list[str], tgt_
                             None if i == 0 or r.p_value is None else float(r.p_value))
                for i, (name, r) in enumerate(zip(names, measured))]
     return results, str(next(iter(signatures.values())))
-
-
-@dataclass
-class SeedPairedResult:
-    """Mechanism A against B over the seeds both have: mean BLEU of each, the p-value, the seeds paired."""
-
-    mean_a: float
-    mean_b: float
-    p_value: float
-    seeds: int
-
-
-def seed_paired_bootstrap(runs_a: list[list[str]], runs_b: list[list[str]], refs: list[str], tgt_lang: str,
-                          samples: int = 1000, seed: int = 12345) -> SeedPairedResult:
-    """Paired bootstrap of two mechanisms over several seeds (runs_a[k] and runs_b[k] share seed k).
-
-    Every resample draws one set of test sentences, scores all runs of both mechanisms on it and
-    compares the mean over seeds, so seed variance and test-set variance both enter the test (the
-    multi-optimizer-run setting of Clark et al. 2011). The statistic and p-value are computed as in
-    sacrebleu's paired bootstrap, which this reproduces exactly for one seed per side.
-    """
-    if not runs_a or len(runs_a) != len(runs_b):
-        raise ValueError(f"need the same number of runs on both sides, got {len(runs_a)} and {len(runs_b)}")
-    metric = bleu_metric(tgt_lang)
-    rng = np.random.default_rng(seed)
-    idxs = rng.choice(len(refs), size=(samples, len(refs)), replace=True)
-
-    def resampled(runs: list[list[str]]) -> tuple[float, np.ndarray]:
-        real, sampled = [], []
-        for hyps in runs:
-            stats = metric._extract_corpus_statistics(hyps, [refs])
-            real.append(metric._aggregate_and_compute(stats).score)
-            array = np.array(stats, dtype="float32")
-            sampled.append([metric._compute_score_from_stats(s.sum(0)).score for s in array[idxs]])
-        return float(np.mean(real)), np.mean(np.array(sampled), axis=0)
-
-    (mean_a, sampled_a), (mean_b, sampled_b) = resampled(runs_a), resampled(runs_b)
-    sample_diffs = np.abs(sampled_a - sampled_b)
-    stats = sample_diffs - sample_diffs.mean()
-    p_value = (np.sum(stats > abs(mean_a - mean_b)).item() + 1) / (samples + 1)
-    return SeedPairedResult(mean_a, mean_b, float(p_value), len(runs_a))

@@ -20,7 +20,8 @@ from translate.config.schema import RunConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
 from translate.evaluation.by_length import Bucket, bleu_by_length, by_length_markdown, length_buckets
-from translate.evaluation.metrics import SeedPairedResult, paired_bootstrap, seed_paired_bootstrap
+from translate.evaluation.metrics import paired_bootstrap
+from translate.evaluation.significance import Comparison, compare_runs, holm
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
 from translate.study.sweep import sweep_markdown
 
@@ -91,6 +92,13 @@ class RunFigures:
         return cls(**data)
 
 
+def converged(run: RunFigures) -> bool:
+    """False for a run that stopped at its update cap while still improving: its best dev BLEU came at
+    its last validation (runs older than `stop_reason` count as converged: nothing says otherwise)."""
+    capped = run.stop_reason.startswith("reached train.max_steps")
+    return not (capped and run.best_step is not None and run.best_step >= run.steps)
+
+
 def _mean_std(values: list[float]) -> tuple[float, float | None]:
     return statistics.mean(values), (statistics.stdev(values) if len(values) > 1 else None)
 
@@ -112,38 +120,55 @@ def _intervals(figures: list[RunFigures], out_dir: Path, refs: list[str], tgt_la
 
 
 def _significance(by_name: dict[str, list[RunFigures]], reference: str, out_dir: Path, refs: list[str],
-                  tgt_lang: str) -> dict[str, SeedPairedResult]:
-    """Every mechanism against `reference`, paired over the seeds both have (none in common: left out)."""
-    results: dict[str, SeedPairedResult] = {}
-    reference_seeds = {f.seed for f in by_name.get(reference, [])}
-    for name, runs in by_name.items():
-        seeds = sorted(reference_seeds & {f.seed for f in runs})
-        if name != reference and seeds:
-            results[name] = seed_paired_bootstrap([_hypotheses(out_dir, name, s) for s in seeds],
-                                                  [_hypotheses(out_dir, reference, s) for s in seeds], refs, tgt_lang)
-    return results
+                  tgt_lang: str) -> dict[str, Comparison]:
+    """Every mechanism against `reference`, over all the seeds of each (`significance.compare_runs`)."""
+    return {name: compare_runs([_hypotheses(out_dir, name, f.seed) for f in runs],
+                               [_hypotheses(out_dir, reference, f.seed) for f in by_name[reference]], refs, tgt_lang,
+                               aso=False)
+            for name, runs in by_name.items() if name != reference and reference in by_name}
 
 
 def _pair(a: str, b: str, question: str, seeds: list[int], out_dir: Path, refs: list[str], tgt_lang: str) -> dict[str, Any]:
-    """One pair the study asks about: A against B, paired over `seeds` (their test hypotheses)."""
-    result = seed_paired_bootstrap([_hypotheses(out_dir, a, s) for s in seeds],
-                                   [_hypotheses(out_dir, b, s) for s in seeds], refs, tgt_lang)
+    """One pair the study asks about: A's runs against B's, with `seeds` the seeds each side has
+    (the test resamples seeds and sentences; ASO over the seeds' BLEU)."""
+    result = compare_runs([_hypotheses(out_dir, a, s) for s in seeds], [_hypotheses(out_dir, b, s) for s in seeds],
+                          refs, tgt_lang)
     return {"a": a, "b": b, "question": question, "seeds": seeds, "bleu_a": round(result.mean_a, 2),
-            "bleu_b": round(result.mean_b, 2), "p_value": round(result.p_value, 4)}
+            "bleu_b": round(result.mean_b, 2), **_test_fields(result)}
+
+
+def _test_fields(result: Comparison) -> dict[str, Any]:
+    return {"delta": round(result.delta, 2), "ci95": [round(result.ci_low, 2), round(result.ci_high, 2)],
+            "p_value": round(result.p_value, 4), "resolved": result.resolved,
+            "seed_variance_measured": result.seed_variance_measured, "seeds_needed": result.seeds_needed,
+            "aso_eps_min": None if result.aso_eps_min is None else round(result.aso_eps_min, 3)}
 
 
 def _questions(by_name: dict[str, list[RunFigures]], out_dir: Path, refs: list[str], tgt_lang: str) -> list[dict[str, Any]]:
-    """The study's declared pairs (`read_questions`) that have finished runs on both sides, each paired over
-    their common seeds."""
+    """The study's declared pairs (`read_questions`) that have finished runs on both sides, over the seeds
+    both have; their p-values corrected together (Holm)."""
     pairs = []
     for a, b, question in read_questions(out_dir):
         seeds = sorted({f.seed for f in by_name.get(a, [])} & {f.seed for f in by_name.get(b, [])})
         if seeds:
             pairs.append(_pair(a, b, question, seeds, out_dir, refs, tgt_lang))
-    return pairs
+    return with_holm(pairs)
 
 
-CARRIED = ("test_bleu_ci95", "p_vs_none", "seeds_paired_vs_none", "p_vs_best", "seeds_paired_vs_best")
+def with_holm(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each pair with `p_holm`: its p-value corrected for the number of pairs asked (Holm-Bonferroni);
+    a pair counts as decided when its interval excludes zero and its corrected p is below SIGNIFICANT."""
+    tested = [i for i, p in enumerate(pairs) if p.get("p_value") is not None]
+    adjusted = holm([pairs[i]["p_value"] for i in tested])
+    out = [dict(p, p_holm=None) for p in pairs]
+    for i, value in zip(tested, adjusted):
+        out[i]["p_holm"] = round(value, 4)
+        out[i]["decided"] = _decided(out[i], value)
+    return out
+
+
+CARRIED = ("test_bleu_ci95", "p_vs_none", "seeds_paired_vs_none", "p_vs_best", "seeds_paired_vs_best",
+           "vs_none", "vs_best")
 
 
 def _carried(out_dir: Path, figures: list[RunFigures], by_name: dict[str, list[RunFigures]], best: str,
@@ -179,6 +204,7 @@ def _carried(out_dir: Path, figures: list[RunFigures], by_name: dict[str, list[R
             a, b = ([f.test_bleu for f in by_name[name] if f.seed in pair["seeds"]] for name in (pair["a"], pair["b"]))
             pair = {**pair, "bleu_a": round(statistics.mean(a), 2), "bleu_b": round(statistics.mean(b), 2), "p_value": None}
         pairs.append(pair)
+    pairs = with_holm(pairs)
     by_length = dict(previous["bleu_by_length"]["bleu"])
     for name in again:
         if all(f"{name}-seed{f.seed}" not in missing for f in by_name[name]):
@@ -189,8 +215,8 @@ def _carried(out_dir: Path, figures: list[RunFigures], by_name: dict[str, list[R
     return rows, previous["bootstrap_signature"], pairs, by_length
 
 
-def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPairedResult | None,
-         vs_best: SeedPairedResult | None) -> dict[str, Any]:
+def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: Comparison | None,
+         vs_best: Comparison | None) -> dict[str, Any]:
     first = runs[0]
     bleu, bleu_std = _mean_std([f.test_bleu for f in runs])
     chrf, chrf_std = _mean_std([f.test_chrf for f in runs])
@@ -215,9 +241,12 @@ def _row(name: str, runs: list[RunFigures], ci: float | None, vs_none: SeedPaire
         "test_chrf_mean": rounded(chrf), "test_chrf_std": rounded(chrf_std),
         "test_bleu_seed1": first.test_bleu, "test_bleu_ci95": rounded(ci),
         "p_vs_none": None if vs_none is None else round(vs_none.p_value, 4),
-        "seeds_paired_vs_none": None if vs_none is None else vs_none.seeds,
+        "seeds_paired_vs_none": None if vs_none is None else min(vs_none.seeds_a, vs_none.seeds_b),
         "p_vs_best": None if vs_best is None else round(vs_best.p_value, 4),
-        "seeds_paired_vs_best": None if vs_best is None else vs_best.seeds,
+        "seeds_paired_vs_best": None if vs_best is None else min(vs_best.seeds_a, vs_best.seeds_b),
+        "vs_none": None if vs_none is None else _test_fields(vs_none),
+        "vs_best": None if vs_best is None else _test_fields(vs_best),
+        "converged_runs": sum(converged(f) for f in runs),
         "attention_entropy": rounded(mean_of([f.attention_entropy for f in runs]), 3),
         "attention_argmax_share": rounded(mean_of([f.attention_argmax_share for f in runs]), 3),
         **adequacy,
@@ -249,7 +278,7 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
         intervals, signature = _intervals(figures, out_dir, refs, base.data.tgt_lang)
         vs_none = _significance(by_name, BASELINE, out_dir, refs, base.data.tgt_lang)
         vs_best = _significance(by_name, best, out_dir, refs, base.data.tgt_lang)
-        rows = [_row(n, by_name[n], intervals.get(n), vs_none.get(n), vs_best.get(n)) for n in order]
+        rows = _with_column_holm([_row(n, by_name[n], intervals.get(n), vs_none.get(n), vs_best.get(n)) for n in order])
         pairs = _questions(by_name, out_dir, refs, base.data.tgt_lang)
         by_length = {n: bleu_by_length([_hypotheses(out_dir, n, f.seed) for f in by_name[n]], refs, buckets,
                                        base.data.tgt_lang) for n in order}
@@ -267,10 +296,11 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
     (out_dir / "results.md").write_text(markdown(rows, best, signature) + adequacy_markdown(rows)
                                         + sweep_markdown(out_dir) + pairs_markdown(pairs)
                                         + by_length_markdown(buckets, by_length, unit), encoding="utf-8")
-    plot_bleu([BarRow(r["mechanism"], r["test_bleu_mean"], r["test_bleu_std"] or r["test_bleu_ci95"] or 0.0)
+    plot_bleu([BarRow(_name(r), r["test_bleu_mean"], r["test_bleu_std"] or r["test_bleu_ci95"] or 0.0)
                for r in rows], out_dir / "bleu.png",
               f"{base.data.direction}, test BLEU by attention mechanism (mean over seeds; bars: std, or 95 % CI for one seed)")
-    plot_curves({n: by_name[n][0].curve for n in order}, out_dir / "dev_bleu_curves.png")
+    plot_curves({n + ("" if converged(by_name[n][0]) else " (not converged)"): by_name[n][0].curve for n in order},
+                out_dir / "dev_bleu_curves.png")
     plot_by_length([b.label for b in buckets], by_length, out_dir / "bleu_by_length.png", unit)
     _draw_heatmaps({n: by_name[n][0] for n in order}, out_dir)
 
@@ -317,6 +347,41 @@ def _cell(mean: float | None, std: float | None) -> str:
     return f"{mean:.2f} ± {std:.2f}" if std is not None else f"{mean:.2f}"
 
 
+def _with_column_holm(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The "vs none" and "vs best" tests of the rows, each column corrected as one family (Holm)."""
+    for column in ("vs_none", "vs_best"):
+        tested = [r for r in rows if r.get(column)]
+        for row, adjusted in zip(tested, holm([r[column]["p_value"] for r in tested])):
+            row[column] = {**row[column], "p_holm": round(adjusted, 4), "decided": _decided(row[column], adjusted)}
+    return rows
+
+
+def _decided(test: dict[str, Any], p_holm: float) -> bool:
+    """A question is decided when the seeds' variance was measured (2+ seeds a side), the interval
+    excludes zero and the corrected p-value is below SIGNIFICANT."""
+    return bool(test.get("resolved")) and bool(test.get("seed_variance_measured")) and p_holm < SIGNIFICANT
+
+
+def _name(row: dict[str, Any]) -> str:
+    """The mechanism, marked † when some of its runs were not converged."""
+    return str(row["mechanism"]) + (" †" if row.get("converged_runs", row["seeds"]) < row["seeds"] else "")
+
+
+def _test_cell(test: dict[str, Any] | None) -> str:
+    """A test in a table cell: A − B with its 95 % interval, p (Holm), and the verdict; bold when decided."""
+    if not test:
+        return "–"
+    low, high = test["ci95"]
+    holm_p = test.get("p_holm")
+    text = (f"{test['delta']:+.2f} [{low:+.2f}, {high:+.2f}], p {test['p_value']:.3f}"
+            + ("" if holm_p is None else f" (Holm {holm_p:.3f})"))
+    if test.get("decided"):
+        return f"**{text}**"
+    if not test["resolved"]:
+        return text + ", not resolved"
+    return text + ("" if test.get("seed_variance_measured") else ", 1 seed: seed variance not measured")
+
+
 def _p_cell(p_value: float | None, seeds: int | None) -> str:
     if p_value is None:
         return "–"
@@ -345,33 +410,51 @@ def adequacy_markdown(rows: list[dict[str, Any]]) -> str:
 def pairs_markdown(pairs: list[dict[str, Any]]) -> str:
     if not pairs:
         return ""
-    lines = ["", "Pairs the study asks about (A against B, paired over their common seeds; same bootstrap):", "",
-             "| A | B | what it isolates | seeds | BLEU A | BLEU B | A − B | p |", "|" + "---|" * 8]
+    lines = ["", ("Pairs the study asks about (A against B over their common seeds): A − B in test BLEU with its "
+                  "95 % interval, the p-value and its Holm correction over the pairs asked, ASO's ε_min over the "
+                  "seeds' BLEU (< 0.5: A tends to score above B), and the seeds per side that would resolve a "
+                  "difference of this size at the spread observed (0: more seeds cannot, the test sentences "
+                  "themselves vary more). Bold: decided (2 or more seeds a side, interval excludes 0, Holm p < 0.05)."), "",
+             "| A | B | what it isolates | seeds | BLEU A | BLEU B | A − B [95 % CI], p (Holm) | ASO ε_min | seeds to resolve |",
+             "|" + "---|" * 9]
     for p in pairs:
+        test = p if "ci95" in p else None  # pairs of reports older than the two-level test carry a p-value only
+        cell = _test_cell(test) if test else _p_cell(p.get("p_value"), None)
+        aso = "–" if p.get("aso_eps_min") is None else f"{p['aso_eps_min']:.2f}"
+        needed = "–" if p.get("seeds_needed") is None else str(p["seeds_needed"])
         lines.append(f"| {p['a']} | {p['b']} | {p['question']} | {', '.join(map(str, p['seeds']))} | {p['bleu_a']:.2f} | "
-                     f"{p['bleu_b']:.2f} | {p['bleu_a'] - p['bleu_b']:+.2f} | {_p_cell(p['p_value'], None)} |")
+                     f"{p['bleu_b']:.2f} | {cell} | {aso} | {needed} |")
     return "\n".join(lines) + "\n"
 
 
 def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:
     head = ("| mechanism | seeds | params | updates (mean) | minutes (mean) | train tgt tok/s | decode sent/s | "
-            "test BLEU mean ± std | 95 % CI (first seed) | test chrF mean ± std | p vs none | p vs best | "
-            "attn entropy | weight on argmax |\n|" + "---|" * 14 + "\n")
+            "test BLEU mean ± std | 95 % CI (first seed) | test chrF mean ± std | vs none: Δ [95 % CI], p | "
+            "vs best: Δ [95 % CI], p | attn entropy | weight on argmax |\n|" + "---|" * 14 + "\n")
     lines = []
     for r in rows:
         ci = "–" if r["test_bleu_ci95"] is None else f"± {r['test_bleu_ci95']:.2f}"
-        p_best = "(best)" if r["mechanism"] == best else _p_cell(r["p_vs_best"], r["seeds_paired_vs_best"])
+        vs_none = _test_cell(r["vs_none"]) if r.get("vs_none") else _p_cell(r["p_vs_none"], r["seeds_paired_vs_none"])
+        vs_best = _test_cell(r["vs_best"]) if r.get("vs_best") else _p_cell(r["p_vs_best"], r["seeds_paired_vs_best"])
         minutes = "–" if r["minutes_mean"] is None else f"{r['minutes_mean']:.1f}"
         lines.append(
-            f"| {r['mechanism']} | {r['seeds']} | {r['parameters']:,} | {r['steps_mean']:,} | {minutes} | "
+            f"| {_name(r)} | {r['seeds']} | {r['parameters']:,} | {r['steps_mean']:,} | {minutes} | "
             f"{r['train_tok_per_s']:,.0f} | {r['decode_sent_per_s']:.0f} | {_cell(r['test_bleu_mean'], r['test_bleu_std'])} | "
             f"{ci} | {_cell(r['test_chrf_mean'], r['test_chrf_std'])} | "
-            f"{_p_cell(r['p_vs_none'], r['seeds_paired_vs_none'])} | {p_best} | "
+            f"{vs_none} | {'(best)' if r['mechanism'] == best else vs_best} | "
             f"{_cell(r['attention_entropy'], None)} | {_cell(r['attention_argmax_share'], None)} |")
-    note = (f"\nSignificance: paired bootstrap of test BLEU against `none` and against the best mechanism "
-            f"at the study's model size ({best}), "
-            f"paired over the seeds both have (each resample of test sentences scores every seed of both; the "
-            f"statistic is the difference of the means over seeds); p < {SIGNIFICANT} in bold. 1,000 resamples, "
-            f"sacrebleu `{signature}`. Entropy (nats) and weight on the argmax position: teacher-forced dev "
-            f"references, mean over target tokens and seeds.\n") if signature else ""
-    return head + "\n".join(lines) + "\n" + note
+    unconverged = [r for r in rows if r.get("converged_runs", r["seeds"]) < r["seeds"]]
+    marks = ("\n† not converged: " + "; ".join(
+        f"{r['mechanism']} {r['seeds'] - r['converged_runs']} of {r['seeds']} runs" for r in unconverged)
+        + " stopped at the update cap with their best dev BLEU at the last validation (still improving).\n"
+        ) if unconverged else ""
+    note = (f"\nSignificance: test BLEU against `none` and against the best mechanism at the study's model size "
+            f"({best}) by a two-level bootstrap (`translate.evaluation.significance`): each resample draws the "
+            f"test sentences, then each side's seeds, so seed variance and sentence variance both enter; Δ is "
+            f"the difference of the means over seeds, its 95 % interval a Student t on n_a + n_b − 2 degrees of "
+            f"freedom; each column's p-values Holm-corrected together. Bold: decided (the interval excludes 0 "
+            f"and the corrected p < {SIGNIFICANT}, with 2 or more seeds a side); \"not resolved\": the interval spans 0; \"1 "
+            f"seed\": the test sentences alone were resampled, the seeds' variance is not in the interval. 1,000 resamples; the "
+            f"first seed's interval by sacrebleu `{signature}`. Entropy (nats) and weight on the argmax "
+            f"position: teacher-forced dev references, mean over target tokens and seeds.\n") if signature else ""
+    return head + "\n".join(lines) + "\n" + marks + note
