@@ -259,3 +259,37 @@ def test_a_flood_of_heavy_searches_leaves_another_client_its_sentence_in_time(
     assert codes == [200] * 6
     assert handovers > 0
     assert waited < flood_s / 5, f"the other client waited {waited:.2f} s of the flood's {flood_s:.2f} s"
+
+
+@pytest.mark.slow  # about 5 s
+def test_a_flood_of_study_requests_leaves_another_client_its_translation_in_time(both_directions: Models,
+                                                                                tiny_study: Any) -> None:
+    """One client sends 12 study requests at once (both runs, beam 10, on long texts), another a
+    sentence to /translate: it is answered while the study requests search, in a small share of their time."""
+    from translate.serve.study import Study
+
+    models = Models(list(both_directions.by_name.values()), Study(tiny_study))
+    app = create_app(models, ServeSettings(burst=100, max_queue=5_000, max_client_queue=2_000, timeout_s=120))
+    heavy = {"q": ("the dog runs and the cat sleeps " * 40)[:1000], "runs": ["additive-seed1", "dot-seed1"],
+             "beam": 10, "attention": False}
+
+    async def scenario() -> tuple[float, float, list[int]]:
+        async with app.router.lifespan_context(app):
+            flooder = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.1", 1)),
+                                        base_url="http://localhost", timeout=300)
+            other = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.2", 1)),
+                                      base_url="http://localhost", timeout=300)
+            async with flooder, other:
+                began = time.perf_counter()
+                flood = [asyncio.create_task(flooder.post("/study/translate", json=heavy)) for _ in range(12)]
+                await asyncio.sleep(0.5)
+                asked = time.perf_counter()
+                single = await other.post("/translate", json={"q": "a cat", "source": "en"})
+                waited = time.perf_counter() - asked
+                assert single.status_code == 200, single.text
+                codes = [r.status_code for r in await asyncio.gather(*flood)]
+                return waited, time.perf_counter() - began, codes
+
+    waited, flood_s, codes = asyncio.run(scenario())
+    assert codes == [200] * 12
+    assert waited < flood_s / 5, f"the other client waited {waited:.2f} s of the study flood's {flood_s:.2f} s"

@@ -167,7 +167,7 @@ def test_a_client_that_leaves_mid_body_is_logged_as_gone_not_as_an_error(both_di
              "headers": [(b"host", b"localhost"), (b"content-type", b"application/json")], "client": ("127.0.0.1", 1),
              "server": ("127.0.0.1", 80), "scheme": "http", "http_version": "1.1", "root_path": "", "app": app,
              "state": {}}
-    with caplog.at_level(logging.INFO, logger="translate.serve.app"):
+    with caplog.at_level(logging.INFO, logger="translate.serve.guards"):
         asyncio.run(app(scope, receive, send))
     assert "left before its request body was whole" in caplog.text
     assert "internal error" not in caplog.text and "Traceback" not in caplog.text
