@@ -293,9 +293,11 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
         writer = csv.DictWriter(handle, fieldnames=list(dict.fromkeys(key for row in rows for key in row)))
         writer.writeheader()
         writer.writerows(rows)
+    marked = {r["mechanism"]: _name(r) for r in rows}  # † on the runs not converged, in every table
     (out_dir / "results.md").write_text(markdown(rows, best, signature) + adequacy_markdown(rows)
-                                        + sweep_markdown(out_dir) + pairs_markdown(pairs)
-                                        + by_length_markdown(buckets, by_length, unit), encoding="utf-8")
+                                        + sweep_markdown(out_dir) + pairs_markdown(pairs, marked)
+                                        + by_length_markdown(buckets, {marked.get(n, n): v for n, v in by_length.items()},
+                                                             unit), encoding="utf-8")
     plot_bleu([BarRow(_name(r), r["test_bleu_mean"], r["test_bleu_std"] or r["test_bleu_ci95"] or 0.0)
                for r in rows], out_dir / "bleu.png",
               f"{base.data.direction}, test BLEU by attention mechanism (mean over seeds; bars: std, or 95 % CI for one seed)")
@@ -401,13 +403,15 @@ def adequacy_markdown(rows: list[dict[str, Any]]) -> str:
              "| mechanism | repeats / 100 sentences | references | unattended source pieces % | dictionary words missing % |",
              "|---|---|---|---|---|"]
     for r in measured:
-        lines.append(f"| {r['mechanism']} | {_cell(r.get('test_repeats_per_100'), None)} | "
+        lines.append(f"| {_name(r)} | {_cell(r.get('test_repeats_per_100'), None)} | "
                      f"{_cell(r.get('test_reference_repeats_per_100'), None)} | {_cell(r.get('test_unattended'), None)} | "
                      f"{_cell(r.get('test_dictionary_missing'), None)} |")
     return "\n".join(lines) + "\n"
 
 
-def pairs_markdown(pairs: list[dict[str, Any]]) -> str:
+def pairs_markdown(pairs: list[dict[str, Any]], marked: dict[str, str] | None = None) -> str:
+    """The pairs' table; `marked`: each mechanism's name as the tables show it (with † when not converged)."""
+    marked = marked or {}
     if not pairs:
         return ""
     lines = ["", ("Pairs the study asks about (A against B over their common seeds): A − B in test BLEU with its "
@@ -422,7 +426,7 @@ def pairs_markdown(pairs: list[dict[str, Any]]) -> str:
         cell = _test_cell(test) if test else _p_cell(p.get("p_value"), None)
         aso = "–" if p.get("aso_eps_min") is None else f"{p['aso_eps_min']:.2f}"
         needed = "–" if p.get("seeds_needed") is None else str(p["seeds_needed"])
-        lines.append(f"| {p['a']} | {p['b']} | {p['question']} | {', '.join(map(str, p['seeds']))} | {p['bleu_a']:.2f} | "
+        lines.append(f"| {marked.get(p['a'], p['a'])} | {marked.get(p['b'], p['b'])} | {p['question']} | {', '.join(map(str, p['seeds']))} | {p['bleu_a']:.2f} | "
                      f"{p['bleu_b']:.2f} | {cell} | {aso} | {needed} |")
     return "\n".join(lines) + "\n"
 
