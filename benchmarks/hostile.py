@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import time
 from collections import Counter
@@ -246,6 +247,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / f"{time.strftime('%Y-%m-%d')}-hostile.json")
     args = parser.parse_args()
+    load_before = list(os.getloadavg())  # a busy hour shows in the JSON
     proc, url = start_server(args, ["burst=1000", "rate=1000"])
     rows: list[dict[str, Any]] = []
     try:
@@ -262,7 +264,6 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(30)
-    import os
 
     os.environ["TRANSLATE_API_KEY"] = "the-real-key"
     try:
@@ -285,6 +286,8 @@ def main() -> None:
         proc.terminate()
         proc.wait(30)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"threads": args.threads, "models": args.models or "released", "rows": rows},
+    args.out.write_text(json.dumps({"threads": args.threads, "models": args.models or "released",
+                                    "load_average_before": load_before, "load_average_after": list(os.getloadavg()),
+                                    "rows": rows},
                                    indent=1, ensure_ascii=False), encoding="utf-8")
     print(f"written: {args.out}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import socket
 import statistics
@@ -130,6 +131,7 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=300, help="requests in the flood with default limits")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / f"{time.strftime('%Y-%m-%d')}-serve-load.json")
     args = parser.parse_args()
+    load_before = list(os.getloadavg())  # a busy hour shows in the JSON
     proc, url = start_server(args, ["rate=100000", "burst=100000", "max_queue=10000"])
     texts = sentences(url)
     result: dict[str, Any] = {"threads": args.threads, "seconds": args.seconds, "texts": len(texts), "phases": []}
@@ -151,6 +153,7 @@ def main() -> None:
         proc.terminate()
         proc.wait()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    result = {"load_average_before": load_before, "load_average_after": list(os.getloadavg()), **result}
     args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 

@@ -164,6 +164,8 @@ def test_a_crash_inside_the_model_is_a_json_500_without_a_trace(both_directions:
                     raise_server_exceptions=False) as c:
         out = c.post("/translate", json={"q": "a cat"})
     assert out.status_code == 500 and out.json() == {"error": "internal error (logged on the server)"}
+    assert all(name in out.headers for name in ("x-content-type-options", "x-frame-options", "referrer-policy",
+                                                  "content-security-policy"))  # answered inside the host guard
 
 
 async def _concurrently(app: Any, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:

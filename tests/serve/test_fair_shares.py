@@ -238,24 +238,8 @@ def test_a_flood_of_heavy_searches_leaves_another_client_its_sentence_in_time(
             return await client.post("/translate", data={"q": "a cat", "source": "en", "target": "zh"})
         return await client.post("/study/translate", json={"q": "a cat", "runs": ["additive-seed1", "dot-seed1"]})
 
-    async def scenario() -> tuple[float, float, list[int], int]:
-        async with app.router.lifespan_context(app):
-            flooder = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.1", 1)),
-                                        base_url="http://localhost", timeout=300)
-            other = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.2", 1)),
-                                      base_url="http://localhost", timeout=300)
-            async with flooder, other:
-                began = time.perf_counter()
-                flood = [asyncio.create_task(flooder.post("/translate", json=heavy)) for _ in range(6)]
-                await asyncio.sleep(0.5)
-                asked = time.perf_counter()
-                single = await ask(other)
-                waited = time.perf_counter() - asked
-                assert single.status_code == 200, single.text
-                codes = [r.status_code for r in await asyncio.gather(*flood)]
-                return waited, time.perf_counter() - began, codes, app.state.batcher.turns.handovers
-
-    waited, flood_s, codes, handovers = asyncio.run(scenario())
+    waited, flood_s, codes = asyncio.run(flood_then_one(app, "/translate", heavy, 6, ask))
+    handovers = app.state.batcher.turns.handovers
     assert codes == [200] * 6
     assert handovers > 0
     assert waited < flood_s / 5, f"the other client waited {waited:.2f} s of the flood's {flood_s:.2f} s"
@@ -273,23 +257,30 @@ def test_a_flood_of_study_requests_leaves_another_client_its_translation_in_time
     heavy = {"q": ("the dog runs and the cat sleeps " * 40)[:1000], "runs": ["additive-seed1", "dot-seed1"],
              "beam": 10, "attention": False}
 
-    async def scenario() -> tuple[float, float, list[int]]:
-        async with app.router.lifespan_context(app):
-            flooder = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.1", 1)),
-                                        base_url="http://localhost", timeout=300)
-            other = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.2", 1)),
-                                      base_url="http://localhost", timeout=300)
-            async with flooder, other:
-                began = time.perf_counter()
-                flood = [asyncio.create_task(flooder.post("/study/translate", json=heavy)) for _ in range(12)]
-                await asyncio.sleep(0.5)
-                asked = time.perf_counter()
-                single = await other.post("/translate", json={"q": "a cat", "source": "en"})
-                waited = time.perf_counter() - asked
-                assert single.status_code == 200, single.text
-                codes = [r.status_code for r in await asyncio.gather(*flood)]
-                return waited, time.perf_counter() - began, codes
+    async def ask(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post("/translate", json={"q": "a cat", "source": "en"})
 
-    waited, flood_s, codes = asyncio.run(scenario())
+    waited, flood_s, codes = asyncio.run(flood_then_one(app, "/study/translate", heavy, 12, ask))
     assert codes == [200] * 12
     assert waited < flood_s / 5, f"the other client waited {waited:.2f} s of the study flood's {flood_s:.2f} s"
+
+
+async def flood_then_one(app: Any, flood_path: str, heavy: dict[str, Any], count: int,
+                         ask: Any) -> tuple[float, float, list[int]]:
+    """`count` requests of `heavy` to `flood_path` from one address at once, then after 0.5 s `ask(client)`
+    from another: (how long that waited, how long the flood took, the flood's statuses)."""
+    async with app.router.lifespan_context(app):
+        flooder = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.1", 1)),
+                                    base_url="http://localhost", timeout=300)
+        other = httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("10.0.0.2", 1)),
+                                  base_url="http://localhost", timeout=300)
+        async with flooder, other:
+            began = time.perf_counter()
+            flood = [asyncio.create_task(flooder.post(flood_path, json=heavy)) for _ in range(count)]
+            await asyncio.sleep(0.5)
+            asked = time.perf_counter()
+            single = await ask(other)
+            waited = time.perf_counter() - asked
+            assert single.status_code == 200, single.text
+            codes = [r.status_code for r in await asyncio.gather(*flood)]
+            return waited, time.perf_counter() - began, codes
