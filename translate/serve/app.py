@@ -21,7 +21,7 @@ from translate.inference.markup import Markup, MarkupError, read_html
 from translate.inference.router import OTHER, direction_of
 from translate.serve import libretranslate
 from translate.serve.batcher import Batcher, QueueFull
-from translate.serve.body import NOT_UTF8, echo, is_form, read_fields, validated
+from translate.serve.body import NOT_UTF8, clip, echo, is_form, read_fields, validated
 from translate.serve.guards import Access, BodyLimit, HostGuard, client_of, error_response
 from translate.serve.models import BatchKey, Models, ServedModel, attention_cells, search_cost
 from translate.serve.schemas import (
@@ -49,14 +49,14 @@ def _install_error_handlers(app: FastAPI) -> None:
     table, or LibreTranslate's 400 for every invalid request: `libretranslate.dialect_status`)."""
     @app.exception_handler(HTTPException)
     async def httperror_response(request: Request, exc: HTTPException) -> JSONResponse:
-        message = _clip(str(exc.detail), 1_000)
+        message = clip(str(exc.detail), 1_000)
         if exc.status_code == 400 and message == "There was an error parsing the body":  # FastAPI's words
             message = NOT_UTF8
         return error_response(libretranslate.dialect_status(request, exc.status_code), message, dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [{"loc": [_clip(str(p)) for p in e.get("loc", ())], "msg": _clip(str(e.get("msg", "")), 300),
+        errors = [{"loc": [clip(str(p)) for p in e.get("loc", ())], "msg": clip(str(e.get("msg", "")), 300),
                    "type": str(e.get("type", ""))} for e in exc.errors()[:MAX_ERRORS]]
         summary = "; ".join(f"{'.'.join(e['loc']) or 'body'}: {e['msg']}" for e in errors)
         return error_response(libretranslate.dialect_status(request, 422), f"invalid request: {summary}", detail=errors)
@@ -65,9 +65,6 @@ def _install_error_handlers(app: FastAPI) -> None:
 MAX_ERRORS = 10  # validation errors listed in one reply
 
 
-def _clip(text: str, limit: int = 80) -> str:
-    """Input echoed in an error, cut so that a reply never grows with what it quotes."""
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _choose(models: Models, req: TranslateRequest, text: str) -> ServedModel:
@@ -313,7 +310,7 @@ def _install_study(app: FastAPI, models: Models, study: Study, settings: ServeSe
         _check_sizes([req.q], settings)
         unknown = [run for run in req.runs if run not in study.runs]
         if unknown:
-            raise HTTPException(404, f"no run {', '.join(_clip(u) for u in unknown[:3])} in the study; it has: {', '.join(study.runs)}")
+            raise HTTPException(404, f"no run {', '.join(clip(u) for u in unknown[:3])} in the study; it has: {', '.join(study.runs)}")
         translators = [await asyncio.to_thread(study.translator, run) for run in req.runs]  # loading: off the loop
         cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
         if cells > settings.max_attention_cells:

@@ -43,6 +43,11 @@ class ClientGone(Exception):
     """The client closed the connection before its body was whole (logged as such, never answered)."""
 
 
+def clip(text: str, limit: int = MAX_ECHO) -> str:
+    """Input echoed in an error, cut so that a reply never grows with what it quotes."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def echo(value: object) -> str:
     """A client's input quoted in an error message, cut to MAX_ECHO characters."""
     text = value if isinstance(value, str) else str(value)
@@ -123,8 +128,7 @@ def _form(raw: bytes, media: str, content_type: str, max_fields: int) -> dict[st
         else:
             pairs = _multipart(raw, content_type, max_fields)
     except (UnicodeError, ValueError, FormParserError) as exc:
-        reason = str(exc).rstrip(".")
-        reason = reason if len(reason) <= 2 * MAX_ECHO else reason[:2 * MAX_ECHO] + "..."
+        reason = clip(str(exc).rstrip("."), 2 * MAX_ECHO)
         raise HTTPException(400, f"the form could not be read: {type(exc).__name__}: {reason}; send "
                                  f"UTF-8 text fields (no files), at most {max_fields}") from None
     fields: dict[str, Any] = {}

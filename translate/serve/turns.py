@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from translate.inference.deadline import SearchTimeout
 
@@ -28,7 +28,6 @@ class Claim:
     used: float
     at: float | None  # its deadline (time.monotonic()), None: none
     since: float = 0.0
-    steps: int = field(default=0)
 
 
 class Turns:
@@ -63,7 +62,6 @@ class Turns:
     def between_steps(self, claim: Claim) -> None:
         """The holder's step boundary: hand the model over when its slice is used up and a batch
         that has used less is waiting; back here when it is this batch's turn again."""
-        claim.steps += 1
         now = self.clock()
         if now - claim.since < self.quantum_s:
             return
