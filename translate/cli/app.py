@@ -34,7 +34,7 @@ from translate.cli.common import (
 )
 from translate.cli.serve import serve
 from translate.cli.study import compare
-from translate.cli.translation import LexiconOpt, file, glossaries, models, text
+from translate.cli.translation import EngineOpt, LexiconOpt, file, glossaries, models, text
 from translate.config.loading import apply_overrides, parse_set
 from translate.errors import TranslateError
 from translate.version import __version__
@@ -269,6 +269,50 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                                         members=member)
     typer.echo(card)
     typer.echo(f"released {target} ({size:.1f} MB) in {seconds:.0f} s")
+
+
+@app.command()
+@handle_errors
+def distil(out: Annotated[Path, typer.Option("--out", "-o", help=(
+               "Dataset folder to write: train.tsv (the distilled pairs), dev.tsv and test.tsv copied, teacher.tsv "
+               "(each line's teacher output and score), distil-report.json. Give the same folder again to resume."))],
+           checkpoint: Annotated[list[str] | None, typer.Option("--teacher", "-m", help=(
+               "The teacher: a run folder, a checkpoint folder or a released model name; several = an ensemble "
+               "(mean log-probabilities). Default: the released model of --direction."))] = None,
+           direction: DirectionOpt = None, data_dir: DataDirOpt = None,
+           split: Annotated[str, typer.Option(help="The split to distil (train, or dev/test for a look).")] = "train",
+           beam: BeamOpt = None, ensemble: EnsembleOpt = False,
+           engine: EngineOpt = "auto",
+           lexicon: Annotated[bool, typer.Option(help="Let the names lexicon re-decode the teacher's outputs.")] = False,
+           keep_references: Annotated[bool, typer.Option(help=(
+               "Write the original pairs beside the distilled ones (a pair the teacher reproduced appears once)."))] = False,
+           max_length_ratio: Annotated[float, typer.Option(help=(
+               "Drop a distilled pair whose target/source piece ratio is more than this many times above or below "
+               "the corpus's median ratio (e.g. 2.0); 0 keeps every non-empty output."))] = 0.0,
+           batch_size: Annotated[int | None, typer.Option(help="Sentences per search batch.")] = None,
+           device: DeviceOpt = None) -> None:
+    """Sequence-level knowledge distillation: a teacher translates a corpus's sources, and its outputs
+    become the targets of a new dataset folder for `translate train --data-dir`.
+
+    The teacher decodes in chunks; each is synced to teacher.tsv before the next, so an interrupted run
+    given the same options resumes and writes the same corpus. Dev and test keep their references.
+
+    Examples:
+      translate distil -m zh-en --ensemble --direction zh-en --out runs/kd-zh-en --keep-references
+      translate train -c recipes/sa512.yaml --direction zh-en --data-dir runs/kd-zh-en --init-from zh-en
+    """
+    from translate.inference.router import resolve_engine
+    from translate.training.distillation import distil_corpus
+
+    quiet_datasets()
+    logging.getLogger("translate").setLevel(logging.INFO)
+    chosen = resolve_engine(plain(engine), plain(device) or "cpu", False)
+    report = distil_corpus(checkpoint or [], out, direction=plain(direction), data_dir=data_dir or "", split=split,
+                           beam=beam, ensemble=ensemble, engine=chosen, lexicon=lexicon,
+                           keep_references=keep_references, max_length_ratio=max_length_ratio,
+                           batch_size=batch_size, device=plain(device) or "cpu", progress=lambda m: typer.echo(m, err=True))
+    typer.echo(report.summary())
+    typer.echo(f"wrote {out / 'train.tsv'}")
 
 
 for command in (text, file, models, serve, compare):  # defined in cli/translation.py, cli/serve.py, cli/study.py
