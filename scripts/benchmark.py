@@ -10,6 +10,7 @@ Run one at a time, on an otherwise idle machine.
     python scripts/benchmark.py hostile                  # hostile requests: status, time, server RSS
     python scripts/benchmark.py fairness                 # another client's sentence beside a flood of heavy searches
     python scripts/benchmark.py html-fuzz                # format html through the server and Chromium's DOM
+    python scripts/benchmark.py lexicon                  # the names lexicon's matches on word boundaries or not
 
 `python scripts/benchmark.py NAME --help` lists each one's options.
 """
@@ -19,11 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ lives beside the package, not in it
 
-from benchmarks import engines, fairness, glossary, hostile, html_fuzz, peer, prepare, run_entry, serve_load, training
+from benchmarks import (engines, fairness, glossary, hostile, html_fuzz, lexicon, peer, prepare, run_entry, serve_load,
+                        training)
 
 BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main, "prepare": prepare.main,
               "serve-load": serve_load.main, "glossary": glossary.main, "hostile": hostile.main,
-              "fairness": fairness.main, "html-fuzz": html_fuzz.main}
+              "fairness": fairness.main, "html-fuzz": html_fuzz.main, "lexicon": lexicon.main}
 
 if __name__ == "__main__":
     sys.exit(run_entry(BENCHMARKS, __doc__))

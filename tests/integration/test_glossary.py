@@ -145,7 +145,8 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
 
     found = names_lexicon().matches("Tom and Mary met in Beijing, not in may or beijing.", "en")
     assert [m.term.zh for m in found] == ["玛丽", "北京"]  # English names match with their capitals only
-    assert [m.term.en for m in names_lexicon().matches("汤姆不是真的爱玛丽。", "zh")] == []  # 爱玛 crosses 玛丽
+    # 爱玛 cuts the words 爱 | 玛丽 of the sentence's segmentation; 玛丽 is a word
+    assert [m.term.en for m in names_lexicon().matches("汤姆不是真的爱玛丽。", "zh")] == ["Mary"]
 
 
 def test_a_later_glossary_counts_only_where_no_earlier_term_overlaps() -> None:
@@ -195,3 +196,46 @@ def test_the_names_lexicon_follows_the_model_settings_unless_told(
         assert without.terms is None
     finally:
         glossary.names_lexicon.cache_clear()
+
+
+LEXICON = [("Shangdu", "上都"), ("Beijing", "北京"), ("Harbin", "哈尔滨"), ("Nanjing St", "南京路"), ("Nanjing", "南京"),
+           ("Skynet", "天网"), ("Emma", "爱玛"), ("Mary", "玛丽")]
+
+
+@pytest.mark.parametrize(("sentence", "on_words", "on_characters"), [
+    ("我们每天早上都喝茶。", [], ["上都"]),  # 早上 | 都: the place name would cut both words
+    ("我晚上都在家。", [], ["上都"]),
+    ("他在路上都睡着了。", [], ["上都"]),
+    ("今天网速很慢。", [], ["天网"]),  # 今天 | 网速
+    ("我明天要去北京看我的朋友。", ["北京"], ["北京"]),
+    ("周杰是哈尔滨人。", ["哈尔滨"], ["哈尔滨"]),  # inside the one word 哈尔滨人: cuts nothing
+    ("博物馆在南京路上。", ["南京"], ["南京路"]),  # 南京路 would cut 路上; the shorter name does not
+    ("汤姆不是真的爱玛丽。", ["玛丽"], []),  # on characters 爱玛 and 玛丽 cross, and neither is taken
+])
+def test_a_lexicon_term_matches_only_where_it_cuts_no_word(sentence: str, on_words: list[str],
+                                                           on_characters: list[str]) -> None:
+    terms = Glossary.from_pairs(LEXICON, cased=True).terms
+    words, characters = Glossary(terms, cased=True, whole_words=True), Glossary(terms, cased=True)
+    assert [m.term.zh for m in words.matches(sentence, "zh")] == on_words
+    assert [m.term.zh for m in characters.matches(sentence, "zh")] == on_characters
+
+
+def test_the_re_decode_avoids_the_models_own_renderings_of_a_name(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from translate.config.schema import DecodeConfig
+    from translate.inference.glossary import _inside
+    from translate.inference.text_translator import TextTranslator
+
+    en, zh = tiny_tokenizers
+    inner = TextTranslator(None, zh, en, DecodeConfig(), "zh", "en")  # type: ignore[arg-type]  # no search here
+    glossary = GlossaryTranslator(inner, Glossary.from_pairs(LEXICON, cased=True))
+    # the first translation's inner capitals, every capital of the renderings of 北京 alone; not the sentence's
+    # first word, not the wanted term's words, not words of the source
+    found = glossary.unsupported_names("Tom will go to Hokkaido in Kyoto. Then Osaka with Tom.",
+                                       ["Being Kyoto in Hokkaido.", "Be north."], "汤姆明天去北京。Tom", ["Beijing"])
+    assert found == ["Hokkaido", "Kyoto", "Osaka", "Being", "Be"]  # "Then" opens a sentence
+    assert glossary.unsupported_names("I met Beijing friends.", [], "我在北京。", ["Beijing"]) == []
+    assert not GlossaryTranslator(inner, Glossary.from_pairs(LEXICON), avoid_renderings=False).unsupported_names(
+        "I go to Kyoto.", ["Kyoto"], "北京", ["Beijing"])
+    # a sequence inside a constraint is never avoided: banning ▁Be would ban ▁Be i j ing
+    assert _inside([626], [626, 807, 2294, 308]) and _inside([807, 2294], [626, 807, 2294, 308])
+    assert not _inside([626, 308], [626, 807, 2294, 308])

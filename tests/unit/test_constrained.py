@@ -19,10 +19,10 @@ array_step = step
 
 def constrained_beam_search(step_fn: Any, ctx: Any, max_len: int, bos: int, eos: int, beam_size: int,
                             constraints: list[list[int]], alpha: float = 1.0, n_best: int = 1,
-                            banned_after: list[int] | None = None) -> list[Hypothesis]:
+                            banned_after: list[int] | None = None, avoid: list[list[int]] | None = None) -> list[Hypothesis]:
     """One sentence's constrained search."""
     return constrained_search(step_fn, ctx, [max_len], bos, eos, beam_size, [constraints], alpha, n_best,
-                              banned_after=banned_after)[0]
+                              banned_after=banned_after, avoid=[avoid or []])[0]
 
 
 def test_without_constraints_it_is_the_plain_beam_search() -> None:
@@ -103,3 +103,24 @@ def test_sentences_searched_together_get_what_each_gets_alone() -> None:
         assert [[h.tokens for h in hyps] for hyps in together] == [[h.tokens for h in hyps] for hyps in alone]
         assert [[h.score for h in hyps] for hyps in together] == [[h.score for h in hyps] for hyps in alone]
         assert all(C in h.tokens for h in together[0]) and all(B in h.tokens for h in together[4])
+
+
+def test_avoided_sequences_are_never_written() -> None:
+    # sentence 0 with C required: B C (0.28) is best; B avoided -> A C (0.5 * 0.4)
+    [best] = constrained_beam_search(array_step, context([0]), 10, BOS, EOS, 3, [[C]], alpha=0.0, avoid=[[B]])
+    assert best.tokens == [A, C] and best.log_prob == pytest.approx(math.log(0.5 * 0.4))
+    # a two-token sequence is banned only whole: after B, C may not come, so B is worth nothing here
+    hyps = constrained_beam_search(array_step, context([0]), 10, BOS, EOS, 3, [[C]], alpha=0.0, n_best=3, avoid=[[B, C]])
+    assert hyps[0].tokens == [A, C]
+    assert all(h.tokens[i:i + 2] != [B, C] for h in hyps for i in range(len(h.tokens)))
+
+
+def test_sentences_searched_together_avoid_only_their_own_sequences() -> None:
+    cases = [(0, [[C]], [[B]]), (0, [[C]], []), (1, [[B]], [[C, C]]), (1, [[B]], [])]
+    alone = [constrained_beam_search(array_step, context([sid]), 8, BOS, EOS, 4, cons, alpha=0.0, n_best=2, avoid=avoid)
+             for sid, cons, avoid in cases]
+    together = constrained_search(array_step, context([sid for sid, _, _ in cases]), [8] * len(cases), BOS, EOS, 4,
+                                  [cons for _, cons, _ in cases], 0.0, 2, avoid=[avoid for _, _, avoid in cases])
+    assert [[h.tokens for h in hyps] for hyps in together] == [[h.tokens for h in hyps] for hyps in alone]
+    assert together[0][0].tokens == [A, C] and together[1][0].tokens == [B, C]
+    assert together[2][0].tokens[:2] != [C, C] and together[3][0].tokens == [C, C, B]

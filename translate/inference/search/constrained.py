@@ -98,11 +98,13 @@ class ConstrainedSelection:
     a word onto the term)."""
 
     def __init__(self, constraints: list[list[list[int]]], beam_size: int, alpha: float, eos: int,
-                 banned_after: list[int] | None = None) -> None:
+                 banned_after: list[int] | None = None, avoid: list[list[list[int]]] | None = None) -> None:
+        """`avoid`: per sentence, token sequences it may not write (none empty)."""
         self.need, self.alpha, self.eos = beam_size, alpha, eos
         self.constraints = constraints
         self.live = [[Live((), 0.0, tuple(False for _ in cons))] for cons in constraints]
         self.banned_after, self.banned = list(banned_after or []), set(banned_after or [])
+        self.avoid = avoid if avoid and any(avoid) else None
 
     def choose(self, log_probs: np.ndarray, counts: np.ndarray, t: int, at_limit: np.ndarray,
                bonus: np.ndarray | None = None) -> Chosen:
@@ -110,6 +112,8 @@ class ConstrainedSelection:
             glued = [row for row, hyp in enumerate(h for live in self.live for h in live) if hyp.just_met]
             if glued:
                 log_probs[np.ix_(glued, self.banned_after)] = -np.inf
+        if self.avoid is not None:
+            self._ban_avoided(log_probs)
         top = _top_k(log_probs, self.need)
         rows: list[int] = []
         tokens: list[int] = []
@@ -160,6 +164,19 @@ class ConstrainedSelection:
                     candidates.append((extended, row))
         return candidates
 
+    def _ban_avoided(self, log_probs: np.ndarray) -> None:
+        """A row may not write the last token of a sequence to avoid whose other tokens it has just written."""
+        assert self.avoid is not None
+        row = 0
+        for live, sequences in zip(self.live, self.avoid):
+            for hyp in live:
+                for sequence in sequences:
+                    if len(sequence) == 1 or hyp.tokens[len(hyp.tokens) - len(sequence) + 1:] == tuple(sequence[:-1]):
+                        log_probs[row, sequence[-1]] = -np.inf
+                row += 1
+
     def keep(self, sentences: np.ndarray) -> None:
         self.live = [self.live[s] for s in sentences.tolist()]
         self.constraints = [self.constraints[s] for s in sentences.tolist()]
+        if self.avoid is not None:
+            self.avoid = [self.avoid[s] for s in sentences.tolist()]
