@@ -27,6 +27,10 @@ from translate.data.normalize import normalize_source
 from translate.inference.glossary import Glossary, contains, names_lexicon
 
 
+def key(match: dict[str, Any]) -> tuple[int, str]:
+    return match["line"], match["zh"]
+
+
 def matches(glossary: Glossary, sources: list[str], refs: list[str]) -> list[dict[str, Any]]:
     found = []
     for line, (source, ref) in enumerate(zip(sources, refs), start=1):
@@ -56,7 +60,6 @@ def main() -> None:
             row[name] = {"matches": len(found), "false_insertions": sum(not m["in_reference"] for m in found),
                          "sentences_with_false_insertions": len({m["line"] for m in found if not m["in_reference"]})}
             row[f"{name}_matches"] = found
-        key = lambda m: (m["line"], m["zh"])  # noqa: E731
         word_keys = {key(m) for m in row["words_matches"]}
         char_keys = {key(m) for m in row["characters_matches"]}
         row["dropped"] = [m for m in row["characters_matches"] if key(m) not in word_keys]

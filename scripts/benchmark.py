@@ -20,8 +20,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ lives beside the package, not in it
 
-from benchmarks import (engines, fairness, glossary, hostile, html_fuzz, lexicon, peer, prepare, run_entry, serve_load,
-                        training)
+from benchmarks import (
+    engines,
+    fairness,
+    glossary,
+    hostile,
+    html_fuzz,
+    lexicon,
+    peer,
+    prepare,
+    run_entry,
+    serve_load,
+    training,
+)
 
 BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main, "prepare": prepare.main,
               "serve-load": serve_load.main, "glossary": glossary.main, "hostile": hostile.main,
