@@ -228,14 +228,12 @@ def test_the_re_decode_avoids_the_models_own_renderings_of_a_name(tiny_tokenizer
     en, zh = tiny_tokenizers
     inner = TextTranslator(None, zh, en, DecodeConfig(), "zh", "en")  # type: ignore[arg-type]  # no search here
     glossary = GlossaryTranslator(inner, Glossary.from_pairs(LEXICON, cased=True))
-    # the first translation's inner capitals, every capital of the renderings of 北京 alone; not the sentence's
-    # first word, not the wanted term's words, not words of the source
-    found = glossary.unsupported_names("Tom will go to Hokkaido in Kyoto. Then Osaka with Tom.",
-                                       ["Being Kyoto in Hokkaido.", "Be north."], "汤姆明天去北京。Tom", ["Beijing"])
-    assert found == ["Hokkaido", "Kyoto", "Osaka", "Being", "Be"]  # "Then" opens a sentence
-    assert glossary.unsupported_names("I met Beijing friends.", [], "我在北京。", ["Beijing"]) == []
+    # every capitalised word of the renderings of 北京 alone, but not the wanted term's words nor the source's
+    found = glossary.unsupported_names(["Being Kyoto in Hokkaido.", "Be north, Tom."], "汤姆明天去北京。Tom", ["Beijing"])
+    assert found == ["Being", "Kyoto", "Hokkaido", "Be"]
+    assert glossary.unsupported_names(["Beijing."], "我在北京。", ["Beijing"]) == []
     assert not GlossaryTranslator(inner, Glossary.from_pairs(LEXICON), avoid_renderings=False).unsupported_names(
-        "I go to Kyoto.", ["Kyoto"], "北京", ["Beijing"])
+        ["Kyoto"], "北京", ["Beijing"])
     # a sequence inside a constraint is never avoided: banning ▁Be would ban ▁Be i j ing
     assert _inside([626], [626, 807, 2294, 308]) and _inside([807, 2294], [626, 807, 2294, 308])
     assert not _inside([626, 308], [626, 807, 2294, 308])

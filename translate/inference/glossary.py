@@ -30,7 +30,6 @@ MAX_TERMS = 100_000
 _EN_UNITS = re.compile(r"\w+|[^\w\s]")
 _WORDS = re.compile(r"\w+")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]\w*")
-_INNER_CAPITALISED = re.compile(r"(?<![.!?:;\"“(])\s+([A-Z][a-z]\w*)")  # not after a sentence's end; "I" has no lower case
 
 
 @dataclass(frozen=True)
@@ -249,8 +248,7 @@ class GlossaryTranslator(TextTranslator):
         for start in range(0, len(redo), per_batch):
             chunk = redo[start:start + per_batch]
             terms_of = [list(dict.fromkeys(m.term.side(self.tgt_lang) for m in found)) for _, found in chunk]
-            avoided = [self.unsupported_names(results[i][0].text, [r for m in found for r in
-                                                                   renderings.get(m.term.side(self.src_lang), [])],
+            avoided = [self.unsupported_names([r for m in found for r in renderings.get(m.term.side(self.src_lang), [])],
                                               normalize_source(texts[i], self.src_lang), terms)
                        for (i, found), terms in zip(chunk, terms_of)]
             for (i, _), n_best in zip(chunk, self._constrained([texts[i] for i, _ in chunk], terms_of, avoided, decode)):
@@ -266,17 +264,15 @@ class GlossaryTranslator(TextTranslator):
                         coverage_penalty=0.0)
         return {term: [t.text for t in n_best] for term, n_best in zip(unique, self.inner.translate_n_best(unique, alone))}
 
-    def unsupported_names(self, translation: str, renderings: list[str], source: str, wanted: list[str]) -> list[str]:
-        """Names that neither a wanted term nor the source holds, written by the model where it lacked a term:
-        capitalised words of the sentence's English `translation` that open no sentence, and every
-        capitalised word of the terms' `renderings` (北京 alone: "Being Kyoto in Hokkaido."). The
-        constrained search would otherwise write them beside the term ("Beijing Kyoto"); the re-decode
-        may not."""
+    def unsupported_names(self, renderings: list[str], source: str, wanted: list[str]) -> list[str]:
+        """The capitalised words of the terms' `renderings` (each term translated on its own: 北京 alone gives
+        "Being Kyoto in Hokkaido.") that neither a wanted term nor the source holds: the model's own
+        renderings of a name it lacks, which the constrained search would otherwise write beside the term
+        ("Beijing Kyoto"). The re-decode may not write them."""
         if self.tgt_lang != "en" or not self.avoid_renderings:
             return []
         kept = {word for term in wanted for word in _WORDS.findall(term)} | set(_WORDS.findall(source))
-        found = [m.group(1) for m in _INNER_CAPITALISED.finditer(translation)]
-        found += [word for text in renderings for word in _CAPITALISED.findall(text)]
+        found = [word for text in renderings for word in _CAPITALISED.findall(text)]
         return [word for word in dict.fromkeys(found) if word not in kept]
 
     def matches(self, sentence: str) -> list[Match]:
