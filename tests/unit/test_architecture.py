@@ -26,7 +26,7 @@ LAYERS = [
     ["inference"],
     ["evaluation"],
     ["training"],
-    ["study", "serve", "release"],
+    ["study", "serve", "release", "api"],
     ["cli", "__main__"],
 ]
 
