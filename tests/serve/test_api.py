@@ -76,7 +76,9 @@ def test_multi_head_models_return_every_head_and_their_mean(client: TestClient) 
 def test_direction_from_the_script_per_text_or_from_source_and_target(client: TestClient) -> None:
     items = post(client, q=["a cat", "我喜欢茶", "我用Python写代码"]).json()["translations"]
     assert [(t["source"], t["model"]) for t in items] == [("en", "en-zh"), ("zh", "zh-en"), ("zh", "zh-en")]
-    assert post(client, q="我喜欢茶", target="zh").json()["translations"][0]["model"] == "en-zh"
+    assert post(client, q="a cat", target="zh").json()["translations"][0]["model"] == "en-zh"
+    kept = post(client, q="我喜欢茶", target="zh").json()["translations"][0]  # already Chinese: unchanged
+    assert (kept["model"], kept["translation"]) == ("", "我喜欢茶")
     assert post(client, q="a cat", source="zh").json()["translations"][0]["model"] == "zh-en"
 
 

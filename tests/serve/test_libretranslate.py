@@ -83,7 +83,8 @@ def test_replies_are_shaped_as_q_and_say_what_was_detected_only_for_auto(client:
     assert many["translatedText"] == own(client, [EN, ZH])
     assert [d["language"] for d in many["detectedLanguage"]] == ["en", "zh"] and "alternatives" not in many
     forced = client.post("/translate", json={"q": ZH, "source": "auto", "target": "zh"}).json()
-    assert forced["detectedLanguage"] == {"language": "en", "confidence": 0.0}  # read as the target says, and how sure
+    assert forced["detectedLanguage"] == {"language": "zh", "confidence": 100.0}  # already Chinese: kept as it is
+    assert forced["translatedText"] == ZH
     listed = client.post("/translate", json={"q": [EN], "target": "zh", "alternatives": 1}).json()
     assert isinstance(listed["alternatives"], list) and isinstance(listed["alternatives"][0], list)
 
@@ -241,3 +242,22 @@ def test_what_mastodon_sends(client: TestClient) -> None:
     assert len(translated) == 2 and [tags(t) for t in translated] == [tags(t) for t in texts]
     auto = client.post("/translate", json={"q": texts, "source": "auto", "target": "zh-CN", "format": "html", "api_key": None})
     assert [d["language"] for d in auto.json()["detectedLanguage"]] == ["en", "en"]
+
+
+def test_a_text_already_in_the_target_language_comes_back_unchanged(client: TestClient) -> None:
+    english = "Hello world, how are you?"
+    out = client.post("/translate", data={"q": english, "source": "auto", "target": "en"})
+    assert out.status_code == 200, out.text
+    assert out.json()["translatedText"] == english
+    assert out.json()["detectedLanguage"]["language"] == "en"
+    both = client.post("/translate", json={"q": [english, ZH], "source": "auto", "target": "en"}).json()
+    assert both["translatedText"][0] == english and both["translatedText"][1] == own(client, ZH)[0]
+    assert [d["language"] for d in both["detectedLanguage"]] == ["en", "zh"]
+    first, second = both["translations"]
+    assert first["model"] == "" and first["notices"] == ["already in en: returned unchanged"]
+    assert second["model"] and second["target"] == "en"
+    page = '<p>I like <b>tea</b>.</p>'
+    html = client.post("/translate", json={"q": page, "source": "auto", "target": "en", "format": "html"}).json()
+    assert html["translatedText"] == page  # byte for byte
+    named = client.post("/translate", json={"q": english, "source": "en", "target": "en"})
+    assert named.status_code == 422 and "source and target are both en" in named.text  # said outright: a mistake

@@ -137,18 +137,35 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
                                      f"{name}={limit} (send fewer or shorter documents)")
     else:
         visible, texts = documents, documents
-    per_document = [_choose(models, req, text) for text in visible]
     counts = [len(m.runs) for m in markups] if markups is not None else [1] * len(documents)
+    # source auto with a target: a text already in the target language comes back unchanged (as LibreTranslate's)
+    kept = [req.model is None and req.source == "auto" and req.target is not None
+            and direction_of(text).startswith(req.target)
+            for text in visible]
+    per_document = [None if keep else _choose(models, req, text) for text, keep in zip(visible, kept)]
     chosen = [served for served, count in zip(per_document, counts) for _ in range(count)]
-    _check_attention_cost(req, texts, chosen, settings)
-    results = await _search(req, texts, chosen, batcher, settings, client)
-    sources = [served.artifact.src_lang for served in per_document]
+    wanted = [i for i, served in enumerate(chosen) if served is not None]
+    searched = [served for served in chosen if served is not None]
+    _check_attention_cost(req, [texts[i] for i in wanted], searched, settings)
+    found = await _search(req, [texts[i] for i in wanted], searched, batcher, settings, client)
+    results = [_unchanged(text, str(req.target)) for text in texts]
+    for i, result in zip(wanted, found):
+        results[i] = result
+    sources = [str(req.target) if served is None else served.artifact.src_lang for served in per_document]
     try:
         fields = await asyncio.to_thread(libretranslate.reply_fields, req, visible, markups, results, sources)
     except MarkupError as exc:
         raise HTTPException(422, str(exc)) from None
     reply = TranslateResponse.model_validate({"translations": results, **fields})
     return reply.model_dump(exclude={k for k in ("detectedLanguage", "alternatives") if getattr(reply, k) is None})
+
+
+def _unchanged(text: str, language: str) -> dict[str, Any]:
+    """The result of a text already in the language asked for: the text itself."""
+    alternative = {"translation": text, "score": 0.0, "target_pieces": [], "attention": None}
+    return {"text": text, "translation": text, "score": 0.0, "source": language, "target": language, "model": "",
+            "source_pieces": [], "target_pieces": [], "attention": None, "alternatives": [alternative],
+            "truncated": False, "notices": [f"already in {language}: returned unchanged"]}
 
 
 def _read_html(document: str) -> Markup:
