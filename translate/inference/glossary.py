@@ -234,9 +234,9 @@ class GlossaryTranslator(TextTranslator):
         self.inner, self.glossaries, self.avoid_renderings = inner, (glossary, *more), avoid_renderings
         self._continuations: list[int] | None = None
 
-    def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+    def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         decode = decode or self.decode
-        results = self.inner.translate_n_best(texts, decode)
+        results = self.inner.search_n_best(texts, decode)
         redo: list[tuple[int, list[Match]]] = []
         for i, (text, n_best) in enumerate(zip(texts, results)):
             found = self.matches(normalize_source(text, self.src_lang))
@@ -262,7 +262,7 @@ class GlossaryTranslator(TextTranslator):
             return {}
         alone = replace(decode, beam_size=max(decode.beam_size, self.RENDERINGS), n_best=self.RENDERINGS,
                         coverage_penalty=0.0)
-        return {term: [t.text for t in n_best] for term, n_best in zip(unique, self.inner.translate_n_best(unique, alone))}
+        return {term: [t.text for t in n_best] for term, n_best in zip(unique, self.inner.search_n_best(unique, alone))}
 
     def unsupported_names(self, renderings: list[str], source: str, wanted: list[str]) -> list[str]:
         """The capitalised words of the terms' `renderings` (each term translated on its own: 北京 alone gives

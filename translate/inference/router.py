@@ -14,6 +14,7 @@ from translate.config.paths import find_model, released_models, with_members
 from translate.config.schema import Engine
 from translate.data.cleaning import detect_language
 from translate.errors import CheckpointError, ConfigError
+from translate.inference.passthrough import protect
 from translate.inference.text_translator import TextTranslator
 
 if TYPE_CHECKING:
@@ -46,8 +47,9 @@ def onnx_threads(lines: int | None) -> int:
 
 
 def direction_of(text: str, source: str | None = None) -> str:
-    """The direction ("en-zh" or "zh-en"): from the given source language, else from the text's script."""
-    source = source or detect_language(text)
+    """The direction ("en-zh" or "zh-en"): from the given source language, else from the script of the
+    text's language (its URLs, mentions, hashtags, code and emoji left out: `inference.passthrough`)."""
+    source = source or detect_language(protect(text).text or text)
     return f"{source}-{OTHER[source]}"
 
 

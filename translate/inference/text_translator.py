@@ -13,6 +13,7 @@ from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.normalize import copy_digits, normalize_source, split_sentences
 from translate.data.tokenizer import Tokenizer, source_ids
+from translate.inference.passthrough import protect
 from translate.inference.search.rules import Hypothesis
 
 logger = logging.getLogger(__name__)
@@ -77,7 +78,16 @@ class TextTranslator:
         return out
 
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
-        """Translate in batches of similar length; returns n-best lists in input order."""
+        """Translate in batches of similar length; returns n-best lists in input order. URLs, addresses,
+        mentions, hashtags, code spans and emoji are not shown to the model and come back verbatim
+        (`inference.passthrough`)."""
+        protected = [protect(text) for text in texts]
+        results = self.search_n_best([p.text for p in protected], decode)
+        return [[Translation(p.restore(t.text), t.score, t.tokens) for t in hyps] if p.text != text else hyps
+                for text, p, hyps in zip(texts, protected, results)]
+
+    def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        """`translate_n_best` on texts as the model reads them (nothing taken out)."""
         decode = decode or self.decode
         sources = self.encode_sources(texts)
         order = sorted(range(len(texts)), key=lambda i: len(sources[i]))

@@ -1,0 +1,91 @@
+"""What is not language passes through: URLs, e-mail addresses, @mentions, #hashtags, code spans and
+emoji are taken out of a text before the model reads it and put back, verbatim, into its translation.
+
+The models never saw such things in training and mistranslate them ("I love this place 🎉 so much!"
+came out as a sentence meaning the opposite, the emoji lost), and they do not copy placeholders
+either (a number put in a URL's place came back as 七点钟), so the spans are not shown to the model:
+- spans at the start or the end of the text (with the spaces around them) go back to the same end:
+  "🎉 #travel" after a post, "@anna" before it;
+- spans inside the text go back just before the translation's closing punctuation, in their order.
+
+Every span comes back exactly once and byte for byte; a text that is nothing but spans comes back
+unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_EMOJI = (r"(?:[\U0001F1E6-\U0001F1FF]{2}"  # flags
+          r"|[\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf\u2934\u2935"
+          r"\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001F000-\U0001FAFF]"
+          r"[\ufe0e\ufe0f\U0001F3FB-\U0001F3FF]*"  # variation selectors, skin tones
+          r"(?:\u200d[\u2600-\u27bf\U0001F000-\U0001FAFF][\ufe0e\ufe0f\U0001F3FB-\U0001F3FF]*)*)")  # ZWJ sequences
+_URL_BODY = r"[^\s<>\"'，。！？、；：（）【】]*[^\s<>\"'，。！？、；：（）【】.,;:!?)\]]"
+_URL = (rf"(?:https?://|www\.){_URL_BODY}"  # with a scheme or www.
+        rf"|https?://"  # a scheme alone (Mastodon hides it in a span of its own)
+        rf"|(?<![\w@.])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{{2,}}/{_URL_BODY}")  # domain/path: example.org/page
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_MENTION = r"(?<![\w@])@\w+(?:@[\w-]+(?:\.[\w-]+)+)?"  # @user, or @user@host as the fediverse writes it
+_HASHTAG = r"(?<![\w#&])#\w+"
+_CODE = r"`[^`\n]+`"
+SPAN = re.compile(f"{_CODE}|{_URL}|{_EMAIL}|{_MENTION}|{_HASHTAG}|{_EMOJI}")
+_GAP_BEFORE_PUNCTUATION = re.compile(r"[ \t]+(?=[,.!?;:，。！？；：、])")
+_CLOSING = re.compile(r"[\s.!?。！？…\"'”’)）]*$")
+
+
+@dataclass(frozen=True)
+class Protected:
+    """A text with its spans taken out: `text` is what the model reads."""
+
+    text: str
+    head: str = ""  # the spans (and spaces) that opened the text
+    tail: str = ""  # ... that closed it
+    inner: tuple[str, ...] = ()  # the spans inside it, in order
+
+    def restore(self, translation: str) -> str:
+        """`translation` of `text` with every span back in its place."""
+        if not self.text:
+            return self.head + self.tail
+        if self.inner:
+            cut = _CLOSING.search(translation)
+            end = cut.start() if cut else len(translation)
+            spaced = " " + " ".join(self.inner)
+            translation = translation[:end] + spaced + translation[end:]
+        return self.head + translation + self.tail
+
+
+def protect(text: str) -> Protected:
+    """`text` without its URLs, addresses, mentions, hashtags, code spans and emoji (see the module)."""
+    spans = list(SPAN.finditer(text))
+    if not spans:
+        return Protected(text)
+    begin, end = 0, len(text)
+    head_spans = 0
+    for match in spans:  # the spans that open the text, with nothing but spaces between them
+        if text[begin:match.start()].strip():
+            break
+        begin, head_spans = match.end(), head_spans + 1
+    rest = spans[head_spans:]
+    tail_spans = 0
+    for match in reversed(rest):
+        if text[match.end():end].strip():
+            break
+        end, tail_spans = match.start(), tail_spans + 1
+    inner = rest[:len(rest) - tail_spans]
+    lead = len(text[begin:end]) - len(text[begin:end].lstrip())
+    trail = len(text[begin:end]) - len(text[begin:end].rstrip())
+    core = text[begin + lead:end - trail]
+    pieces, at = [], begin + lead
+    for match in inner:
+        pieces.append(text[at:match.start()])
+        at = match.end()
+    pieces.append(text[at:end - trail])
+    model_text = _tidy("".join(pieces)) if inner else core
+    return Protected(model_text, text[:begin + lead], text[end - trail:], tuple(m.group(0) for m in inner))
+
+
+def _tidy(text: str) -> str:
+    """Where spans were taken out: one space, none before punctuation ("Hello , see ." -> "Hello, see.")."""
+    return _GAP_BEFORE_PUNCTUATION.sub("", re.sub(r"[ \t]{2,}", " ", text)).strip()
