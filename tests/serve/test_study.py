@@ -72,14 +72,55 @@ def test_a_lone_surrogate_is_a_422(client: TestClient) -> None:
     assert out.status_code == 422 and "unpaired UTF-16 surrogate" in out.json()["error"]
 
 
-def test_a_study_needs_runs_with_their_weights(tiny_study: Path, tmp_path: Path) -> None:
+def test_a_study_without_weights_is_browsed_from_its_files(both_directions: Models, tiny_study: Path,
+                                                            tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a translate compare folder"):
+        Study(tmp_path)
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(ConfigError, match="no finished run"):
         Study(tmp_path)
     copy = tmp_path / "copy"
     shutil.copytree(tiny_study, copy, ignore=shutil.ignore_patterns("best"))  # the results without the weights
-    with pytest.raises(ConfigError, match="no finished run has its weights"):
+    study = Study(copy)
+    assert list(study.runs) == RUNS and all(run.weights is None for run in study.runs.values())
+    assert all(run.weights is not None for run in Study(copy, work_dir=tiny_study / "runs").runs.values())  # --study-runs
+    with TestClient(create_app(Models(list(both_directions.by_name.values()), study), ServeSettings(burst=1000)), base_url="http://localhost") as c:
+        assert [run["weights"] for run in c.get("/study").json()["runs"]] == [False, False]
+        refused = c.post("/study/translate", json={"q": "a cat", "runs": ["dot-seed1"]})
+        assert refused.status_code == 409 and "has no weights here" in refused.json()["error"]
+
+
+COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "compare-converged-en-zh"
+
+
+def test_a_committed_study_shows_its_test_translations_and_attention(both_directions: Models) -> None:
+    study = Study(COMMITTED)
+    assert study.test_set is not None and study.test_set.target == "zh"
+    with TestClient(create_app(Models(list(both_directions.by_name.values()), study), ServeSettings(burst=1000)), base_url="http://localhost") as c:
+        view = c.get("/study/testset", params={"mechanism": "additive,dot", "limit": 5}).json()
+        assert view["runs"] == ["additive-seed1", "additive-seed2", "additive-seed3", "dot-seed1", "dot-seed2", "dot-seed3"]
+        spreads = [row["spread"] for row in view["rows"]]
+        assert len(spreads) == 5 and spreads == sorted(spreads, reverse=True)
+        first = view["rows"][0]
+        line = first["line"]
+        hypotheses = (COMMITTED / "runs" / "dot-seed2" / "test.hyp.txt").read_text(encoding="utf-8").splitlines()
+        by_run = {t["run"]: t for t in first["translations"]}
+        assert by_run["dot-seed2"]["translation"] == hypotheses[line - 1]
+        assert max(t["chrf"] for t in first["translations"]) - min(t["chrf"] for t in first["translations"]) == first["spread"]
+        assert c.get("/study/testset", params={"mechanism": "nope"}).status_code == 404
+        assert c.get("/study/testset", params={"limit": 0}).status_code == 422
+        attention = c.get("/study/runs/additive-seed1/attention").json()["examples"]
+        assert attention and all(len(e["weights"]) == len(e["target_pieces"]) for e in attention)
+        assert c.get("/study/runs/..%2Fetc/attention").status_code == 404
+
+
+def test_a_bad_attention_file_is_named(tiny_study: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny_study, copy)
+    (copy / "runs" / "dot-seed1" / "attention.json").write_text('[{"source_pieces": ["a"], "target_pieces": ["b"], '
+                                                                 '"weights": [[0.5, 0.5]]}]')
+    with pytest.raises(ConfigError, match=r"dot-seed1/attention.json: example 1: .* do not fit together"):
         Study(copy)
-    assert list(Study(copy, work_dir=tiny_study / "runs").runs) == RUNS  # weights kept elsewhere (--study-runs)
 
 
 def test_without_a_study_there_is_no_study_route(both_directions: Models) -> None:

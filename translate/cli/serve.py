@@ -83,7 +83,9 @@ def serve(models: Annotated[list[str] | None, typer.Option("--models", "-m", hel
         from translate.serve.study import Study
 
         served.study = Study(study, study_runs)
-        typer.echo(f"study {study}: {len(served.study.runs)} runs with their weights", err=True)
+        with_weights = sum(run.weights is not None for run in served.study.runs.values())
+        typer.echo(f"study {study}: {len(served.study.runs)} runs, {with_weights} with their weights (the others are "
+                   f"shown from the study's files)", err=True)
     for name, model in served.by_name.items():
         typer.echo(f"model {name}: {model.artifact.direction}, {model.artifact.model.mechanism}", err=True)
     typer.echo(f"serving on http://{host}:{port}/  (API key {'required' if settings.api_key else 'off'}; Ctrl-C stops)",

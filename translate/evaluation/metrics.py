@@ -58,6 +58,12 @@ class PairedResult:
     p_value: float | None
 
 
+def sentence_chrf(hyps: list[str], refs: list[str]) -> list[float]:
+    """Each hypothesis's chrF against its reference (sacrebleu's defaults, as `score`'s corpus chrF)."""
+    metric = CHRF()
+    return [metric.sentence_score(hyp, [ref]).score for hyp, ref in zip(hyps, refs)]
+
+
 def paired_bootstrap(systems: list[tuple[str, list[str]]], refs: list[str], tgt_lang: str,
                      samples: int = 1000) -> tuple[list[PairedResult], str]:
     """sacrebleu's paired bootstrap resampling (Koehn 2004); the first system is the baseline.

@@ -318,6 +318,33 @@ def _install_study(app: FastAPI, models: Models, study: Study, settings: ServeSe
             raise HTTPException(404, f"no figure {echo(name)} in the study; it has: {', '.join(study.figures()) or 'none'}")
         return Response(data, media_type="image/png", headers={"Cache-Control": "no-cache"})
 
+    @_get_and_head(app, "/study/runs/{run}/attention", responses=ERRORS)
+    async def study_attention(run: str, request: Request) -> dict[str, Any]:
+        """The attention matrices the study kept for a run (a few test sentences: attention.json)."""
+        access.check(request)
+        if run not in study.runs:
+            raise HTTPException(404, f"no run {clip(run)} in the study")
+        return {"run": run, "examples": list(study.runs[run].attention)}
+
+    @_get_and_head(app, "/study/testset", responses=ERRORS)
+    async def study_testset(request: Request, mechanism: str = "", limit: int = 50) -> dict[str, Any]:
+        """The test sentences the runs disagree on most: each run's translation beside the reference,
+        with sentence chrF; `mechanism`: a comma-separated filter; `limit`: 1-500 sentences."""
+        access.check(request)
+        if study.test_set is None:
+            raise HTTPException(404, "the study's runs have no test translations of the bundled test split")
+        wanted = [m for m in mechanism.split(",") if m][:50]
+        runs = [r for r in study.runs.values() if r.hypotheses and (not wanted or r.mechanism in wanted)]
+        if not runs:
+            known = sorted({r.mechanism for r in study.runs.values()})
+            raise HTTPException(404, f"no run of {', '.join(clip(m) for m in wanted[:3])}; mechanisms: {', '.join(known)}")
+        if not 1 <= limit <= 500:
+            raise HTTPException(422, f"limit must be 1-500, got {limit}")
+        test_set = study.test_set
+        rows = await asyncio.to_thread(test_set.rows, runs, limit)
+        return {"target": test_set.target, "sentences": len(test_set.references), "runs": [r.name for r in runs],
+                "rows": rows}
+
     @app.post("/study/translate", responses=ERRORS, openapi_extra=_body_schema(StudyRequest))
     async def study_translate(request: Request) -> dict[str, Any]:
         """One text translated by each chosen run, with the run's scores from the study."""
@@ -328,6 +355,10 @@ def _install_study(app: FastAPI, models: Models, study: Study, settings: ServeSe
         unknown = [run for run in req.runs if run not in study.runs]
         if unknown:
             raise HTTPException(404, f"no run {', '.join(clip(u) for u in unknown[:3])} in the study; it has: {', '.join(study.runs)}")
+        without = [run for run in req.runs if study.runs[run].weights is None]
+        if without:
+            raise HTTPException(409, f"run {clip(without[0])} has no weights here: the study's tables, figures, attention "
+                                     f"and test translations are served; to translate, give its work folder (--study-runs)")
         translators = [await asyncio.to_thread(study.translator, run) for run in req.runs]  # loading: off the loop
         cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
         if cells > settings.max_attention_cells:

@@ -40,10 +40,13 @@ class StudyRun:
     mechanism: str
     seed: int
     scores: dict[str, Any]
-    weights: Path
+    weights: Path | None  # None: the study's committed files only (scores, hypotheses, attention)
+    hypotheses: tuple[str, ...] = ()  # its test translations (test.hyp.txt), one per test sentence
+    attention: tuple[dict[str, Any], ...] = ()  # the matrices of a few test sentences (attention.json)
 
     def info(self) -> dict[str, Any]:
-        return {"name": self.name, "mechanism": self.mechanism, "seed": self.seed,
+        return {"name": self.name, "mechanism": self.mechanism, "seed": self.seed, "weights": self.weights is not None,
+                "test_hypotheses": len(self.hypotheses), "attention_examples": len(self.attention),
                 **{k: self.scores.get(k) for k in ("test_bleu", "test_chrf", "dev_bleu", "steps")}}
 
 
@@ -101,13 +104,13 @@ class Study:
         self.out_dir, self.work_dir, self.max_loaded = out_dir, work_dir or out_dir / "runs", max_loaded
         self.runs = self._read_runs()
         if not self.runs:
-            raise ConfigError(f"--study {out_dir}: no finished run has its weights in {self.work_dir} (a run needs "
-                              f"runs/<run>/compare.json in the study and its checkpoint in the work folder; "
-                              f"give the work folder with --study-runs)")
+            raise ConfigError(f"--study {out_dir}: no finished run (a run needs runs/<run>/compare.json, as "
+                              f"translate compare writes it)")
         self.table = self._read_table()
         self._figures = self._read_figures()
         self._loaded: OrderedDict[str, Translator] = OrderedDict()
         self._lock = threading.Lock()
+        self.test_set = TestSet.of(list(self.runs.values()))
 
     def _read_runs(self) -> dict[str, StudyRun]:
         runs: dict[str, StudyRun] = {}
@@ -116,10 +119,9 @@ class Study:
             results = folder / "compare.json"
             if folder.is_symlink() or not (results.exists() or results.is_symlink()):
                 continue
-            weights = self.work_dir / folder.name
-            if not any((w.is_file() and _inside(self.work_dir, w))
-                       for w in (weights / "best" / "model.safetensors", weights / "model.safetensors")):
-                continue
+            found = self.work_dir / folder.name
+            weights = found if any((w.is_file() and _inside(self.work_dir, w))
+                                   for w in (found / "best" / "model.safetensors", found / "model.safetensors")) else None
             scores = read_json_object(results)
             seed = scores.get("seed", 0)
             if isinstance(seed, bool) or not isinstance(seed, int):
@@ -127,7 +129,8 @@ class Study:
             mechanism = scores.get("mechanism", "")
             if not isinstance(mechanism, str):
                 raise ConfigError(f"{results}: mechanism must be a string, got {type(mechanism).__name__}")
-            runs[folder.name] = StudyRun(folder.name, mechanism, seed, scores, weights)
+            runs[folder.name] = StudyRun(folder.name, mechanism, seed, scores, weights, _read_lines(folder / "test.hyp.txt"),
+                                         _read_attention(folder / "attention.json"))
         return runs
 
     def _read_table(self) -> list[dict[str, Any]]:
@@ -165,10 +168,13 @@ class Study:
         return self._figures.get(name)
 
     def translator(self, name: str) -> Translator:
-        """The run's translator, loaded on first use (thread-safe: the worker thread and the event loop)."""
+        """The run's translator, loaded on first use (thread-safe: the worker thread and the event loop);
+        LookupError for a run whose weights are not here."""
         run = self.runs.get(name)
         if run is None:
             raise KeyError(name)
+        if run.weights is None:
+            raise LookupError(name)
         with self._lock:
             if name in self._loaded:
                 self._loaded.move_to_end(name)
@@ -178,3 +184,93 @@ class Study:
             while len(self._loaded) > self.max_loaded:
                 self._loaded.popitem(last=False)
             return translator
+
+
+MAX_ATTENTION_EXAMPLES = 32
+MAX_PIECES = 512
+
+
+def _read_lines(path: Path) -> tuple[str, ...]:
+    """A run's hypotheses file as lines (none when the file is absent)."""
+    if not (path.exists() or path.is_symlink()):
+        return ()
+    raw = read_regular(path, MAX_JSON_BYTES)
+    try:
+        return tuple(raw.decode("utf-8").splitlines())
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start})") from None
+
+
+def _read_attention(path: Path) -> tuple[dict[str, Any], ...]:
+    """attention.json: a list of {source, source_pieces, target_pieces, weights[target][source]} (checked)."""
+    if not (path.exists() or path.is_symlink()):
+        return ()
+    data = _json_list(path)
+    examples = []
+    for number, item in enumerate(data[:MAX_ATTENTION_EXAMPLES], start=1):
+        where = f"{path}: example {number}"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{where}: expected an object")
+        source, target, weights = item.get("source_pieces"), item.get("target_pieces"), item.get("weights")
+        if not (isinstance(source, list) and isinstance(target, list) and isinstance(weights, list)
+                and all(isinstance(p, str) for p in [*source, *target]) and len(source) <= MAX_PIECES
+                and len(target) <= MAX_PIECES and len(weights) == len(target)
+                and all(isinstance(row, list) and len(row) == len(source)
+                        and all(isinstance(w, int | float) and not isinstance(w, bool) for w in row) for row in weights)):
+            raise ConfigError(f"{where}: source_pieces, target_pieces and weights[target][source] do not fit together")
+        examples.append({"source": str(item.get("source", ""))[:2000], "source_pieces": source,
+                         "target_pieces": target, "weights": weights})
+    return tuple(examples)
+
+
+def _json_list(path: Path) -> list[Any]:
+    raw = read_regular(path, MAX_JSON_BYTES)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
+        raise ConfigError(f"{path}: not JSON this server reads ({type(exc).__name__})") from None
+    if not isinstance(data, list):
+        raise ConfigError(f"{path}: expected a JSON list, got {type(data).__name__}")
+    return data
+
+
+@dataclass
+class TestSet:
+    """The runs' test translations beside the test split's references, when the hypotheses are those of
+    the bundled Tatoeba test split (as many lines; the target language read from the hypotheses' script)."""
+
+    sources: list[str]
+    references: list[str]
+    target: str
+    chrf: dict[str, list[float]]
+
+    @classmethod
+    def of(cls, runs: list[StudyRun]) -> TestSet | None:
+        from translate.config.schema import DataConfig
+        from translate.data.cleaning import detect_language
+        from translate.data.corpus import load_eval_split
+
+        with_hypotheses = [run for run in runs if run.hypotheses]
+        if not with_hypotheses:
+            return None
+        target = detect_language(" ".join(with_hypotheses[0].hypotheses[:200]))
+        source = "zh" if target == "en" else "en"
+        sources, references = load_eval_split(DataConfig(direction=f"{source}-{target}"), "test")  # type: ignore[arg-type]
+        if any(len(run.hypotheses) != len(references) for run in with_hypotheses):
+            return None
+        return cls(sources, references, target, {})
+
+    def rows(self, runs: list[StudyRun], limit: int) -> list[dict[str, Any]]:
+        """The test sentences on which `runs` disagree most (the spread of their sentence chrF), each with
+        its reference and every run's translation and sentence chrF."""
+        from translate.evaluation.metrics import sentence_chrf
+
+        for run in runs:
+            if run.name not in self.chrf:
+                self.chrf[run.name] = [round(c, 1) for c in sentence_chrf(list(run.hypotheses), self.references)]
+        spread = [max(self.chrf[r.name][i] for r in runs) - min(self.chrf[r.name][i] for r in runs)
+                  for i in range(len(self.references))]
+        order = sorted(range(len(spread)), key=lambda i: (-spread[i], i))[:limit]
+        return [{"line": i + 1, "source": self.sources[i], "reference": self.references[i], "spread": spread[i],
+                 "translations": [{"run": r.name, "mechanism": r.mechanism, "translation": r.hypotheses[i],
+                                   "chrf": self.chrf[r.name][i]} for r in runs]} for i in order]
