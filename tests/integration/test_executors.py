@@ -81,7 +81,6 @@ class _BreakingPool:
 
     def __init__(self, runs: int) -> None:
         self.left = runs
-        self._processes: dict[int, Any] = {}
 
     def submit(self, fn: Any, task: Any) -> Future[Any]:
         if self.left == 0:

@@ -79,8 +79,13 @@ class Sequential:
                 events(Event("finished", task, where, result))
 
 
-def _worker_init(threads: int) -> None:
+def _worker_init(threads: int, started: Any = None) -> None:
+    """A worker's start: its threads, SIGINT left to the driver, death with the driver; its pid sent on
+    `started` (the pool's queue), since the executor keeps no public list of its processes."""
     import torch
+
+    if started is not None:
+        started.put(os.getpid())
 
     torch.set_num_threads(threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides; training stops on the SIGTERM it sends
@@ -127,10 +132,27 @@ class LocalWorkers:
 
     def __init__(self, jobs: int, threads: int) -> None:
         self.jobs, self.threads = jobs, threads
+        self._started: Any = None  # the current pool's queue of its workers' pids
+        self._pids: list[int] = []  # ... as read from it
 
     def _pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_init, initargs=(self.threads,))
+        context = multiprocessing.get_context("spawn")
+        self._started, self._pids = context.SimpleQueue(), []
+        return ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_worker_init,
+                                   initargs=(self.threads, self._started))
+
+    def _stop(self, pool: Any, broken: bool) -> None:
+        """Ask the pool's workers to stop between two updates (SIGTERM: each saves a resumable checkpoint),
+        then wait. A broken pool has sent its workers that SIGTERM itself: a second one would stop them
+        mid-update, so it gets none."""
+        while self._started is not None and not self._started.empty():
+            self._pids.append(self._started.get())
+        for pid in [] if broken else self._pids:
+            try:
+                os.kill(pid, signal.SIGTERM)  # not yet reaped by the pool, so the pid is still the worker's
+            except ProcessLookupError:
+                pass
+        pool.shutdown(wait=True, cancel_futures=True)  # the runs under way end at their next update boundary
 
     def run(self, fn: Callable[[Any], Any], waves: Sequence[Sequence[Any]], events: Callable[[Event[Any]], None]) -> None:
         where = f"{socket.gethostname()}, local worker ({self.jobs} jobs × {self.threads} threads)"
@@ -138,8 +160,8 @@ class LocalWorkers:
         try:
             for wave in waves:
                 pool = self._wave(pool, fn, list(wave), events, where)
-        except BaseException:
-            _stop(pool)
+        except BaseException as exc:
+            self._stop(pool, broken=isinstance(exc, BrokenProcessPool))
             raise
         pool.shutdown(wait=True)
 
@@ -163,7 +185,7 @@ class LocalWorkers:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 broken = any(not f.cancelled() and isinstance(f.exception(), BrokenProcessPool) for f in done)
             if broken:
-                _stop(pool)  # a worker died and took its pool down: every run of the pool starts again
+                self._stop(pool, broken=True)  # a worker died and took its pool down: every run of the pool starts again
                 pool, done = self._pool(), set(running)
             for future in [f for f in running if f in done]:  # in the order given: events do not hang on hashes
                 task = running.pop(future)
@@ -180,20 +202,6 @@ class LocalWorkers:
                 else:
                     events(Event("finished", task, where, future.result()))
         return pool
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Ask the workers to stop between two updates (SIGTERM: each saves a resumable checkpoint), then wait.
-    A broken pool has sent its workers that SIGTERM itself: a second one would stop them mid-update."""
-    broken = getattr(pool, "_broken", False)  # the executor's own flag, set before it signals its workers
-    processes = [] if broken else list(getattr(pool, "_processes", {}).values())  # no public list of them
-    for process in processes:
-        if process.is_alive():
-            try:
-                os.kill(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    pool.shutdown(wait=True, cancel_futures=True)  # the runs under way end at their next update boundary
 
 
 def _on_node(fn: Callable[[Any], Any], task: Any, threads: int) -> tuple[str, Any]:
