@@ -139,6 +139,7 @@ def test_chinese_output_is_drawn_with_a_cjk_font(server: str, browser: Any) -> N
     browser.find_element(By.ID, "translate").click()
     _wait(lambda: _text(browser, "#results .result"))
     assert "en → zh" in browser.find_element(By.ID, "status").text
+    assert "Detected: English (100 %)." in browser.find_element(By.ID, "status").text  # direction on auto
     has_cjk = browser.execute_async_script(
         "const done = arguments[0]; document.fonts.ready.then(() => done("
         "document.fonts.check('16px \"Translate CJK\"', '茶') || document.fonts.check('16px \"Noto Sans CJK SC\"', '茶')))")

@@ -42,6 +42,16 @@ function requestBody() {
   return body;
 }
 
+const LANGUAGE_NAMES = { en: "English", zh: "Chinese" };
+
+function detectedText(detected) {
+  // With the direction on auto, what the script detector read each line as, and how sure it was.
+  if (!detected || !detected.length) return "";
+  const parts = detected.map((d, i) => `${detected.length > 1 ? `line ${i + 1} ` : ""}${LANGUAGE_NAMES[d.language]} ` +
+                                        `(${Math.round(d.confidence)} %)`);
+  return ` Detected: ${parts.join(", ")}.`;
+}
+
 async function translate() {
   const body = requestBody();
   if (!body.q.length) { setStatus("Type a sentence first."); return; }
@@ -72,6 +82,7 @@ async function translate() {
     const cut = data.translations.filter((t) => t.truncated).length;
     const notices = data.translations.flatMap((t, i) => (t.notices || []).map((n) => `Line ${i + 1}: ${n}.`));
     setStatus(`Translated ${data.translations.length} line(s), ${directions} (model ${data.translations[0].model}).` +
+              detectedText(data.detectedLanguage) +
               (cut ? ` ${cut} line(s) were over 200 pieces: only their beginning was translated.` : "") +
               (notices.length ? ` ${notices.join(" ")}` : ""));
   } catch (err) {
