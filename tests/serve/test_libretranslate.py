@@ -261,3 +261,44 @@ def test_a_text_already_in_the_target_language_comes_back_unchanged(client: Test
     assert html["translatedText"] == page  # byte for byte
     named = client.post("/translate", json={"q": english, "source": "en", "target": "en"})
     assert named.status_code == 422 and "source and target are both en" in named.text  # said outright: a mistake
+
+
+def _file_reply(client: TestClient, name: str, content: bytes, **fields: str) -> Any:
+    return client.post("/translate_file", data={"source": "auto", "target": "zh", **fields},
+                       files={"file": (name, content, "text/plain")})
+
+
+def test_translate_file_gives_a_url_to_the_translated_text_and_html(client: TestClient) -> None:
+    text = f"{EN}\n\n{EN} 🎉\r\nhello there\n"
+    reply = _file_reply(client, "post.txt", text.encode())
+    assert reply.status_code == 200, reply.text
+    url = reply.json()["translatedFileUrl"]
+    assert url.startswith("http://localhost/download_file/") and url.endswith(".post.txt")
+    got = client.get(url)
+    assert got.status_code == 200 and got.headers["content-type"].startswith("text/plain")
+    lines = got.text.split("\n")
+    expected = own(client, [EN, f"{EN} 🎉", "hello there"], source="en", target="zh")
+    assert lines == [expected[0], "", expected[1] + "\r", expected[2], ""]  # empty lines and line ends kept
+    page = f"<p>{EN} <b>{EN}</b></p>".encode()
+    html = client.get(_file_reply(client, "page.html", page).json()["translatedFileUrl"])
+    assert html.headers["content-type"].startswith("text/html")
+    assert html.text == client.post("/translate", json={"q": page.decode(), "source": "auto", "target": "zh",
+                                                         "format": "html"}).json()["translatedText"]
+    assert client.get("/download_file/nope.post.txt").status_code == 404
+
+
+@pytest.mark.parametrize(("name", "content", "status", "message"), [
+    ("notes.pdf", b"%PDF", 400, "files ending in .txt, .html, .htm"),
+    ("post.txt", "我喜欢茶".encode("gb18030"), 400, "could not be read"),
+    ("post.txt", ("a\n" * 101).encode(), 413, "101 texts in one request"),
+    ("post.txt", ("x" * 1001).encode(), 413, "1001 characters"),
+])
+def test_translate_file_refuses_what_translate_refuses(client: TestClient, name: str, content: bytes, status: int,
+                                                       message: str) -> None:
+    reply = _file_reply(client, name, content)
+    assert reply.status_code == status and message in reply.json()["error"], reply.text
+
+
+def test_a_file_part_is_refused_everywhere_else(client: TestClient) -> None:
+    reply = client.post("/translate", data={"target": "zh"}, files={"q": ("post.txt", b"hello", "text/plain")})
+    assert reply.status_code == 400 and "is a file" in reply.json()["error"]

@@ -19,6 +19,7 @@ from translate.errors import ConfigError
 from translate.inference.glossary import Glossary
 from translate.inference.markup import Markup, MarkupError, read_html
 from translate.inference.router import OTHER, direction_of
+from translate.serve import files as translate_files
 from translate.serve import libretranslate
 from translate.serve.batcher import Batcher, QueueFull
 from translate.serve.body import NOT_UTF8, clip, echo, is_form, read_fields, validated
@@ -260,6 +261,8 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
     _install_libretranslate(app, models, settings, access)
+    translate_files.install(app, lambda req, client: _translate(req, models, app.state.batcher, settings, client),
+                            settings, access, client_of)
     if models.study is not None:
         _install_study(app, models, models.study, settings, access)
     _install_page(app, access)

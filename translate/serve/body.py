@@ -62,9 +62,10 @@ def is_form(request: Request) -> bool:
     return media_type(request) in FORMS
 
 
-async def read_fields(request: Request, max_texts: int) -> dict[str, Any]:
+async def read_fields(request: Request, max_texts: int, file_field: str | None = None) -> dict[str, Any]:
     """The body's fields as sent (their names tell the dialect; `validated` checks them), parsed in a
-    worker thread within PARSE_TIMEOUT_S; ClientGone when the client left before its body was whole."""
+    worker thread within PARSE_TIMEOUT_S; ClientGone when the client left before its body was whole.
+    `file_field`: the one multipart field that may be a file, read as (filename, UTF-8 text)."""
     content_type = request.headers.get("content-type", "")
     if len(content_type) > MAX_CONTENT_TYPE:
         raise HTTPException(400, f"the Content-Type header has {len(content_type):,} characters; at most "
@@ -78,18 +79,18 @@ async def read_fields(request: Request, max_texts: int) -> dict[str, Any]:
     except ClientDisconnect:
         raise ClientGone from None
     try:
-        return await asyncio.wait_for(asyncio.to_thread(parse_fields, raw, content_type, max_texts),
+        return await asyncio.wait_for(asyncio.to_thread(parse_fields, raw, content_type, max_texts, file_field),
                                       PARSE_TIMEOUT_S)
     except TimeoutError:
         raise HTTPException(503, f"the body could not be parsed within {PARSE_TIMEOUT_S:g} s") from None
 
 
-def parse_fields(raw: bytes, content_type: str, max_texts: int) -> dict[str, Any]:
+def parse_fields(raw: bytes, content_type: str, max_texts: int, file_field: str | None = None) -> dict[str, Any]:
     """`read_fields` on a body already read: JSON, or a form's fields (at most max_texts `q` fields
     and FIELDS_BESIDES_Q others)."""
     media = content_type.split(";")[0].strip().lower()
     if media in FORMS:
-        return _form(raw, media, content_type, max_texts + FIELDS_BESIDES_Q)
+        return _form(raw, media, content_type, max_texts + FIELDS_BESIDES_Q, file_field)
     return _json_object(raw)
 
 
@@ -117,23 +118,28 @@ def _json_object(raw: bytes) -> dict[str, Any]:
     return data
 
 
-def _form(raw: bytes, media: str, content_type: str, max_fields: int) -> dict[str, Any]:
+def _form(raw: bytes, media: str, content_type: str, max_fields: int, file_field: str | None = None) -> dict[str, Any]:
     """Form fields as the JSON fields they stand for: `q` given more than once is a list; numbers
-    and true/false parsed for the fields that take them; a file, a glossary or too many fields refused.
+    and true/false parsed for the fields that take them; a file (but `file_field`'s), a glossary or too
+    many fields refused.
     Every value must be UTF-8, percent-encoded or raw (no silent fallback to another charset)."""
+    pairs: list[tuple[str, str | tuple[str, str]]]
     try:
         if media == FORMS[0]:
-            pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, encoding="utf-8", errors="strict",
-                              max_num_fields=max_fields)
+            pairs = list(parse_qsl(raw.decode("utf-8"), keep_blank_values=True, encoding="utf-8", errors="strict",
+                                   max_num_fields=max_fields))
         else:
-            pairs = _multipart(raw, content_type, max_fields)
+            pairs = _multipart(raw, content_type, max_fields, file_field)
     except (UnicodeError, ValueError, FormParserError) as exc:
         reason = clip(str(exc).rstrip("."), 2 * MAX_ECHO)
+        files = f"a UTF-8 text file as {file_field}" if file_field else "no files"
         raise HTTPException(400, f"the form could not be read: {type(exc).__name__}: {reason}; send "
-                                 f"UTF-8 text fields (no files), at most {max_fields}") from None
+                                 f"UTF-8 text fields ({files}), at most {max_fields}") from None
     fields: dict[str, Any] = {}
     for name, value in pairs:
-        if name == "q" and name in fields:
+        if isinstance(value, tuple):  # the file
+            fields[name] = value
+        elif name == "q" and name in fields:
             fields[name] = [*([fields[name]] if isinstance(fields[name], str) else fields[name]), value]
         elif name in fields:
             raise _invalid(f"form field {echo(name)} given twice")
@@ -144,9 +150,11 @@ def _form(raw: bytes, media: str, content_type: str, max_fields: int) -> dict[st
     return fields
 
 
-def _multipart(raw: bytes, content_type: str, max_fields: int) -> list[tuple[str, str]]:
+def _multipart(raw: bytes, content_type: str, max_fields: int,
+               file_field: str | None = None) -> list[tuple[str, str | tuple[str, str]]]:
     """multipart/form-data's text fields, read by python-multipart's streaming parser with every
-    header line of a part bounded (MAX_PART_HEADER, MAX_PART_HEADERS)."""
+    header line of a part bounded (MAX_PART_HEADER, MAX_PART_HEADERS); the part named `file_field` may
+    be a file: (its base name, its UTF-8 text)."""
     boundary = parse_options_header(content_type)[1].get(b"boundary")
     if not boundary:
         raise ValueError("no boundary in Content-Type (multipart/form-data; boundary=...)")
@@ -175,13 +183,19 @@ def _multipart(raw: bytes, content_type: str, max_fields: int) -> list[tuple[str
     parser.finalize()
     if not parts:
         raise ValueError("no parts found (the boundary of Content-Type is not in the body)")
-    pairs = []
+    pairs: list[tuple[str, str | tuple[str, str]]] = []
     for number, (headers, payload) in enumerate(parts):
         options = parse_options_header(bytes(headers.get(b"content-disposition", b"")))[1]
         name = options.get(b"name")
-        if b"filename" in options or name is None:
-            raise ValueError(f"part {number} is a file or has no name")
-        pairs.append((name.decode("utf-8"), bytes(payload).decode("utf-8")))
+        if name is None:
+            raise ValueError(f"part {number} has no name")
+        if b"filename" in options:
+            if file_field is None or name.decode("utf-8") != file_field:
+                raise ValueError(f"part {number} is a file")
+            filename = options[b"filename"].decode("utf-8").replace("\\", "/").rsplit("/", 1)[-1]
+            pairs.append((file_field, (filename, bytes(payload).decode("utf-8-sig"))))
+        else:
+            pairs.append((name.decode("utf-8"), bytes(payload).decode("utf-8")))
     return pairs
 
 

@@ -82,9 +82,9 @@ def languages(directions: list[tuple[str, str]]) -> list[dict[str, Any]]:
 
 
 def frontend_settings(max_chars: int, key_required: bool, directions: list[tuple[str, str]]) -> dict[str, Any]:
-    """GET /frontend/settings, as LibreTranslate's page reads it: no files, no suggestions."""
+    """GET /frontend/settings, as LibreTranslate's page reads it: .txt and .html files, no suggestions."""
     target = "zh" if ("en", "zh") in directions or not directions else directions[0][1]
     return {"charLimit": max_chars, "frontendTimeout": 500, "apiKeys": key_required, "keyRequired": key_required,
-            "suggestions": False, "filesTranslation": False, "supportedFilesFormat": [],
+            "suggestions": False, "filesTranslation": True, "supportedFilesFormat": [".txt", ".html"],
             "language": {"source": {"code": "auto", "name": "Auto Detect"},
                          "target": {"code": target, "name": LANGUAGE_NAMES[target]}}}
