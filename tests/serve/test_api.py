@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from tests.serve.conftest import served
 from translate.data.tokenizer import Tokenizer
 from translate.serve.app import create_app
-from translate.serve.models import Models
+from translate.serve.models import BatchKey, Models
 from translate.serve.settings import ServeSettings
 
 EN = ["a cat", "the dog runs", "I like tea", "hello"]
@@ -538,3 +538,18 @@ def test_four_texts_of_hesitation_get_a_bounded_reply_or_a_413_before_any_search
                        for block in alt["attention"] for row in block["weights"])
             assert sent <= counted <= limit
             assert len(out.content) < 40 * counted  # bytes: bounded by the cells counted before the search
+
+
+def test_a_released_model_is_served_by_onnx_runtime_unless_attention_is_asked() -> None:
+    from translate.inference.fast import FastTranslator
+
+    models = Models.load(["en-zh"])
+    served = models.by_name["en-zh"]
+    assert isinstance(served.searcher, FastTranslator)
+    texts = ["Where is the station?", "I like tea. Do you?"]
+    plain, viewed = BatchKey("en-zh", 5, 2, False), BatchKey("en-zh", 5, 2, True)
+    assert models.searcher(plain) is served.searcher and models.searcher(viewed) is served.translator
+    fast, torch_engine = models.run(plain, texts), models.run(viewed, texts)
+    for a, b in zip(fast, torch_engine):  # the same n-best lists, whichever engine searched
+        assert [x["translation"] for x in a["alternatives"]] == [x["translation"] for x in b["alternatives"]]
+        assert [x["score"] for x in a["alternatives"]] == pytest.approx([x["score"] for x in b["alternatives"]], abs=1e-3)

@@ -16,6 +16,8 @@ from translate.errors import ConfigError
 from translate.evaluation.adequacy import received_attention
 from translate.inference.glossary import Glossary, with_glossaries
 from translate.inference.notices import reading_notices
+from translate.inference.router import resolve_engine
+from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
 from translate.serve.study import PREFIX, Study
 from translate.tokens import EOS_ID
@@ -35,9 +37,10 @@ class BatchKey(NamedTuple):
 @dataclass
 class ServedModel:
     name: str
-    translator: Translator
+    translator: Translator  # PyTorch: attention views, and every search where `searcher` is None
     artifact: ArtifactConfig
     meta: dict[str, Any]
+    searcher: TextTranslator | None = None  # ONNX Runtime, where the router would choose it: searches without attention
 
     def info(self) -> dict[str, Any]:
         a = self.artifact
@@ -85,8 +88,21 @@ class Models:
             paths = [find_model(p) for p in path.split("+")]
             members = [load_checkpoint(p, resolve_device(device)) for p in (with_members(paths) if ensemble else paths)]
             translator = Translator.from_ensemble(members) if len(members) > 1 else Translator.from_loaded(members[0])
-            served.append(ServedModel(name, translator, members[0].artifact, members[0].meta))
+            searcher = None
+            if resolve_engine("auto", str(resolve_device(device)), attention=False) == "onnx":
+                from translate.inference.fast import FastTranslator
+
+                searcher = FastTranslator.from_checkpoints(with_members(paths) if ensemble else paths, threads=1)
+            served.append(ServedModel(name, translator, members[0].artifact, members[0].meta, searcher))
         return cls(served)
+
+    def searcher(self, key: BatchKey) -> TextTranslator:
+        """What searches a batch: ONNX Runtime where a served model has it and no attention is asked
+        (`inference.router.resolve_engine`'s rule), else the PyTorch translator."""
+        served = self.by_name.get(key.model)
+        if served is not None and served.searcher is not None and not key.attention:
+            return served.searcher
+        return self.translator(key.model)
 
     def for_direction(self, direction: str) -> ServedModel | None:
         return next((m for m in self.by_name.values() if m.artifact.direction == direction), None)
@@ -97,7 +113,7 @@ class Models:
         several sentences is translated sentence by sentence, as the CLI does (see `_joined`)."""
         translator = self.translator(key.model)
         split = [sentences_of(translator, text) for text in texts]
-        done = _sentences(translator, key, [sentence for sentences in split for sentence in sentences])
+        done = _sentences(translator, self.searcher(key), key, [sentence for sentences in split for sentence in sentences])
         results, start = [], 0
         for text, sentences in zip(texts, split):
             joined = _joined(done[start:start + len(sentences)], translator.tgt_lang)
@@ -129,11 +145,11 @@ def search_cost(translator: Translator, text: str, key: BatchKey) -> int:
     return max(1, pieces) * key.beam * key.n_best * (2 if key.attention else 1)
 
 
-def _sentences(translator: Translator, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
-    """The work on single sentences: n-best lists, pieces, attention, flags."""
+def _sentences(translator: Translator, searcher: TextTranslator, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
+    """The work on single sentences: n-best lists (searched by `searcher`), pieces, attention, flags."""
     decode = dataclasses.replace(translator.decode, beam_size=key.beam, n_best=key.n_best)
     glossaries = [Glossary.from_pairs(list(key.glossary))] if key.glossary else []
-    n_bests = with_glossaries(translator, glossaries, key.lexicon).translate_n_best(texts, decode)
+    n_bests = with_glossaries(searcher, glossaries, key.lexicon).translate_n_best(texts, decode)
     flat = [(i, hyp) for i, hyps in enumerate(n_bests) for hyp in hyps]
     if key.attention:
         alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])
