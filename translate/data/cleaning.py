@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 # Zero-width characters and the BOM are dropped; every other Unicode space (incl. U+3000) collapses.
-_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+# zero-width characters, but not the joiner inside an emoji sequence (👨‍👩‍👧: three people as one family)
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u2060\ufeff]|(?<![\ufe0f\u2600-\u27bf\U0001F000-\U0001FAFF])\u200d"
+                         "|\u200d(?![\u2600-\u27bf\U0001F000-\U0001FAFF])")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES = re.compile(r"\s+")
 

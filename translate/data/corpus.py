@@ -86,7 +86,7 @@ def _where(cfg: DataConfig, split: str) -> str:
     return "+".join(str(file) for file in _split_files(cfg, split))
 
 
-CLEAN_VERSION = "2"  # bump when reading or cleaning changes what a cached cleaned split holds
+CLEAN_VERSION = "3"  # bump when reading or cleaning changes what a cached cleaned split holds
 
 
 def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | None = None) -> datasets.Dataset:
