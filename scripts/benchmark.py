@@ -12,6 +12,7 @@ Run one at a time, on an otherwise idle machine.
     python scripts/benchmark.py html-fuzz                # format html through the server and Chromium's DOM
     python scripts/benchmark.py lexicon                  # the names lexicon's matches on word boundaries or not
     python scripts/benchmark.py python-api               # translate.load(...).translate against translate file
+    python scripts/benchmark.py posts --output F.json    # the 32 test posts through the server (format html)
 
 `python scripts/benchmark.py NAME --help` lists each one's options.
 """
@@ -29,6 +30,7 @@ from benchmarks import (
     html_fuzz,
     lexicon,
     peer,
+    posts,
     prepare,
     python_api,
     run_entry,
@@ -39,7 +41,7 @@ from benchmarks import (
 BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main, "prepare": prepare.main,
               "serve-load": serve_load.main, "glossary": glossary.main, "hostile": hostile.main,
               "fairness": fairness.main, "html-fuzz": html_fuzz.main, "lexicon": lexicon.main,
-              "python-api": python_api.main}
+              "python-api": python_api.main, "posts": posts.main}
 
 if __name__ == "__main__":
     sys.exit(run_entry(BENCHMARKS, __doc__))
