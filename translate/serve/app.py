@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -20,15 +20,15 @@ from translate.inference.glossary import Glossary
 from translate.inference.markup import Markup, MarkupError, read_html
 from translate.inference.router import OTHER, direction_of
 from translate.serve import files as translate_files
-from translate.serve import libretranslate
-from translate.serve.batcher import Batcher, QueueFull
+from translate.serve import libretranslate, study_routes
+from translate.serve.batcher import Batcher
 from translate.serve.body import NOT_UTF8, clip, echo, is_form, read_fields, validated
 from translate.serve.guards import Access, BodyLimit, HostGuard, client_of, error_response
 from translate.serve.models import BatchKey, Models, ServedModel, attention_cells, search_cost
+from translate.serve.replies import ERRORS, answers, body_schema, check_sizes, get_and_head
 from translate.serve.schemas import (
     DetectedLanguage,
     DetectRequest,
-    ErrorBody,
     LanguageInfo,
     ModelInfo,
     StudyRequest,
@@ -36,13 +36,9 @@ from translate.serve.schemas import (
     TranslateResponse,
 )
 from translate.serve.settings import ServeSettings
-from translate.serve.study import PREFIX, Study
 from translate.version import __version__
 
-Endpoint = Callable[..., Any]
 STATIC = Path(str(resources.files("translate.serve") / "static"))
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
-                                           for code in (400, 401, 403, 404, 413, 415, 422, 429, 503, 504)}
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -88,14 +84,6 @@ def _choose(models: Models, req: TranslateRequest, text: str) -> ServedModel:
     return found
 
 
-def _check_sizes(texts: list[str], settings: ServeSettings) -> None:
-    if len(texts) > settings.max_texts:
-        raise HTTPException(413, f"{len(texts)} texts in one request; the limit is max_texts={settings.max_texts}")
-    for i, text in enumerate(texts):
-        if len(text) > settings.max_chars:
-            raise HTTPException(413, f"text {i} has {len(text)} characters; the limit is max_chars={settings.max_chars}")
-
-
 def _glossary(req: TranslateRequest) -> tuple[tuple[str, str], ...]:
     """The request's term pairs, checked before any work (422 naming the term at fault)."""
     if not req.glossary:
@@ -126,7 +114,7 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     """The reply: the project's per-text results and LibreTranslate's fields. With format html each
     document's text runs are translated (`inference.markup`), its model chosen once from its visible text."""
     documents = req.texts
-    _check_sizes(documents, settings)
+    check_sizes(documents, settings)
     markups: list[Markup] | None = None
     if req.format == "html":
         markups = await asyncio.to_thread(lambda: [_read_html(d) for d in documents])  # html5lib: off the loop
@@ -187,7 +175,7 @@ async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedMo
     jobs = [batcher.submit(keys[name], [texts[i] for i in rows], client,
                            [search_cost(chosen[i].translator, texts[i], keys[name]) for i in rows])
             for name, rows in groups.items()]
-    outputs = await _answers(jobs, settings)
+    outputs = await answers(jobs, settings)
     results: list[dict[str, Any]] = [{} for _ in texts]
     for rows, output in zip(groups.values(), outputs):
         for i, result in zip(rows, output):
@@ -198,22 +186,6 @@ async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedMo
                           "attention": best["attention"], "alternatives": result["alternatives"],
                           "truncated": result["truncated"], "notices": result["notices"]}
     return results
-
-
-async def _answers(jobs: list[Coroutine[Any, Any, list[Any]]], settings: ServeSettings) -> list[list[Any]]:
-    """The batcher's answers to `jobs`, or the error a client is owed: 429 over its share of the queue,
-    503 over the queue, 504 past timeout_s."""
-    try:
-        return list(await asyncio.wait_for(asyncio.gather(*jobs), settings.timeout_s))
-    except QueueFull as full:
-        if full.client_share:
-            raise HTTPException(429, f"too many texts waiting from this client (max_client_queue="
-                                     f"{settings.max_client_queue}); retry when some are answered",
-                                headers={"Retry-After": "1"}) from None
-        raise HTTPException(503, f"the server is busy (over max_queue={settings.max_queue} texts waiting)",
-                            headers={"Retry-After": "1"}) from None
-    except TimeoutError:
-        raise HTTPException(504, f"no answer within timeout_s={settings.timeout_s:g} seconds") from None
 
 
 def create_app(models: Models, settings: ServeSettings) -> FastAPI:
@@ -238,7 +210,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     _install_error_handlers(app)
 
     @app.post("/translate", response_model=TranslateResponse, responses=ERRORS,
-              openapi_extra=_body_schema(TranslateRequest))
+              openapi_extra=body_schema(TranslateRequest))
     async def translate(request: Request) -> JSONResponse:
         """Translate one text or a list; direction from `source`/`target`, or from each text's script.
         JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
@@ -250,13 +222,13 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         req = validated(TranslateRequest, fields)
         return JSONResponse(await _translate(req, models, request.app.state.batcher, settings, client_of(request)))
 
-    @_get_and_head(app, "/models", response_model=list[ModelInfo], responses=ERRORS,
+    @get_and_head(app, "/models", response_model=list[ModelInfo], responses=ERRORS,
                    dependencies=[Depends(header_guard)])
     async def list_models() -> list[dict[str, Any]]:
         """The loaded models: direction, attention mechanism, scores from their meta.json."""
         return [served.info() for served in models.by_name.values()]
 
-    @_get_and_head(app, "/health")
+    @get_and_head(app, "/health")
     async def health(request: Request) -> dict[str, Any]:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
@@ -264,7 +236,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     translate_files.install(app, lambda req, client: _translate(req, models, app.state.batcher, settings, client),
                             settings, access, client_of)
     if models.study is not None:
-        _install_study(app, models, models.study, settings, access)
+        study_routes.install(app, models, models.study, settings, access)
     _install_page(app, access)
     _openapi_with_bodies(app)
     return app
@@ -275,7 +247,7 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
     directions = [(m.artifact.src_lang, m.artifact.tgt_lang) for m in models.by_name.values()]
 
     @app.post("/detect", response_model=list[DetectedLanguage], responses=ERRORS,
-              openapi_extra=_body_schema(DetectRequest))
+              openapi_extra=body_schema(DetectRequest))
     async def detect(request: Request) -> list[dict[str, Any]]:
         """LibreTranslate's language detection: en and zh with the script detector's confidence (0-100)."""
         libretranslate.mark_dialect(request)
@@ -284,10 +256,10 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         access.key(request, fields.get("api_key"))
         req = validated(DetectRequest, fields)
         texts = [req.q] if isinstance(req.q, str) else req.q
-        _check_sizes(texts, settings)
+        check_sizes(texts, settings)
         return libretranslate.detections(texts)
 
-    @_get_and_head(app, "/languages", response_model=list[LanguageInfo], responses=ERRORS)
+    @get_and_head(app, "/languages", response_model=list[LanguageInfo], responses=ERRORS)
     async def languages(request: Request) -> list[dict[str, Any]]:
         """LibreTranslate's language list: each source language a loaded model reads, and its targets
         (no key needed, as in LibreTranslate: clients ask before they have one)."""
@@ -295,90 +267,12 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         access.rate(request)
         return libretranslate.languages(directions)
 
-    @_get_and_head(app, "/frontend/settings", responses=ERRORS)
+    @get_and_head(app, "/frontend/settings", responses=ERRORS)
     async def frontend(request: Request) -> dict[str, Any]:
         """LibreTranslate's page settings: the character limit, whether a key is needed, the default languages."""
         libretranslate.mark_dialect(request)
         access.rate(request)
         return libretranslate.frontend_settings(settings.max_chars, bool(settings.api_key), directions)
-
-
-def _install_study(app: FastAPI, models: Models, study: Study, settings: ServeSettings, access: Access) -> None:
-    """`translate serve --study`: the study's runs, table and figures, and one text translated by 1-4
-    runs side by side (each with its attention), under the same limits as /translate."""
-
-    @_get_and_head(app, "/study", responses=ERRORS)
-    async def study_info(request: Request) -> dict[str, Any]:
-        """The study's runs (mechanism, seed, test and dev BLEU), its results table and figure names."""
-        access.check(request)
-        return study.info()
-
-    @_get_and_head(app, "/study/figures/{name}", include_in_schema=False)
-    async def study_figure(name: str, request: Request) -> Response:
-        access.check(request)
-        data = study.figure(name)
-        if data is None:
-            raise HTTPException(404, f"no figure {echo(name)} in the study; it has: {', '.join(study.figures()) or 'none'}")
-        return Response(data, media_type="image/png", headers={"Cache-Control": "no-cache"})
-
-    @_get_and_head(app, "/study/runs/{run}/attention", responses=ERRORS)
-    async def study_attention(run: str, request: Request) -> dict[str, Any]:
-        """The attention matrices the study kept for a run (a few test sentences: attention.json)."""
-        access.check(request)
-        if run not in study.runs:
-            raise HTTPException(404, f"no run {clip(run)} in the study")
-        return {"run": run, "examples": list(study.runs[run].attention)}
-
-    @_get_and_head(app, "/study/testset", responses=ERRORS)
-    async def study_testset(request: Request, mechanism: str = "", limit: int = 50) -> dict[str, Any]:
-        """The test sentences the runs disagree on most: each run's translation beside the reference,
-        with sentence chrF; `mechanism`: a comma-separated filter; `limit`: 1-500 sentences."""
-        access.check(request)
-        if study.test_set is None:
-            raise HTTPException(404, "the study's runs have no test translations of the bundled test split")
-        wanted = [m for m in mechanism.split(",") if m][:50]
-        runs = [r for r in study.runs.values() if r.hypotheses and (not wanted or r.mechanism in wanted)]
-        if not runs:
-            known = sorted({r.mechanism for r in study.runs.values()})
-            raise HTTPException(404, f"no run of {', '.join(clip(m) for m in wanted[:3])}; mechanisms: {', '.join(known)}")
-        if not 1 <= limit <= 500:
-            raise HTTPException(422, f"limit must be 1-500, got {limit}")
-        test_set = study.test_set
-        rows = await asyncio.to_thread(test_set.rows, runs, limit)
-        return {"target": test_set.target, "sentences": len(test_set.references), "runs": [r.name for r in runs],
-                "rows": rows}
-
-    @app.post("/study/translate", responses=ERRORS, openapi_extra=_body_schema(StudyRequest))
-    async def study_translate(request: Request) -> dict[str, Any]:
-        """One text translated by each chosen run, with the run's scores from the study."""
-        access.check(request)
-        fields = await read_fields(request, settings.max_texts)
-        req = validated(StudyRequest, fields)
-        _check_sizes([req.q], settings)
-        unknown = [run for run in req.runs if run not in study.runs]
-        if unknown:
-            raise HTTPException(404, f"no run {', '.join(clip(u) for u in unknown[:3])} in the study; it has: {', '.join(study.runs)}")
-        without = [run for run in req.runs if study.runs[run].weights is None]
-        if without:
-            raise HTTPException(409, f"run {clip(without[0])} has no weights here: the study's tables, figures, attention "
-                                     f"and test translations are served; to translate, give its work folder (--study-runs)")
-        translators = [await asyncio.to_thread(study.translator, run) for run in req.runs]  # loading: off the loop
-        cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
-        if cells > settings.max_attention_cells:
-            raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
-                                     f"max_attention_cells={settings.max_attention_cells:,}")
-        keys = [BatchKey(PREFIX + run, req.beam, 1, req.attention) for run in req.runs]
-        jobs = [request.app.state.batcher.submit(key, [req.q], client_of(request), [search_cost(t, req.q, key)])
-                for key, t in zip(keys, translators)]
-        outputs = await _answers(jobs, settings)
-        rows = []
-        for run, translator, [result] in zip(req.runs, translators, outputs):
-            best = result["alternatives"][0]
-            rows.append({**study.runs[run].info(), "source": translator.src_lang, "target": translator.tgt_lang,
-                         "translation": best["translation"], "score": best["score"],
-                         "source_pieces": result["source_pieces"], "target_pieces": best["target_pieces"],
-                         "attention": best["attention"]})
-        return {"translations": rows}
 
 
 class Assets(StaticFiles):
@@ -404,18 +298,18 @@ def _install_page(app: FastAPI, access: Access) -> None:
     HEAD answered wherever GET is."""
     app.mount("/static", Assets(access), name="static")
 
-    @_get_and_head(app, "/", response_class=HTMLResponse, include_in_schema=False)
+    @get_and_head(app, "/", response_class=HTMLResponse, include_in_schema=False)
     async def page(request: Request) -> HTMLResponse:
         access.rate(request)
         return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"})
 
-    @_get_and_head(app, "/docs", response_class=HTMLResponse, include_in_schema=False)
+    @get_and_head(app, "/docs", response_class=HTMLResponse, include_in_schema=False)
     async def api_reference(request: Request) -> HTMLResponse:
         """The API reference drawn from /openapi.json by the page's own script (no CDN: works offline)."""
         access.rate(request)
         return HTMLResponse((STATIC / "docs.html").read_text(encoding="utf-8"), headers={"Cache-Control": "no-cache"})
 
-    @_get_and_head(app, "/fonts/cjk.otf", include_in_schema=False)
+    @get_and_head(app, "/fonts/cjk.otf", include_in_schema=False)
     async def cjk_font(request: Request) -> FileResponse:
         """Noto Sans CJK SC from mplfonts (a dependency)."""
         access.rate(request, FONT_COST)
@@ -423,23 +317,6 @@ def _install_page(app: FastAPI, access: Access) -> None:
         if path is None:
             raise HTTPException(404, "no CJK font installed")
         return FileResponse(path, media_type="font/otf", headers={"Cache-Control": "max-age=86400"})
-
-
-def _get_and_head(app: FastAPI, path: str, **options: Any) -> Callable[[Endpoint], Endpoint]:
-    """GET `path` (in the schema) and HEAD beside it: the same answer without its body."""
-    def register(endpoint: Endpoint) -> Endpoint:
-        app.head(path, **{**options, "include_in_schema": False})(endpoint)
-        return app.get(path, **options)(endpoint)
-    return register
-
-
-def _body_schema(model: type[TranslateRequest | DetectRequest | StudyRequest]) -> dict[str, Any]:
-    """The request body in the OpenAPI schema (the route reads JSON or a form itself: `serve.body`);
-    `_openapi_with_bodies` puts the model under components."""
-    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
-    return {"requestBody": {"required": True, "content": {
-        "application/json": {"schema": ref}, "application/x-www-form-urlencoded": {"schema": ref},
-        "multipart/form-data": {"schema": ref}}}}
 
 
 def _openapi_with_bodies(app: FastAPI) -> None:
