@@ -415,3 +415,33 @@ def test_the_compare_view_shows_two_runs_of_a_study_side_by_side(tiny_study: Pat
             "additive", "dot"]
         assert browser.find_element(By.CSS_SELECTOR, "#study-figures img").get_attribute("src").startswith("blob:")
         assert browser.execute_script("return document.documentElement.scrollWidth") <= 375
+
+
+def test_a_committed_study_without_weights_shows_where_its_runs_disagree(both_directions: Models, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    from translate.serve.study import Study
+
+    study = Study(Path(__file__).resolve().parents[2] / "docs" / "compare-converged-en-zh")
+    with live_server(create_app(Models(list(both_directions.by_name.values()), study), ServeSettings())) as url:
+        browser.get(url + "/")
+        _wait(lambda: browser.find_element(By.ID, "testset").is_displayed())
+        boxes = browser.find_elements(By.CSS_SELECTOR, "#compare-runs input[type=checkbox]")
+        assert len(boxes) == 38 and not any(box.is_enabled() for box in boxes)  # nothing to translate with
+        assert "no weights" in browser.find_element(By.CSS_SELECTOR, "#compare-runs label").text
+        mechanisms = browser.find_element(By.ID, "testset-mechanisms").get_attribute("value")
+        _wait(lambda: _text(browser, "#testset-status").startswith("20 of 1961"))
+        expected = httpx.get(url + "/study/testset", params={"mechanism": mechanisms, "limit": 20}).json()
+        rows = browser.find_elements(By.CSS_SELECTOR, "#testset-table tbody tr")
+        assert len(rows) == 20
+        cells = rows[0].find_elements(By.TAG_NAME, "td")
+        first = expected["rows"][0]
+        assert [c.text for c in cells[:3]] == [str(first["line"]), first["source"], first["reference"]]
+        assert cells[3].text == f"{first['translations'][0]['translation']} (chrF {first['translations'][0]['chrf']:.1f})"
+        field = browser.find_element(By.ID, "testset-mechanisms")
+        field.clear()
+        field.send_keys("dot")
+        browser.find_element(By.ID, "testset-go").click()
+        _wait(lambda: "3 runs" in _text(browser, "#testset-status"))
+        headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#testset-table thead th")]
+        assert headers == ["line", "source", "reference", "dot-seed1", "dot-seed2", "dot-seed3"]

@@ -466,7 +466,9 @@ async function loadStudy() {
   study.runs.forEach((run, i) => {
     const input = Object.assign(document.createElement("input"), { type: "checkbox", id: `run-${i}`, value: run.name });
     const label = Object.assign(document.createElement("label"), { htmlFor: input.id });
-    label.textContent = `${run.mechanism} · seed ${run.seed} · ${bleu(run.test_bleu)}`;
+    label.textContent = `${run.mechanism} · seed ${run.seed} · ${bleu(run.test_bleu)}` + (run.weights ? "" : " · no weights");
+    input.disabled = !run.weights;  // a run without its weights here cannot translate a new sentence
+    input.dataset.noWeights = run.weights ? "" : "1";
     input.addEventListener("change", limitRuns);
     const item = document.createElement("span");
     item.append(input, label);
@@ -483,6 +485,11 @@ async function loadStudy() {
                      bleu(row.dev_bleu_mean)]) tr.insertCell().textContent = String(v);
   }
   $("study-table").append(table);
+  if (study.runs.some((run) => run.test_hypotheses)) {
+    $("testset").hidden = false;
+    $("testset-mechanisms").value = [...new Set(study.runs.map((run) => run.mechanism))].slice(0, 2).join(",");
+    showTestSet();
+  }
   for (const name of study.figures) {
     // fetched with the key (an <img src> could not send it), shown from a blob: URL
     const response = await fetch(`/study/figures/${encodeURIComponent(name)}`, { headers: keyHeaders() });
@@ -492,11 +499,37 @@ async function loadStudy() {
   }
 }
 
+async function showTestSet() {
+  // The study's test translations where the chosen mechanisms disagree most (GET /study/testset).
+  const status = $("testset-status");
+  const params = new URLSearchParams({ mechanism: $("testset-mechanisms").value.replace(/\s+/g, ""), limit: "20" });
+  status.textContent = "Loading…";
+  const response = await fetch(`/study/testset?${params}`, { headers: keyHeaders() });
+  const data = await response.json();
+  if (!response.ok) { status.textContent = `Error ${response.status}: ${data.error}`; return; }
+  const table = Object.assign(document.createElement("table"), { className: "study-table testset-table" });
+  table.createTHead().insertRow().append(...["line", "source", "reference", ...data.runs].map((h) => {
+    const th = document.createElement("th"); th.scope = "col"; th.textContent = h; return th;
+  }));
+  const body = table.createTBody();
+  for (const row of data.rows) {
+    const tr = body.insertRow();
+    for (const v of [String(row.line), row.source, row.reference]) tr.insertCell().textContent = v;
+    for (const t of row.translations) {
+      const cell = tr.insertCell();
+      cell.lang = data.target === "zh" ? "zh-Hans" : "en";
+      cell.textContent = `${t.translation} (chrF ${t.chrf.toFixed(1)})`;
+    }
+  }
+  $("testset-table").replaceChildren(table);
+  status.textContent = `${data.rows.length} of ${data.sentences} test sentences, ${data.runs.length} runs.`;
+}
+
 function limitRuns() {
   // At most 4 runs side by side: the others are disabled once 4 are chosen.
   const boxes = [...document.querySelectorAll("#compare-runs input")];
   const chosen = boxes.filter((b) => b.checked).length;
-  boxes.forEach((b) => { b.disabled = !b.checked && chosen >= 4; });
+  boxes.forEach((b) => { b.disabled = b.dataset.noWeights === "1" || (!b.checked && chosen >= 4); });
 }
 
 async function compareRuns() {
@@ -545,6 +578,8 @@ function comparePanel(t) {
 }
 
 $("compare-go").addEventListener("click", compareRuns);
+$("testset-go").addEventListener("click", showTestSet);
+$("testset-mechanisms").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); showTestSet(); } });
 $("compare-text").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); compareRuns(); } });
 $("form").addEventListener("submit", (e) => { e.preventDefault(); translate(); });
 $("source-text").addEventListener("keydown", (e) => {
