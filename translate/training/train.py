@@ -114,10 +114,12 @@ def _finish(trainer: Trainer, reason: str) -> None:
     """The main process: a last validation, averaging, the final checkpoint and the summary."""
     if not trainer.history or trainer.history[-1]["step"] != trainer.state.step:
         trainer.validate()  # the final weights always get a dev score
-    trainer.finish()
+    averaged = trainer.finish()
     trainer.save("last", {"stop_reason": reason}, with_trainer=True)
     state, files = trainer.state, trainer.files
-    files.log_line(f"stopped: {reason}; best dev BLEU {state.best_bleu:.2f} at step {state.best_step}")
+    where = (f"the average of steps {', '.join(map(str, averaged))}" if averaged  # best_step stays the last gain
+             else f"step {state.best_step}")
+    files.log_line(f"stopped: {reason}; best dev BLEU {state.best_bleu:.2f}: {where}")
     files.write_json("train_summary.json", {"stop_reason": reason, "parameters": trainer.model.num_parameters(),
                                             "state": dataclasses.asdict(state), "history": trainer.history})
 

@@ -244,11 +244,12 @@ class Trainer:
                                                              self.cfg.train.average_last)
         self.save("last", {"dev_bleu": bleu}, with_trainer=True)
 
-    def finish(self) -> None:
-        """Average the latest snapshots; keep the average as best if it scores higher on dev."""
+    def finish(self) -> list[int]:
+        """Average the latest snapshots; keep the average as best if it scores higher on dev. Returns
+        the averaged steps when the average became best (else [])."""
         paths = self.files.snapshot_paths(self.state.snapshot_steps)
         if len(paths) < 2:
-            return
+            return []
         current = {k: v.clone() for k, v in self.model.state_dict().items()}
         averaged = {k: v.to(self.device) for k, v in average_weights(paths).items()}
         self.model.load_state_dict(averaged, strict=False)  # tied weights are stored once
@@ -257,4 +258,7 @@ class Trainer:
             logger.info("averaged checkpoint is best: dev BLEU %.2f > %.2f", bleu, self.state.best_bleu)
             self.state.best_bleu = bleu
             self.save("best", {"dev_bleu": bleu, "averaged_steps": self.state.snapshot_steps})
+            self.model.load_state_dict(current)
+            return list(self.state.snapshot_steps)
         self.model.load_state_dict(current)
+        return []
