@@ -14,6 +14,7 @@ from translate.config.loading import load_config
 from translate.config.schema import RunConfig
 from translate.data.readers import read_tsv
 from translate.data.tokenizer import Tokenizer, train_tokenizer
+from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
 
 TINY_DIR = Path(__file__).parent / "data" / "tiny"
@@ -63,3 +64,9 @@ def tiny_model(tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokeniz
     torch.manual_seed(0)
     src, tgt = tiny_tokenizers
     return build_model(tiny_config.model, len(src), len(tgt)).eval()
+
+
+@pytest.fixture
+def translator(tiny_model: Seq2Seq, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Translator:
+    """The tiny en->zh model (untrained, seed 0) as a translator."""
+    return Translator(tiny_model, *tiny_tokenizers, tiny_config.decode, "en", "zh")

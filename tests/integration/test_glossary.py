@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
 from typer.testing import CliRunner
 
 from tests.conftest import TINY_DIR
@@ -18,7 +17,6 @@ from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
 from translate.inference.glossary import Glossary, GlossaryTranslator, contains, term_ids, term_use
 from translate.inference.translator import Translator
-from translate.model import build_model
 
 runner = CliRunner()
 SOURCES = ["I like tea.", "You are a teacher.", "Good morning.", "She is a student."]
@@ -61,13 +59,6 @@ def test_chinese_term_pieces_decode_to_the_term_even_through_byte_fallback(tiny_
     for term in ("咖啡", "老师"):
         ids = term_ids(zh, term, "zh")
         assert zh.decode([ids]) == [term] and not zh.pieces(ids)[0].startswith("▁")
-
-
-@pytest.fixture
-def translator(tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Translator:
-    torch.manual_seed(0)
-    model = build_model(tiny_config.model, *(len(t) for t in tiny_tokenizers)).eval()
-    return Translator(model, *tiny_tokenizers, tiny_config.decode, "en", "zh")
 
 
 def test_every_term_of_a_source_is_in_every_alternative_and_other_sentences_are_untouched(translator: Translator) -> None:

@@ -5,17 +5,13 @@ its closing punctuation."""
 from __future__ import annotations
 
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from translate.config.schema import RunConfig
-from translate.data.tokenizer import Tokenizer
 from translate.inference.glossary import Glossary, GlossaryTranslator
 from translate.inference.passthrough import SPAN, protect
 from translate.inference.router import direction_of
 from translate.inference.translator import Translator
-from translate.model import build_model
 
 
 @pytest.mark.parametrize(("text", "model_reads", "head", "tail", "inner"), [
@@ -61,13 +57,6 @@ def test_every_span_comes_back_once_whatever_the_model_writes(parts: list[str], 
         assert restored.count(span) >= spans.count(span)
     if not protected.text:
         assert restored == text
-
-
-@pytest.fixture
-def translator(tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> Translator:
-    torch.manual_seed(0)
-    model = build_model(tiny_config.model, *(len(t) for t in tiny_tokenizers)).eval()
-    return Translator(model, *tiny_tokenizers, tiny_config.decode, "en", "zh")
 
 
 def test_a_sentence_with_an_emoji_translates_as_the_sentence_without_it(translator: Translator) -> None:

@@ -74,8 +74,8 @@ def read_regular(path: Path, limit: int) -> bytes:
     return data
 
 
-def read_json_object(path: Path) -> dict[str, Any]:
-    """A study's JSON file as an object, or ConfigError naming the file and what is wrong with it."""
+def read_json(path: Path, shape: type[dict[str, Any] | list[Any]] = dict) -> Any:
+    """A study's JSON file, an object (or a list: `shape`), or ConfigError naming the file and what is wrong."""
     raw = read_regular(path, MAX_JSON_BYTES)
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -86,9 +86,15 @@ def read_json_object(path: Path) -> dict[str, Any]:
     except (RecursionError, ValueError) as exc:
         raise ConfigError(f"{path}: not JSON this server reads ({type(exc).__name__}: nested too deeply or a "
                           f"number too long)") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    if not isinstance(data, shape):
+        raise ConfigError(f"{path}: expected a JSON {'object' if shape is dict else 'list'}, got {type(data).__name__}")
     return data
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A study's JSON file as an object (see `read_json`)."""
+    found: dict[str, Any] = read_json(path)
+    return found
 
 
 def _inside(folder: Path, child: Path) -> bool:
@@ -205,7 +211,7 @@ def _read_attention(path: Path) -> tuple[dict[str, Any], ...]:
     """attention.json: a list of {source, source_pieces, target_pieces, weights[target][source]} (checked)."""
     if not (path.exists() or path.is_symlink()):
         return ()
-    data = _json_list(path)
+    data: list[Any] = read_json(path, list)
     examples = []
     for number, item in enumerate(data[:MAX_ATTENTION_EXAMPLES], start=1):
         where = f"{path}: example {number}"
@@ -221,17 +227,6 @@ def _read_attention(path: Path) -> tuple[dict[str, Any], ...]:
         examples.append({"source": str(item.get("source", ""))[:2000], "source_pieces": source,
                          "target_pieces": target, "weights": weights})
     return tuple(examples)
-
-
-def _json_list(path: Path) -> list[Any]:
-    raw = read_regular(path, MAX_JSON_BYTES)
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
-        raise ConfigError(f"{path}: not JSON this server reads ({type(exc).__name__})") from None
-    if not isinstance(data, list):
-        raise ConfigError(f"{path}: expected a JSON list, got {type(data).__name__}")
-    return data
 
 
 @dataclass
