@@ -377,16 +377,15 @@ def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor,
         elif run.train_only:
             status.set(run.name, "done", event.where)
         else:
-            if isinstance(event.result, Shipped):
+            if executor.ships_files:
                 receive(event.result, out_dir)
             durations.append(time.monotonic() - started[run.name])
             status.set(run.name, "done", event.where)
             if not run.sweep:
                 rebuild_report(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
             left = len(recorded) - len(durations) - len(failed) + later
-            jobs = getattr(executor, "jobs", 1)
             logger.info("== %s finished (%d of %d, %.1f min); about %.0f min left", run.name, len(durations),
-                        len(recorded), durations[-1] / 60, sum(durations) / len(durations) * left / jobs / 60)
+                        len(recorded), durations[-1] / 60, sum(durations) / len(durations) * left / executor.slots / 60)
 
     try:
         with terminate_as_interrupt():

@@ -48,6 +48,7 @@ class Event(Generic[T]):
 class Executor(Protocol):
     name: str
     ships_files: bool  # runs send their result files back (no disk shared with the driver)
+    slots: int  # runs that execute at once (for the driver's estimate of the time left)
 
     def run(self, fn: Callable[[Any], Any], waves: Sequence[Sequence[Any]], events: Callable[[Event[Any]], None]) -> None:
         """Run fn on every task, wave after wave (a wave starts when the previous one has ended)."""
@@ -63,6 +64,7 @@ class Sequential:
 
     name = "sequential"
     ships_files = False
+    slots = 1
 
     def run(self, fn: Callable[[Any], Any], waves: Sequence[Sequence[Any]], events: Callable[[Event[Any]], None]) -> None:
         where = f"{socket.gethostname()} pid {os.getpid()}"
@@ -132,6 +134,7 @@ class LocalWorkers:
 
     def __init__(self, jobs: int, threads: int) -> None:
         self.jobs, self.threads = jobs, threads
+        self.slots = jobs
         self._started: Any = None  # the current pool's queue of its workers' pids
         self._pids: list[int] = []  # ... as read from it
 
@@ -226,6 +229,7 @@ class RayCluster:
 
     def __init__(self, address: str | None = None, cpus: int = 1, gpus: float = 0.0) -> None:
         self.address, self.cpus, self.gpus = address, cpus, gpus
+        self.slots = 1  # known once the cluster is joined: its CPUs (or GPUs) over one run's share
 
     def run(self, fn: Callable[[Any], Any], waves: Sequence[Sequence[Any]], events: Callable[[Event[Any]], None]) -> None:
         ray = import_ray(loopback=self.address is None or self.address.rsplit(":", 1)[0] in LOOPBACK)
@@ -233,6 +237,8 @@ class RayCluster:
         if started_here:
             ray.init(address=self.address, include_dashboard=False, logging_level=logging.WARNING,
                      **({} if self.address else {"num_cpus": os.cpu_count()}))
+        resources = ray.cluster_resources()
+        self.slots = max(1, int(resources.get("GPU", 0) / self.gpus) if self.gpus else int(resources.get("CPU", 1) // self.cpus))
         remote = ray.remote(_on_node).options(num_cpus=self.cpus, num_gpus=self.gpus, max_retries=RETRIES)
         where = f"ray {self.address or 'on this machine'}"
         pending: dict[Any, Any] = {}
