@@ -20,8 +20,7 @@ from translate.data.batch import pad
 from translate.data.tokenizer import Tokenizer, train_tokenizer
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
-from translate.inference.ensemble import Ensemble
-from translate.inference.translator import TorchEngine, Translator
+from translate.inference.translator import Ensemble, TorchEngine, Translator
 from translate.model import Seq2Seq, build_model
 from translate.tokens import BOS_ID
 

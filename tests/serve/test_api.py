@@ -417,8 +417,7 @@ def test_attention_cells_are_counted_per_sentence_before_any_search(both_directi
 def test_an_ensemble_is_served_under_one_name(tmp_path: Any, tiny_tokenizers: Any) -> None:
     from translate.checkpoint.store import load_checkpoint, save_checkpoint
     from translate.errors import ConfigError
-    from translate.inference.ensemble import Ensemble
-    from translate.inference.translator import Translator
+    from translate.inference.translator import Ensemble, Translator
 
     for seed, name in ((0, "a"), (1, "b")):
         model = served(name, tiny_tokenizers)

@@ -6,10 +6,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
+from torch import nn
 
 from translate.checkpoint.store import Loaded, load_checkpoint
 from translate.config.device import resolve_device
@@ -17,16 +18,16 @@ from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.tokenizer import Tokenizer, target_ids
-from translate.inference.ensemble import Ensemble, check_members
+from translate.inference.ensemble import Member, check_members, members_context, members_step
 from translate.inference.search import Hypothesis, constrained_search, decode_search, max_lengths
 from translate.inference.search.core import StepFn
-from translate.inference.search.members import members_context, members_step
 from translate.inference.search.pick import Pick
 from translate.inference.text_translator import MAX_SOURCE_TOKENS, TextTranslator, Translation
 from translate.model import Seq2Seq
+from translate.model.decoder import DecoderOutput
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
-__all__ = ["MAX_SOURCE_TOKENS", "Alignment", "Translation", "Translator"]
+__all__ = ["MAX_SOURCE_TOKENS", "Alignment", "Ensemble", "Translation", "Translator"]
 
 
 @dataclass
@@ -83,6 +84,43 @@ def sampler(temperature: float, generator: torch.Generator) -> Pick:
         return torch.multinomial(probs, 1, generator=generator).squeeze(1).numpy()
 
     return pick
+
+
+class Ensemble(nn.Module):
+    """PyTorch models with the same vocabularies held as one module (their device, parameters, eval mode
+    and attention views); search steps each member (`models`) and combines them in `inference.ensemble`."""
+
+    def __init__(self, members: Sequence[Seq2Seq]) -> None:
+        super().__init__()
+        if not members:
+            raise ValueError("an ensemble needs at least one model")
+        self.members = nn.ModuleList(members)
+
+    def forward(self, src: torch.Tensor, src_lens: torch.Tensor, tgt_in: torch.Tensor) -> DecoderOutput:
+        """Teacher forcing, for attention views: the first member's output with the members' mean
+        attention weights (per-head weights only when there is one member)."""
+        outputs: list[DecoderOutput] = [member(src, src_lens, tgt_in) for member in self.models]
+        if len(outputs) == 1:
+            return outputs[0]
+        weights = torch.stack([out.weights for out in outputs]).mean(0)
+        return DecoderOutput(outputs[0].attentional, weights, None, None)
+
+    @property
+    def models(self) -> list[Seq2Seq]:
+        """The members as models (the ModuleList that registers them holds plain modules)."""
+        return [cast(Seq2Seq, member) for member in self.members]
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+    def num_parameters(self) -> int:
+        return sum(member.num_parameters() for member in self.models)
+
+
+def check_loaded(loaded: Sequence[Loaded]) -> None:
+    """`inference.ensemble.check_members` on loaded checkpoints."""
+    check_members([Member(m.path, m.artifact.direction, m.src_tokenizer, m.tgt_tokenizer) for m in loaded])
 
 
 class TorchEngine:
@@ -159,7 +197,7 @@ class Translator(TextTranslator):
     @classmethod
     def from_ensemble(cls, loaded: Sequence[Loaded], decode: DecodeConfig | None = None) -> Translator:
         """Loaded checkpoints decoded together (mean log-probabilities per step); see `inference.ensemble`."""
-        check_members(loaded)
+        check_loaded(loaded)
         return cls.from_loaded(loaded[0], Ensemble([member.model for member in loaded]).eval(), decode)
 
     @classmethod

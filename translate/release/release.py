@@ -27,10 +27,9 @@ from translate.data.corpus import load_eval_split
 from translate.evaluation.by_length import bleu_by_length, length_buckets
 from translate.evaluation.evaluate import translate_and_score
 from translate.evaluation.metrics import score
-from translate.inference.ensemble import check_members
 from translate.inference.fast.graphs import ship_graphs
 from translate.inference.glossary import Glossary, term_use, with_glossaries
-from translate.inference.translator import Translator
+from translate.inference.translator import Translator, check_loaded
 from translate.release.card import EVERYDAY, model_card
 
 DIGITS = re.compile(r"\d+")
@@ -109,7 +108,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     loaded = load_checkpoint(run)
     member_runs = ensemble_members(run) if members is None else members
     extra = [(path, load_checkpoint(path)) for path in member_runs]  # in memory before `target` is replaced
-    check_members([loaded, *(m for _, m in extra)])
+    check_loaded([loaded, *(m for _, m in extra)])
     artifact = loaded.artifact
     if length_penalty is not None:
         artifact = apply_overrides(artifact, {"decode.length_penalty": length_penalty})

@@ -11,11 +11,10 @@ from translate.config.paths import find_model
 from translate.config.schema import DecodeConfig
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
+from translate.inference.ensemble import Member, MembersContext, check_members, members_context, members_step
 from translate.inference.fast.graphs import graph_folder
 from translate.inference.fast.model import FastContext, FastSeq2Seq
-from translate.inference.members import Member, check_members
 from translate.inference.search import Hypothesis, constrained_search, decode_search, max_lengths
-from translate.inference.search.members import MembersContext, members_context, members_step
 from translate.inference.text_translator import TextTranslator
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
@@ -61,7 +60,7 @@ class FastTranslator(TextTranslator):
     @classmethod
     def from_checkpoints(cls, paths: Sequence[Path | str], threads: int = 1) -> FastTranslator:
         """One checkpoint, or several decoded together as an ensemble (same direction and vocabularies,
-        `inference.members.check_members`; the first one's decoding settings)."""
+        `inference.ensemble.check_members`; the first one's decoding settings)."""
         folders = [resolve(find_model(path)) for path in paths]
         first = folders[0]
         artifact = read_artifact(first, read_meta(first))
