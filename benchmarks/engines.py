@@ -34,8 +34,7 @@ from translate.config.paths import find_model
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.evaluate import translate_and_score
-from translate.inference.fast import FastTranslator
-from translate.inference.translator import Translator
+from translate.inference.build import load_translator
 
 # per source language: a plain sentence; for zh also one holding a name the names lexicon has (北京), which
 # the released zh-en model decodes a second time, constrained, when its first translation lacks it
@@ -82,7 +81,7 @@ def test_split(model: str, limit: int | None, threads: int = 2) -> dict[str, Any
     artifact = read_artifact(path, read_meta(path))
     sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": artifact.direction}), "test")
     sources, refs = sources[:limit], refs[:limit]
-    engines = {"torch": Translator.from_checkpoint(path), "onnx": FastTranslator.from_checkpoint(path, threads)}
+    engines = {"torch": load_translator(path), "onnx": load_translator(path, engine="onnx", threads=threads)}
     out: dict[str, Any] = {"sentences": len(sources)}
     for label, beam in (("beam5", 5), ("greedy", 1)):
         row: dict[str, Any] = {}

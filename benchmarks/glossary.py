@@ -25,9 +25,9 @@ from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.data.normalize import normalize_source
 from translate.evaluation.metrics import score
+from translate.inference.build import load_translator
 from translate.inference.glossary import Glossary, GlossaryTranslator, term_use
 from translate.inference.text_translator import TextTranslator
-from translate.inference.translator import Translator
 
 
 def measure(translator: TextTranslator, sources: list[str], refs: list[str], glossary: Glossary) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def main() -> None:
     figures: dict[str, Any] = {"threads": args.threads, "torch": torch.__version__, "data_dir": args.data_dir,
                                "glossary": str(args.glossary), "glossary_terms": len(glossary), "models": {}}
     for name in args.models.split(","):
-        translator = Translator.from_checkpoint(name)
+        translator = load_translator(name)
         data = apply_overrides(DataConfig(), {"data_dir": args.data_dir, "direction":
                                               f"{translator.src_lang}-{translator.tgt_lang}"})
         sources, refs = load_eval_split(data, "dev")

@@ -24,6 +24,7 @@ from typing import Any
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.data.normalize import normalize_source
+from translate.inference.build import load_translator
 from translate.inference.glossary import Glossary, contains, names_lexicon
 
 
@@ -87,12 +88,10 @@ def main() -> None:
 def translations(model: str, sets: list[str], output: Path | None) -> None:
     """BLEU/chrF of `model` with the names lexicon matched on characters, on words, and on words with the
     re-decode kept off the model's own renderings of the names; the sentences whose outputs differ."""
-    from translate.config.paths import find_model
     from translate.evaluation.metrics import score
-    from translate.inference.fast import FastTranslator
     from translate.inference.glossary import GlossaryTranslator
 
-    inner = FastTranslator.from_checkpoints([find_model(model)], 0)
+    inner = load_translator(model, engine="onnx", threads=0)
     words = names_lexicon()
     characters = Glossary(words.terms, cased=True, normalized=True, whole_words=False)
     variants = {"characters": GlossaryTranslator(inner, characters, avoid_renderings=False),

@@ -34,6 +34,7 @@ from translate.config.loading import apply_overrides, load_config, parse_set
 from translate.data.batching import BatchStream
 from translate.data.corpus import load_eval_split, prepare_data
 from translate.evaluation.evaluate import translate_and_score
+from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.model import build_model
 from translate.study.compare import MECHANISMS
@@ -79,7 +80,7 @@ def timed_cli(args: list[str]) -> tuple[float, float]:
 
 def decode_figures(run: Path, tmp: Path) -> dict[str, Any]:
     cfg = load_config(run / "config.yaml")
-    translator = Translator.from_checkpoint(run)
+    translator = load_translator(run)
     sources, refs = load_eval_split(cfg.data, "test")
     (tmp / "test.src").write_text("".join(s + "\n" for s in sources), encoding="utf-8")
     out: dict[str, Any] = {"sentences": len(sources)}

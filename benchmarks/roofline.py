@@ -28,7 +28,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from translate.config.loading import apply_overrides, load_config
 from translate.data.batching import BatchStream
 from translate.data.corpus import load_eval_split, prepare_data
-from translate.inference.translator import Translator
+from translate.inference.build import load_translator
 from translate.model import build_model
 from translate.training.loss import compute_loss
 
@@ -74,7 +74,7 @@ def training_figures(steps: int) -> dict[str, Any]:
 
 
 def decoding_figures(checkpoint: Path, sentences: int) -> dict[str, Any]:
-    translator = Translator.from_checkpoint(checkpoint)
+    translator = load_translator(checkpoint)
     sources = load_eval_split(load_config(None).data, "test")[0][:sentences]
     out: dict[str, Any] = {}
     for label, beam in (("greedy", 1), ("beam5", 5)):

@@ -27,6 +27,7 @@ from benchmarks.regions import PhaseHooks
 from translate.config.loading import apply_overrides
 from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
+from translate.inference.build import load_translator
 from translate.inference.search import REGIONS, named_regions
 from translate.inference.translator import Translator
 from translate.model.seq2seq import Seq2Seq
@@ -85,7 +86,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    translator = Translator.from_checkpoint(args.checkpoint)
+    translator = load_translator(args.checkpoint)
     data = apply_overrides(DataConfig(), {"direction": f"{translator.src_lang}-{translator.tgt_lang}"})
     sources = load_eval_split(data, args.split)[0][::2][:args.sentences]
     decode = apply_overrides(translator.decode, {"beam_size": args.beam, "n_best": 1})

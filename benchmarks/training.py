@@ -25,13 +25,13 @@ import torch
 from translate.config.loading import load_config, parse_set
 from translate.data.corpus import load_eval_split
 from translate.evaluation.evaluate import translate_and_score
-from translate.inference.translator import Translator
+from translate.inference.build import load_translator
 from translate.training.train import train
 
 
 def decode_figures(run: Path, split: str, device: str = "cpu") -> dict[str, Any]:
     cfg = load_config(run / "config.yaml")
-    translator = Translator.from_checkpoint(run, device=device)
+    translator = load_translator(run, device=device)
     sources, refs = load_eval_split(cfg.data, split)
     figures: dict[str, Any] = {"sentences": len(sources)}
     for label, beam in (("beam5", 5), ("greedy", 1)):

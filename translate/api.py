@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, overload
 from translate.config.loading import apply_overrides
 from translate.config.schema import DecodeConfig
 from translate.errors import ConfigError
-from translate.inference.router import Router, resolve_engine
+from translate.inference.build import resolve_engine
+from translate.inference.router import Router
 
 if TYPE_CHECKING:
     from translate.inference.text_translator import TextTranslator
@@ -59,7 +60,7 @@ class Translator:
         models = [str(model)] if isinstance(model, str | Path) else [str(m) for m in model or []]
         terms = [] if glossary is None else [
             Glossary.read(Path(glossary)) if isinstance(glossary, str | Path) else Glossary.from_pairs(list(glossary))]
-        self.engine = resolve_engine(engine, device, attention=False)  # type: ignore[arg-type]
+        self.engine = resolve_engine(engine, device, attention=False)
         self._settings = (models, device, direction, terms, lexicon, ensemble)
         self._router = Router(models, device, direction, self.engine, terms, lexicon, ensemble, ALL_CORES)
         self._torch: Router | None = None

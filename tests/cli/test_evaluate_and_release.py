@@ -19,6 +19,7 @@ from translate.config.schema import RunConfig
 from translate.data.batch import collate
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 from translate.errors import CheckpointError
+from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
 
@@ -135,10 +136,9 @@ def test_a_copy_attention_model_releases_with_graphs_that_translate_as_its_pytor
     assert result.exit_code == 0, result.output
     released = tmp_path / "released"
     assert (released / "onnx" / "step.onnx").is_file() and "attention soft additive + copy" in (released / "MODEL_CARD.md").read_text()
-    from translate.inference.fast import FastTranslator
 
     texts = ["a cat sleeps on the sofa", "zebra 2019 Qx"]
-    fast, slow = (engine.from_checkpoint(released).translate_n_best(texts) for engine in (FastTranslator, Translator))
+    fast, slow = (load_translator(released, engine=engine).translate_n_best(texts) for engine in ("onnx", "torch"))
     assert [[(t.text, t.tokens) for t in n_best] for n_best in fast] == [[(t.text, t.tokens) for t in n_best] for n_best in slow]
 
 
@@ -158,7 +158,7 @@ def test_release_ships_members_with_the_ensembles_scores_and_rereleases_them(
     assert all(t.dtype == torch.float16 for t in load_file(str(member / "model.safetensors")).values())
     test = json.loads((first / "meta.json").read_text())["scores"]["test"]
     assert test["ensemble"]["models"] == 2 and test["ensemble"]["sentences"] == test["beam5"]["sentences"]
-    ensemble = Translator.from_checkpoints([first, member])
+    ensemble = load_translator([first, member])
     from translate.data.corpus import load_eval_split
     from translate.evaluation.metrics import score
     from translate.inference.glossary import with_glossaries

@@ -18,6 +18,7 @@ from translate.config.schema import ARTIFACT_FORMAT, RunConfig
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
+from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
 from translate.training.train import train
@@ -75,7 +76,7 @@ def test_format_1_loads_with_a_notice_and_upgrades_byte_for_byte(tmp_path: Path,
     meta = json.loads((tmp_path / "new" / "meta.json").read_text())
     assert meta["format_version"] == ARTIFACT_FORMAT and meta["step"] == 5 and meta["upgraded_from_format"] == 1
     caplog.clear()
-    assert Translator.from_checkpoint(tmp_path / "new").translate(["I like tea."]) == expected
+    assert load_translator(tmp_path / "new").translate(["I like tea."]) == expected
     assert "format 1" not in caplog.text
     for folder in ("trainer-data", "trainer-cache", "trainer-runs"):
         assert not (tmp_path / folder).exists()

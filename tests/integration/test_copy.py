@@ -18,7 +18,7 @@ from translate.data.batch import collate
 from translate.data.copying import copied_text, copy_table, spellings
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids, train_tokenizer
 from translate.errors import ConfigError
-from translate.inference.fast import FastTranslator
+from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
 from translate.model.copy import CopySwitch
@@ -109,11 +109,11 @@ def test_search_copies_source_only_pieces_through_the_extended_ids(tiny_config: 
     assert set(best.text) <= set(text) and "z" in "".join(pieces)
     assert best.text == copied_text(best.tokens, source, src_tok, tgt_tok, "zh")
     save_checkpoint(tmp_path / "ckpt", cfg.artifact(), model, src_tok, tgt_tok, {"step": 1})  # the tables travel
-    loaded = Translator.from_checkpoint(tmp_path / "ckpt")
+    loaded = load_translator(tmp_path / "ckpt")
     assert isinstance(loaded.model, Seq2Seq) and loaded.model.decoder.copy is not None
     assert torch.equal(loaded.model.decoder.copy.table, model.decoder.copy.table)
     assert loaded.translate_n_best([text], cfg.decode)[0][0].tokens == best.tokens
-    fast = FastTranslator.from_checkpoint(tmp_path / "ckpt")  # the graphs derived from it copy alike
+    fast = load_translator(tmp_path / "ckpt", engine="onnx")  # the graphs derived from it copy alike
     [fast_best] = fast.translate_n_best([text], cfg.decode)[0]
     assert fast_best.tokens == best.tokens and fast_best.text == best.text
     assert fast_best.score == pytest.approx(best.score, abs=1e-4)

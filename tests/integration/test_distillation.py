@@ -16,7 +16,7 @@ from translate.config.schema import DataConfig
 from translate.data.corpus import read_clean
 from translate.data.readers import read_tsv
 from translate.errors import DataError
-from translate.inference.translator import Translator
+from translate.inference.build import load_translator
 from translate.training.distillation import TEACHER_FILE, TeacherRow, distil_corpus, length_filter
 
 runner = CliRunner()
@@ -41,7 +41,7 @@ def test_the_distilled_corpus_is_the_teachers_beam_output(teacher: Path, tmp_pat
     result = runner.invoke(app, ["distil", "-m", str(teacher), "--data-dir", str(TINY_DIR), "--out", str(out),
                                  "--beam", "3", "--engine", "torch", "--batch-size", "5"])
     assert result.exit_code == 0, result.output
-    translator = Translator.from_checkpoints([teacher / "best"], "cpu")
+    translator = load_translator([teacher / "best"], device="cpu")
     text = read_clean(DataConfig(data_dir=str(TINY_DIR)), "train", [])
     expected = translator.translate_n_best(list(text["en"]), apply_overrides(translator.decode, {"beam_size": 3}))
     pairs = _train_lines(out / "train.tsv")

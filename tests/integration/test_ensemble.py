@@ -20,6 +20,7 @@ from translate.data.batch import pad
 from translate.data.tokenizer import Tokenizer, train_tokenizer
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
+from translate.inference.build import load_translator
 from translate.inference.translator import Ensemble, TorchEngine, Translator
 from translate.model import Seq2Seq, build_model
 from translate.tokens import BOS_ID
@@ -87,11 +88,11 @@ def test_members_must_share_direction_and_vocabularies(
         tmp_path: Path, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     a = saved(tmp_path, "a", tiny_config, tiny_tokenizers, 0)
     b = saved(tmp_path, "b", tiny_config, tiny_tokenizers, 1, **{"model.attention.scorer": "bilinear"})
-    assert Translator.from_checkpoints([a, b]).translate(["Thank you."])  # other attention: fine
+    assert load_translator([a, b]).translate(["Thank you."])  # other attention: fine
     reverse = apply_overrides(tiny_config, {"data.direction": "zh-en"})
     c = saved(tmp_path, "c", reverse, tiny_tokenizers[::-1], 0)
     with pytest.raises(ConfigError, match=r"ensemble: .*/c translates zh-en but .*/a translates en-zh"):
-        Translator.from_checkpoints([a, c])
+        load_translator([a, c])
     from translate.data.readers import read_tsv
 
     ds, _ = read_tsv(TINY_DIR / "train.tsv")
@@ -100,7 +101,7 @@ def test_members_must_share_direction_and_vocabularies(
     save_checkpoint(d, tiny_config.artifact(), model(tiny_config, (other_src, tiny_tokenizers[1]), 0), other_src,
                     tiny_tokenizers[1], {"step": 1})
     with pytest.raises(ConfigError, match=rf"ensemble: .*/d has another source vocabulary than .*/a \(60 vs {len(tiny_tokenizers[0])} pieces"):
-        Translator.from_checkpoints([a, d])
+        load_translator([a, d])
 
 
 def test_the_cli_decodes_an_ensemble_in_text_file_and_evaluate(
@@ -144,5 +145,5 @@ def test_a_model_folder_ships_members_that_ensemble_decodes(
     on_torch = runner.invoke(app, ["text", "-m", str(a), "--ensemble", "--engine", "torch", *SENTENCES])
     assert on_torch.exit_code == 0 and on_torch.stdout == explicit.stdout
     alone = runner.invoke(app, ["text", "-m", str(b), "--ensemble", *SENTENCES])
-    assert alone.exit_code == 0 and alone.stdout.splitlines() == Translator.from_checkpoint(b).translate(SENTENCES)
+    assert alone.exit_code == 0 and alone.stdout.splitlines() == load_translator(b).translate(SENTENCES)
     assert f"{b} has no ensemble members" in alone.stderr and "decoded alone" in alone.stderr

@@ -17,6 +17,7 @@ from translate.data.batch import collate, pad
 from translate.data.readers import read_tsv
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids
 from translate.errors import ConfigError
+from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
 from translate.study.compare import MECHANISMS
@@ -83,7 +84,7 @@ def test_save_load_gives_identical_outputs(tmp_path: Path, tiny_config: RunConfi
     b = loaded.model(batch.src, batch.src_lens, batch.tgt_in).attentional
     assert torch.equal(a, b)
     original = Translator(tiny_model, src_tok, tgt_tok, tiny_config.decode).translate(SENTENCES)
-    assert Translator.from_checkpoint(tmp_path / "ckpt").translate(SENTENCES) == original
+    assert load_translator(tmp_path / "ckpt").translate(SENTENCES) == original
 
 
 def test_tiny_model_overfits_a_few_pairs(tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
@@ -209,8 +210,8 @@ def test_cuda_bf16_training_learns_and_its_checkpoint_translates_the_same_on_cpu
     result = train(cfg)
     losses = [record["dev_loss"] for record in result.history if "tag" not in record]
     assert all(torch.isfinite(torch.tensor(losses))) and losses[-1] < losses[0]
-    on_gpu = Translator.from_checkpoint(result.run_dir, device="cuda").translate(SENTENCES)
-    assert Translator.from_checkpoint(result.run_dir, device="cpu").translate(SENTENCES) == on_gpu
+    on_gpu = load_translator(result.run_dir, device="cuda").translate(SENTENCES)
+    assert load_translator(result.run_dir, device="cpu").translate(SENTENCES) == on_gpu
 
 
 @pytest.mark.parametrize("rnn_type", ["gru", "lstm"])

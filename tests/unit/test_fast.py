@@ -21,9 +21,8 @@ from translate.data.batch import pad
 from translate.data.copying import copy_table
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
-from translate.inference.fast import FastTranslator
+from translate.inference.build import load_translator
 from translate.inference.fast.graphs import fingerprint
-from translate.inference.translator import Translator
 from translate.model import build_model
 from translate.study.compare import MECHANISMS
 
@@ -75,7 +74,7 @@ def test_every_preset_is_covered() -> None:
 def test_the_derived_graphs_step_and_translate_as_the_torch_model(name: str, tmp_path: Path,
                                                                   tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     path = checkpoint(tmp_path, tiny_tokenizers, **CONFIGS[name])
-    torch_tr, fast = Translator.from_checkpoint(path), FastTranslator.from_checkpoint(path)
+    torch_tr, fast = load_translator(path), load_translator(path, engine="onnx")
     model, graphs = torch_tr.model, fast.engine.members[0]
     sources = fast.encode_sources(SENTENCES[:3])  # a padded batch of three lengths
     with torch.no_grad():
@@ -110,7 +109,7 @@ def test_constrained_search_and_ensembles_search_alike_on_both_engines(name: str
     ensemble of two checkpoints (greedy, beam), the same hypotheses and scores."""
     first = checkpoint(tmp_path / "a", tiny_tokenizers, **CONFIGS[name])
     second = checkpoint(tmp_path / "b", tiny_tokenizers, seed=4, **CONFIGS[name])
-    torch_tr, fast = Translator.from_checkpoint(first), FastTranslator.from_checkpoint(first)
+    torch_tr, fast = load_translator(first), load_translator(first, engine="onnx")
     sources = fast.encode_sources(SENTENCES)
     terms = [fast.tgt_tokenizer.encode([word])[0] for word in ("tea", "the cat", "sofa", "dog")]
     constraints = [[terms[0]], [terms[1], terms[3]], [], [terms[2]]]
@@ -118,7 +117,7 @@ def test_constrained_search_and_ensembles_search_alike_on_both_engines(name: str
         decode = replace(fast.decode, n_best=n_best, coverage_penalty=beta)
         same_hypotheses(fast.engine.constrained(sources, decode, constraints, beam, banned_after=[5, 6]),
                         torch_tr.engine.constrained(sources, decode, constraints, beam, banned_after=[5, 6]))
-    torch_ens, fast_ens = Translator.from_checkpoints([first, second]), FastTranslator.from_checkpoints([first, second])
+    torch_ens, fast_ens = load_translator([first, second]), load_translator([first, second], engine="onnx")
     for beam, beta in ((1, 0.0), (5, 0.0), (5, 0.6)):  # n-best lists of two untrained members hold near-ties
         decode = replace(fast.decode, beam_size=beam, n_best=1, coverage_penalty=beta)
         same_n_best(fast_ens.translate_n_best(SENTENCES, decode), torch_ens.translate_n_best(SENTENCES, decode))
@@ -133,14 +132,14 @@ def test_fp16_checkpoints_translate_as_on_torch(half: bool, tmp_path: Path,
                                                 tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     path = checkpoint(tmp_path, tiny_tokenizers, half=half)
     texts = SENTENCES + ["Tea. Coffee, please."]
-    assert FastTranslator.from_checkpoint(path).translate_paragraphs(texts) == \
-        Translator.from_checkpoint(path).translate_paragraphs(texts)
+    assert load_translator(path, engine="onnx").translate_paragraphs(texts) == \
+        load_translator(path).translate_paragraphs(texts)
 
 
 def test_graphs_are_derived_once_per_architecture_into_the_user_cache(tmp_path: Path,
                                                                       tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     first = checkpoint(tmp_path / "a", tiny_tokenizers)
-    FastTranslator.from_checkpoint(first)
+    load_translator(first, engine="onnx")
     cached = list((tmp_path / "user-cache" / "graphs").iterdir())
     artifact = load_checkpoint(first).artifact
     assert [p.name for p in cached] == [fingerprint(artifact.model, len(tiny_tokenizers[0]), len(tiny_tokenizers[1]))]
@@ -148,7 +147,7 @@ def test_graphs_are_derived_once_per_architecture_into_the_user_cache(tmp_path: 
     assert sorted(p.name for p in first.iterdir()) == sorted(p.name for p in (tmp_path / "a" / "ckpt").iterdir())
     assert not (first / "onnx").exists()  # never written into the checkpoint
     stamp = (cached[0] / "step.onnx").stat().st_mtime_ns
-    FastTranslator.from_checkpoint(checkpoint(tmp_path / "b", tiny_tokenizers))  # same architecture, other folder
+    load_translator(checkpoint(tmp_path / "b", tiny_tokenizers), engine="onnx")  # same architecture, other folder
     assert (cached[0] / "step.onnx").stat().st_mtime_ns == stamp
     assert sum(cached[0].stat().st_size for _ in [0]) and (cached[0] / "step.onnx").stat().st_size < 200_000  # no weights
 
@@ -160,12 +159,12 @@ def test_weights_that_do_not_fit_the_config_are_refused(tmp_path: Path,
     config["model"]["attention"]["scorer"] = "additive"  # the additive scorer's weights are then missing
     (path / "config.json").write_text(json.dumps(config))
     with pytest.raises(CheckpointError, match="tensor 'decoder.attention.scorer.key_layer.weight' missing"):
-        FastTranslator.from_checkpoint(path)
+        load_translator(path, engine="onnx")
     config["model"]["attention"]["scorer"] = "dot"
     config["model"]["hidden_size"] = config["model"]["embedding_size"] = 8
     (path / "config.json").write_text(json.dumps(config))
     with pytest.raises(CheckpointError, match="has shape .* config.json implies"):
-        FastTranslator.from_checkpoint(path)
+        load_translator(path, engine="onnx")
 
 
 def test_bfloat16_and_float16_weights_read_as_torch_reads_them(tmp_path: Path,

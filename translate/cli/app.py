@@ -301,7 +301,7 @@ def distil(out: Annotated[Path, typer.Option("--out", "-o", help=(
       translate distil -m zh-en --ensemble --direction zh-en --out runs/kd-zh-en --keep-references
       translate train -c recipes/sa512.yaml --direction zh-en --data-dir runs/kd-zh-en --init-from zh-en
     """
-    from translate.inference.router import resolve_engine
+    from translate.inference.build import resolve_engine
     from translate.training.distillation import distil_corpus
 
     quiet_datasets()

@@ -62,9 +62,9 @@ def _router(checkpoint: list[str] | None, direction: Any, device: Any, engine: s
 
 
 def _engine(engine: Any, device: Any, attention: bool, sampling: bool = False) -> str:
-    """`translate.inference.router.resolve_engine`, its refusal as a usage error (exit 2)."""
+    """`translate.inference.build.resolve_engine`, its refusal as a usage error (exit 2)."""
     from translate.errors import ConfigError
-    from translate.inference.router import resolve_engine
+    from translate.inference.build import resolve_engine
 
     try:
         return resolve_engine(plain(engine), plain(device) or "cpu", attention, sampling)

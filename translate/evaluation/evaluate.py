@@ -17,15 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from translate.checkpoint.files import resolve
-from translate.checkpoint.store import Loaded, decoded_as, load_checkpoint
-from translate.config.device import resolve_device
 from translate.config.loading import MOVED_ATTENTION_KEYS, apply_overrides, load_config, moved_key_error
-from translate.config.paths import find_model, with_members
 from translate.config.schema import DataConfig, DecodeConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError, DataError
 from translate.evaluation.adequacy import Adequacy, Dictionary, cedict_dictionary, measure
 from translate.evaluation.metrics import EvalReport, score
+from translate.inference.build import load_translator, model_paths
 from translate.inference.glossary import Glossary, GlossaryTranslator, term_use, with_glossaries
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import Translator
@@ -106,24 +104,16 @@ def split_overrides(overrides: dict[str, Any]) -> tuple[dict[str, Any], dict[str
     return attention, decode
 
 
-def _translator(ckpts: list[Path], device: str, overrides: dict[str, Any], beam: int | None) -> tuple[Translator, Loaded]:
-    """The translator of one checkpoint, or of several as an ensemble; the first one's loaded checkpoint."""
-    attention, decode_overrides = split_overrides(overrides)
-    members = [load_checkpoint(ckpt, resolve_device(device)) for ckpt in ckpts]
-    if attention:
-        members = [decoded_as(loaded, attention) for loaded in members]
-    loaded = members[0]
-    decode = apply_overrides(loaded.artifact.decode, {**decode_overrides, **(
-        {"beam_size": beam, "n_best": 1} if beam is not None else {})})
-    if len(members) > 1:
-        return Translator.from_ensemble(members, decode), loaded
-    return Translator.from_loaded(loaded, decode=decode), loaded
+def _translator(ckpts: list[Path], device: str, overrides: dict[str, Any], beam: int | None) -> Translator:
+    """The translator of one checkpoint, or of several as an ensemble, with `--set` and `--beam` applied."""
+    attention, decode = split_overrides(overrides)
+    return load_translator(ckpts, device=device, attention=attention,
+                           decode={**decode, **({"beam_size": beam, "n_best": 1} if beam is not None else {})})
 
 
 def _checkpoints(checkpoint: Path | str | Sequence[Path | str], ensemble: bool = False) -> list[Path]:
     """The checkpoints to load (a run folder: its best/), with each model's shipped members for `ensemble`."""
-    models = [find_model(c) for c in ([checkpoint] if isinstance(checkpoint, (Path, str)) else checkpoint)]
-    return [resolve(path) for path in (with_members(models) if ensemble else models)]
+    return [resolve(path) for path in model_paths(checkpoint, ensemble)]
 
 
 def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: str, data_dir: str | None = None,
@@ -140,8 +130,8 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
     dropped/repeated content measures too (`translate.evaluation.adequacy`)."""
     ckpts = _checkpoints(checkpoint, ensemble)
     ckpt = ckpts[0]
-    translator, loaded = _translator(ckpts, device, overrides or {}, beam)
-    artifact_direction = loaded.artifact.direction
+    translator = _translator(ckpts, device, overrides or {}, beam)
+    artifact_direction = f"{translator.src_lang}-{translator.tgt_lang}"
     if direction is not None and direction != artifact_direction:
         raise ConfigError(f"the checkpoint translates {artifact_direction}, but {direction} was asked for; "
                           f"use a {direction} checkpoint (see `translate info --checkpoint {checkpoint}`)")
@@ -193,8 +183,9 @@ def tune_penalties(checkpoint: Path | str | Sequence[Path | str], alphas: list[f
     coverage penalty (GNMT beta), alphas outer; a list not given is the model's own setting. `lexicon`: the
     names lexicon too (None: as the model's `decode.lexicon` says)."""
     ckpts = _checkpoints(checkpoint, ensemble)
-    translator, loaded = _translator(ckpts, device, overrides or {}, None)
-    data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, loaded.artifact.direction, data_dir)
+    translator = _translator(ckpts, device, overrides or {}, None)
+    direction = f"{translator.src_lang}-{translator.tgt_lang}"
+    data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, direction, data_dir)
     sources, refs = load_eval_split(data, split)
     rows, as_users = [], with_glossaries(translator, (), lexicon)
     for alpha in alphas or [translator.decode.length_penalty]:

@@ -5,16 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 import torch
 from torch import nn
 
-from translate.checkpoint.store import Loaded, load_checkpoint
-from translate.config.device import resolve_device
-from translate.config.paths import find_model
+from translate.checkpoint.store import Loaded
 from translate.config.schema import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.tokenizer import Tokenizer, target_ids
@@ -179,20 +176,6 @@ class Translator(TextTranslator):
     @property
     def model(self) -> Seq2Seq | Ensemble:
         return self.engine.model
-
-    @classmethod
-    def from_checkpoint(cls, path: Path | str, device: str = "cpu") -> Translator:
-        """A checkpoint or run folder, or a released model by name (`en-zh`)."""
-        return cls.from_loaded(load_checkpoint(find_model(path), resolve_device(device)))
-
-    @classmethod
-    def from_checkpoints(cls, paths: Sequence[Path | str], device: str = "cpu") -> Translator:
-        """One checkpoint's translator, or several decoded together as an ensemble (same direction and
-        vocabularies; the first one's decoding settings)."""
-        if len(paths) == 1:
-            return cls.from_checkpoint(paths[0], device)
-        loaded = [load_checkpoint(find_model(path), resolve_device(device)) for path in paths]
-        return cls.from_ensemble(loaded)
 
     @classmethod
     def from_ensemble(cls, loaded: Sequence[Loaded], decode: DecodeConfig | None = None) -> Translator:

@@ -27,6 +27,7 @@ from translate.data.corpus import load_eval_split
 from translate.evaluation.by_length import bleu_by_length, length_buckets
 from translate.evaluation.evaluate import translate_and_score
 from translate.evaluation.metrics import score
+from translate.inference.build import load_translator
 from translate.inference.fast.graphs import ship_graphs
 from translate.inference.glossary import Glossary, term_use, with_glossaries
 from translate.inference.translator import Translator, check_loaded
@@ -122,7 +123,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
                     {**previous, **facts}, half=True)
     ship_graphs(target)
     member_folders, member_facts = _save_members(target, extra)
-    translator = Translator.from_checkpoint(target)  # the fp16 copy, as users load it
+    translator = load_translator(target)  # the fp16 copy, as users load it
     data = apply_overrides(DataConfig(), {"direction": artifact.direction, **({"data_dir": data_dir} if data_dir else {})})
     sources, refs = load_eval_split(data, "test")
     test, hyps = _scores(translator, sources, refs, artifact.tgt_lang)
@@ -153,7 +154,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
 def _ensemble_scores(models: list[Path], sources: list[str], refs: list[str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The released model decoded with its members as users decode it (`--ensemble`): beam-5 test
     scores, and BLEU/chrF on the everyday set where it is at hand."""
-    ensemble = Translator.from_checkpoints(models)
+    ensemble = load_translator(models)
     test, _ = _scores(ensemble, sources, refs, ensemble.tgt_lang, (("ensemble", 5),))
     return {**test["ensemble"], "models": len(models)}, everyday_scores(ensemble, f"{ensemble.src_lang}-{ensemble.tgt_lang}", glossary=False)
 

@@ -7,16 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from translate.checkpoint.store import load_checkpoint
+from translate.checkpoint.files import read_artifact, read_meta, resolve
 from translate.config.device import resolve_device
-from translate.config.paths import find_model, released_models, with_members
+from translate.config.paths import released_models
 from translate.config.schema import ArtifactConfig
 from translate.data.normalize import normalize_source, split_sentences
 from translate.errors import ConfigError
 from translate.evaluation.adequacy import received_attention
+from translate.inference.build import load_translator, model_paths, resolve_engine
 from translate.inference.glossary import Glossary, with_glossaries
 from translate.inference.notices import reading_notices
-from translate.inference.router import resolve_engine
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
 from translate.serve.study import PREFIX, Study
@@ -85,20 +85,19 @@ class Models:
         model with the members shipped in its folder (`config.paths.with_members`)."""
         served = []
         for name, path in map(_parse_spec, specs or released_models()):
-            paths = [find_model(p) for p in path.split("+")]
-            members = [load_checkpoint(p, resolve_device(device)) for p in (with_members(paths) if ensemble else paths)]
-            translator = Translator.from_ensemble(members) if len(members) > 1 else Translator.from_loaded(members[0])
+            paths = model_paths(path.split("+"), ensemble)
+            translator = load_translator(paths, engine="torch", device=device)
             searcher = None
             if resolve_engine("auto", str(resolve_device(device)), attention=False) == "onnx":
-                from translate.inference.fast import FastTranslator
-
-                searcher = FastTranslator.from_checkpoints(with_members(paths) if ensemble else paths, threads=1)
-            served.append(ServedModel(name, translator, members[0].artifact, members[0].meta, searcher))
+                searcher = load_translator(paths, engine="onnx", threads=1)
+            folder = resolve(paths[0])
+            meta = read_meta(folder)
+            served.append(ServedModel(name, translator, read_artifact(folder, meta, notice=False), meta, searcher))
         return cls(served)
 
     def searcher(self, key: BatchKey) -> TextTranslator:
         """What searches a batch: ONNX Runtime where a served model has it and no attention is asked
-        (`inference.router.resolve_engine`'s rule), else the PyTorch translator."""
+        (`inference.build.resolve_engine`'s rule), else the PyTorch translator."""
         served = self.by_name.get(key.model)
         if served is not None and served.searcher is not None and not key.attention:
             return served.searcher

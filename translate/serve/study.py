@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from translate.checkpoint.store import load_checkpoint
 from translate.errors import ConfigError
+from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 
 PREFIX = "study/"  # a run's model name in the server: never the name of a served model
@@ -185,7 +185,7 @@ class Study:
             if name in self._loaded:
                 self._loaded.move_to_end(name)
                 return self._loaded[name]
-            translator = Translator.from_loaded(load_checkpoint(run.weights))
+            translator = load_translator(run.weights)
             self._loaded[name] = translator
             while len(self._loaded) > self.max_loaded:
                 self._loaded.popitem(last=False)

@@ -27,6 +27,7 @@ from translate.data.corpus import load_eval_split
 from translate.data.tokenizer import target_ids
 from translate.errors import ConfigError, TrainingError
 from translate.evaluation.evaluate import measure_adequacy, translate_and_score
+from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.machine import describe
 from translate.study.executors import Event, Executor, Sequential, terminate_as_interrupt
@@ -109,7 +110,7 @@ def evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
     for name in KEPT_FILES:
         if (cfg.run_dir / name).is_file() and cfg.run_dir.resolve() != results.resolve():
             shutil.copyfile(cfg.run_dir / name, results / name)
-    translator = Translator.from_checkpoint(cfg.run_dir)
+    translator = load_translator(cfg.run_dir)
     splits = {split: load_eval_split(cfg.data, split) for split in ("dev", "test")}
     scored = {split: translate_and_score(translator, sources, refs, cfg.data.tgt_lang,
                                          hypotheses_path=results / f"{split}.hyp.txt")
@@ -261,7 +262,7 @@ def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path) -> dict[str, Any]:
     summary = train_or_reuse(cfg)
     results.mkdir(parents=True, exist_ok=True)
     sources, refs = load_eval_split(cfg.data, "dev")
-    scored = translate_and_score(Translator.from_checkpoint(cfg.run_dir), sources, refs, cfg.data.tgt_lang,
+    scored = translate_and_score(load_translator(cfg.run_dir), sources, refs, cfg.data.tgt_lang,
                                  hypotheses_path=results / "dev.hyp.txt")
     record = {"mechanism": run.mechanism, "seed": run.seed, "values": [list(pair) for pair in run.tuned],
               "dev_bleu": round(scored.report.bleu, 2), "steps": summary["state"]["step"],

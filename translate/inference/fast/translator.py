@@ -51,16 +51,10 @@ class FastTranslator(TextTranslator):
     """Translates like `Translator` (same text handling, model and search) with a `FastEngine`."""
 
     @classmethod
-    def from_checkpoint(cls, path: Path | str, threads: int = 1) -> FastTranslator:
-        """A checkpoint or run folder, or a released model by name (`en-zh`). The graphs of its
-        architecture are derived on first use (this imports PyTorch once); raises CheckpointError when
-        the checkpoint is unreadable."""
-        return cls.from_checkpoints([path], threads)
-
-    @classmethod
     def from_checkpoints(cls, paths: Sequence[Path | str], threads: int = 1) -> FastTranslator:
-        """One checkpoint, or several decoded together as an ensemble (same direction and vocabularies,
-        `inference.ensemble.check_members`; the first one's decoding settings)."""
+        """Checkpoint folders, one or several decoded together as an ensemble (same direction and
+        vocabularies, `inference.ensemble.check_members`; the first one's decoding settings). Built by
+        `inference.build.load_translator`, the one way to get a translator."""
         folders = [resolve(find_model(path)) for path in paths]
         first = folders[0]
         artifact = read_artifact(first, read_meta(first))
