@@ -37,7 +37,7 @@ from translate.evaluation.evaluate import translate_and_score
 from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.model import build_model
-from translate.study.compare import MECHANISMS
+from translate.study.presets import PRESETS
 from translate.training.loss import compute_loss
 from translate.training.train import train
 
@@ -118,7 +118,7 @@ def latency_figures(translator: Translator, dev_sources: list[str], run: Path) -
 
 
 def profile_figures(mechanism: str, steps: int, threads: int) -> dict[str, float]:
-    cfg = load_config(None, {**MECHANISMS[mechanism], "train.threads": threads})
+    cfg = load_config(None, {**PRESETS[mechanism], "train.threads": threads})
     torch.set_num_threads(threads)
     data = prepare_data(cfg.data, cfg.tokenizer)
     model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)).train()
@@ -187,7 +187,7 @@ def main(profile_only: bool = False) -> None:
     torch.set_num_threads(args.threads)
     figures: dict[str, Any] = {"threads": args.threads, "torch": torch.__version__,
                                "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
-    names = list(MECHANISMS) if args.mechanisms == "all" else args.mechanisms.split(",")
+    names = list(PRESETS) if args.mechanisms == "all" else args.mechanisms.split(",")
     if not args.profile_only:  # before the profile, whose event buffers would dominate the peak RSS
         run = args.decode_only
         if run is None:

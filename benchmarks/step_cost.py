@@ -23,12 +23,12 @@ from translate.config.loading import load_config
 from translate.data.batching import BatchStream
 from translate.data.corpus import prepare_data
 from translate.model import build_model
-from translate.study.compare import MECHANISMS
+from translate.study.presets import PRESETS
 from translate.training.loss import compute_loss
 
 
 def step_cost(mechanism: str, steps: int, threads: int) -> dict[str, float]:
-    cfg = load_config(None, MECHANISMS[mechanism])
+    cfg = load_config(None, PRESETS[mechanism])
     torch.set_num_threads(threads)
     torch.manual_seed(1)
     data = prepare_data(cfg.data, cfg.tokenizer)

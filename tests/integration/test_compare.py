@@ -22,20 +22,21 @@ from translate.config.schema import RunConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
 from translate.study import report as compare_report
-from translate.study.compare import MECHANISMS, compare, parse_mechanisms, rebuild_report
+from translate.study.compare import compare, parse_mechanisms, rebuild_report
 from translate.study.plots import cjk_font
+from translate.study.presets import PRESETS
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_presets_cover_every_attention_kind() -> None:
-    kinds = {overrides["model.attention.kind"] for overrides in MECHANISMS.values()}
+    kinds = {overrides["model.attention.kind"] for overrides in PRESETS.values()}
     assert kinds == set(ATTENTION_KINDS)
-    assert any(o.get("model.encoder_self_attention") for o in MECHANISMS.values())
+    assert any(o.get("model.encoder_self_attention") for o in PRESETS.values())
     option = typing.get_type_hints(compare_command, include_extras=True)["mechanisms"].__metadata__[0]
     help_text = option.help  # the CLI help names every preset, generated from the registry
-    assert all(name in help_text for name in MECHANISMS)
-    for overrides in MECHANISMS.values():  # every preset is a valid configuration
+    assert all(name in help_text for name in PRESETS)
+    for overrides in PRESETS.values():  # every preset is a valid configuration
         apply_overrides(RunConfig(), overrides)
     with pytest.raises(ConfigError, match="valid: none, additive"):
         parse_mechanisms("additive,luong")
@@ -76,7 +77,7 @@ def test_the_committed_studies_declare_pairs_of_presets(tmp_path: Path) -> None:
     docs = Path(__file__).resolve().parents[2] / "docs"
     for study in ("compare-converged-en-zh", "compare-converged-zh-en"):
         pairs = compare_report.read_questions(docs / study)
-        assert len(pairs) > 20 and all(a in MECHANISMS and b in MECHANISMS for a, b, _ in pairs)
+        assert len(pairs) > 20 and all(a in PRESETS and b in PRESETS for a, b, _ in pairs)
     assert compare_report.read_questions(tmp_path) == []  # a study without the file asks nothing
     (tmp_path / compare_report.QUESTIONS_FILE).write_text("# a comment\n\nadditive\tdot\tscoring\nadditive dot\n",
                                                           encoding="utf-8")

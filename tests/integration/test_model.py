@@ -20,7 +20,7 @@ from translate.errors import ConfigError
 from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
-from translate.study.compare import MECHANISMS
+from translate.study.presets import PRESETS
 from translate.training.train import train
 
 SENTENCES = ["I like tea.", "Where is the school?", "Thank you.", "Tom said \"hello\".", "We are friends.",
@@ -58,12 +58,12 @@ def test_translation_does_not_depend_on_batch_size(tiny_config: RunConfig, tiny_
     assert [b[0].score for b in batched] == pytest.approx([o.score for o in one_by_one], abs=1e-4)
 
 
-@pytest.mark.parametrize("mechanism", list(MECHANISMS))
+@pytest.mark.parametrize("mechanism", list(PRESETS))
 def test_every_preset_survives_save_and_load(mechanism: str, tmp_path: Path, tiny_config: RunConfig,
                                              tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     """Every `translate compare` preset's checkpoint loads through the safety checks with the same
     tensors (buffers too: the curriculum's update counter is an int64)."""
-    cfg = apply_overrides(tiny_config, {k: v for k, v in MECHANISMS[mechanism].items()
+    cfg = apply_overrides(tiny_config, {k: v for k, v in PRESETS[mechanism].items()
                                         if not k.startswith(("model.hidden_size", "model.embedding_size"))})
     src_tok, tgt_tok = tiny_tokenizers
     model = build_model(cfg.model, len(src_tok), len(tgt_tok))

@@ -256,11 +256,12 @@ def test_a_new_kind_is_its_module_plus_one_registration(tmp_path: Path, tiny_con
     from translate.inference.translator import Translator
     from translate.model import build_model
     from translate.study.compare import parse_mechanisms
+    from translate.study.presets import study_presets
 
-    kinds, presets = dict(registry.ATTENTION_KINDS), dict(registry.PRESETS)
+    kinds = dict(registry.ATTENTION_KINDS)
     try:
         registry.register_attention("uniform", "tests.unit.toy_attention", presets={"uniform": {}})
-        cfg = apply_overrides(tiny_config, registry.PRESETS["uniform"])
+        cfg = apply_overrides(tiny_config, study_presets()["uniform"])
         assert cfg.model.attention.kind == "uniform" and cfg.model.mechanism == "uniform additive"
         model = build_model(cfg.model, len(tiny_tokenizers[0]), len(tiny_tokenizers[1]))
         assert type(model.decoder.attention).__name__ == "UniformAttention"
@@ -274,7 +275,6 @@ def test_a_new_kind_is_its_module_plus_one_registration(tmp_path: Path, tiny_con
     finally:
         registry.ATTENTION_KINDS.clear()
         registry.ATTENTION_KINDS.update(kinds)
-        registry.PRESETS.clear()
-        registry.PRESETS.update(presets)
+    assert "uniform" not in study_presets()
     with pytest.raises(ConfigError, match="choose one of hard, multihead, none, soft"):
         AttentionConfig(kind="uniform")

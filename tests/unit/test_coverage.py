@@ -14,9 +14,9 @@ from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.model import build_model
 from translate.model.attention.coverage import coverage_loss
-from translate.study.compare import MECHANISMS
+from translate.study.presets import PRESETS
 
-COVERAGE_PRESETS = [name for name, overrides in MECHANISMS.items() if "model.attention.coverage.kind" in overrides]
+COVERAGE_PRESETS = [name for name, overrides in PRESETS.items() if "model.attention.coverage.kind" in overrides]
 
 
 def test_the_coverage_presets_are_registered() -> None:
@@ -54,7 +54,7 @@ def test_the_state_holds_the_attention_each_source_position_received(
         preset: str, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     """Step by step, state.attended is the sum of the weights returned so far: 0 on padding, and after t
     steps of normalised attention the real positions hold t in all."""
-    model = _model(tiny_config, tiny_tokenizers, **{k: v for k, v in MECHANISMS[preset].items() if k.startswith("model.")},
+    model = _model(tiny_config, tiny_tokenizers, **{k: v for k, v in PRESETS[preset].items() if k.startswith("model.")},
                    **{"model.hidden_size": 16, "model.embedding_size": 16})
     src, lens, tgt = _batch()
     with torch.no_grad():

@@ -24,13 +24,13 @@ from translate.errors import CheckpointError
 from translate.inference.build import load_translator
 from translate.inference.fast.graphs import fingerprint
 from translate.model import build_model
-from translate.study.compare import MECHANISMS
+from translate.study.presets import PRESETS
 
 TINY_WIDTH = {"model.hidden_size": 16, "model.embedding_size": 16}  # presets of another width, at the tiny size
 CONFIGS: dict[str, dict[str, Any]] = {
     **{f"preset:{name}": {**{k: v for k, v in overrides.items() if k.startswith("model.")},
                           **({k: v for k, v in TINY_WIDTH.items() if k in overrides})}
-       for name, overrides in MECHANISMS.items()},
+       for name, overrides in PRESETS.items()},
     "lstm-2-layers-dot": {"model.rnn_type": "lstm", "model.encoder_layers": 2, "model.decoder_layers": 2,
                           "model.attention.scorer": "dot"},
     "scaled-dot-kv-no-feeding": {"model.attention.scorer": "scaled-dot", "model.attention.mode": "key-value",
@@ -67,7 +67,7 @@ def checkpoint(tmp: Path, tokenizers: tuple[Tokenizer, Tokenizer], half: bool = 
 
 
 def test_every_preset_is_covered() -> None:
-    assert {name.removeprefix("preset:") for name in CONFIGS if name.startswith("preset:")} == set(MECHANISMS)
+    assert {name.removeprefix("preset:") for name in CONFIGS if name.startswith("preset:")} == set(PRESETS)
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))

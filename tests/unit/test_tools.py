@@ -17,7 +17,7 @@ from translate.data.tokenizer import Tokenizer
 from translate.inference.search import REGIONS
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq
-from translate.study.compare import MECHANISMS
+from translate.study.presets import PRESETS
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
@@ -55,11 +55,11 @@ def test_synthetic_corpus_rows_survive_deduplication() -> None:
 
 def driver_first_pass() -> list[str]:
     """The presets of scripts/converged_study.sh's first pass, in order: `translate compare --list`."""
-    return list(MECHANISMS)
+    return list(PRESETS)
 
 
 # a stand-in `translate` answers `compare --list` as the real one does (the driver's first pass comes from it)
-LIST = '[[ "$*" == "compare --list" ]] && { printf "%s\\n" ' + " ".join(f"'{n}'" for n in MECHANISMS) + "; exit 0; }"
+LIST = '[[ "$*" == "compare --list" ]] && { printf "%s\\n" ' + " ".join(f"'{n}'" for n in PRESETS) + "; exit 0; }"
 
 
 RECORD = 'echo "$*" >> CALLS'  # a stand-in command's body: write its arguments to the calls file
@@ -92,9 +92,9 @@ def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
     text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
     assert "mapfile -t FIRST_PASS < <(translate compare --list)" in text
     listed = CliRunner().invoke(app, ["compare", "--list"])
-    assert listed.exit_code == 0 and listed.stdout.split() == list(MECHANISMS)
+    assert listed.exit_code == 0 and listed.stdout.split() == list(PRESETS)
     defaults = [line.split(":-", 1)[1].rstrip("}") for line in text.splitlines() if line.startswith(("MULTIHEAD=", "HARD="))]
-    assert len(defaults) == 2 and all(name in MECHANISMS for name in defaults)
+    assert len(defaults) == 2 and all(name in PRESETS for name in defaults)
 
 
 def test_the_study_drivers_warm_starts_are_the_presets_that_start_from_another_preset() -> None:
@@ -102,7 +102,7 @@ def test_the_study_drivers_warm_starts_are_the_presets_that_start_from_another_p
     text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
     entries = [entry.split() for entry in text.split("WARM_STARTS=(", 1)[1].split(")", 1)[0].split('"')[1::2]]
     declared = {(dependent, "@" + entry[0]) for entry in entries for dependent in entry[1:]}
-    assert declared == {(name, preset["train.init_from"]) for name, preset in MECHANISMS.items()
+    assert declared == {(name, preset["train.init_from"]) for name, preset in PRESETS.items()
                         if str(preset.get("train.init_from", "")).startswith("@")}
 
 

@@ -17,10 +17,10 @@ from translate.cli.common import (
     quiet_datasets,
     resolve_config,
 )
-from translate.config.attention import PRESETS
+from translate.study.presets import study_presets
 
 MechanismsOpt = Annotated[str, typer.Option(
-    help=f"Comma-separated presets of the attention registry, or 'all': {', '.join(PRESETS)}.")]
+    help=f"Comma-separated presets of the study (translate/study/presets.py), or 'all': {', '.join(study_presets())}.")]
 ListOpt = Annotated[bool, typer.Option("--list", help="Print the presets, one per line (the registry's order), and exit.")]
 OutOpt = Annotated[Path, typer.Option(help=(
     "Output folder: tables, plots and each run's small results (scores, curves, hypotheses, attention matrices; "
@@ -84,7 +84,7 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
       translate compare --status --out docs/compare-study
     """
     if list_presets:
-        typer.echo("\n".join(PRESETS))
+        typer.echo("\n".join(study_presets()))
         return
     if status:
         from translate.study.status import status_table

@@ -19,7 +19,6 @@ from typing import Any
 
 import torch
 
-from translate.config.attention import PRESETS
 from translate.config.loading import apply_overrides, load_config
 from translate.config.schema import RunConfig
 from translate.data.batch import collate
@@ -31,6 +30,7 @@ from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.machine import describe
 from translate.study.executors import Event, Executor, Sequential, terminate_as_interrupt
+from translate.study.presets import study_presets
 from translate.study.report import RunFigures, write_report
 from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
@@ -41,15 +41,14 @@ from translate.training.trainer import Validated
 
 logger = logging.getLogger(__name__)
 
-MECHANISMS = PRESETS  # the study's presets: the attention registry's (translate.config.attention)
 BASELINE = "none"
 
 
 def parse_mechanisms(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",") if n.strip()] if text != "all" else list(MECHANISMS)
-    unknown = [n for n in names if n not in MECHANISMS]
+    names = [n.strip() for n in text.split(",") if n.strip()] if text != "all" else list(study_presets())
+    unknown = [n for n in names if n not in study_presets()]
     if unknown or not names:
-        raise ConfigError(f"unknown mechanism(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(MECHANISMS)}")
+        raise ConfigError(f"unknown mechanism(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(study_presets())}")
     return names
 
 
@@ -140,7 +139,7 @@ def evaluate_run(cfg: RunConfig, mechanism: str, seed: int, results: Path,
 
 
 def _overrides(mechanism: str, seed: int, work_dir: Path, tuned: Combination) -> dict[str, Any]:
-    return {**MECHANISMS[mechanism], **dict(tuned), "name": run_name(mechanism, tuned, seed),
+    return {**study_presets()[mechanism], **dict(tuned), "name": run_name(mechanism, tuned, seed),
             "runs_dir": str(work_dir), "train.seed": seed}
 
 
@@ -272,7 +271,7 @@ def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path) -> dict[str, Any]:
 
 
 def _source(mechanism: str) -> str | None:
-    start = str(MECHANISMS[mechanism].get("train.init_from", ""))
+    start = str(study_presets()[mechanism].get("train.init_from", ""))
     return start[1:] if start.startswith("@") else None
 
 
@@ -406,8 +405,8 @@ def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
     found = [RunFigures.load(path) for path in (out_dir / "runs").glob("*/compare.json")]
     if not found:
         raise ConfigError(f"no finished runs in {out_dir / 'runs'} (each has a compare.json)")
-    rank = {name: i for i, name in enumerate(MECHANISMS)}
-    other_sizes = frozenset(n for n, overrides in MECHANISMS.items() if "model.hidden_size" in overrides)
+    rank = {name: i for i, name in enumerate(study_presets())}
+    other_sizes = frozenset(n for n, overrides in study_presets().items() if "model.hidden_size" in overrides)
     write_report(base, sorted(found, key=lambda f: (rank.get(f.mechanism, len(rank)), f.mechanism, f.seed)), out_dir,
                  other_sizes)
     return out_dir
