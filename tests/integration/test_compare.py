@@ -53,24 +53,24 @@ def test_heatmap_font_draws_han_characters() -> None:
 def test_a_run_says_which_cpu_it_was_trained_on_and_a_retrain_elsewhere_is_told_why_it_may_differ(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from translate import machine
-    from translate.study import restore as study_restore
+    from translate.study import verify as study_verify
 
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD  EPYC 9R14\n", encoding="utf-8")
     assert machine.cpu_model(cpuinfo) == "AMD EPYC 9R14"
     assert machine.cpu_model(tmp_path / "absent") != ""  # the platform's name instead
     assert machine.describe().startswith(f"{machine.cpu_model()}, ")
-    monkeypatch.setattr(study_restore, "cpu_model", lambda: "AMD EPYC 9R14")
+    monkeypatch.setattr(study_verify, "cpu_model", lambda: "AMD EPYC 9R14")
     committed = compare_report.RunFigures(mechanism="dot", seed=2, parameters=1, steps=1, train_tokens_per_second=1.0,
                                           decode_sentences_per_second=1.0, dev_bleu=1.0, test_bleu=1.0, test_chrf=1.0,
                                           attention_entropy=None, curve=[])
-    assert study_restore.other_cpu(committed) == ""  # a run older than the record: nothing to say
+    assert study_verify.other_cpu(committed) == ""  # a run older than the record: nothing to say
     same = dataclasses.replace(committed, machine="AMD EPYC 9R14, 2 cores, 2 threads, torch 2.13.0+cpu")
-    assert study_restore.other_cpu(same) == ""
+    assert study_verify.other_cpu(same) == ""
     other = dataclasses.replace(committed, machine="Intel(R) Xeon(R) Platinum 8488C, 2 cores, 2 threads, torch 2.13.0")
-    assert study_restore.other_cpu(other) == (
+    assert study_verify.other_cpu(other) == (
         "; it was trained on Intel(R) Xeon(R) Platinum 8488C and this machine has AMD EPYC 9R14: another CPU model "
-        "rounds some float sums otherwise, so restore it on the CPU model it was trained on")
+        "rounds some float sums otherwise, so verify it on the CPU model it was trained on")
 
 
 def test_the_committed_studies_declare_pairs_of_presets(tmp_path: Path) -> None:
@@ -235,55 +235,6 @@ def test_the_committed_zh_en_study_rebuilds_every_table_and_figure_from_its_file
             REPO / "docs" / "compare-converged-zh-en" / name).read_text(encoding="utf-8"), name
     assert all((study / name).is_file() for name in ("bleu.png", "dev_bleu_curves.png", "bleu_by_length.png",
                                                       "heatmaps.png"))
-
-
-@pytest.mark.slow
-def test_restore_gives_a_committed_study_back_its_hypotheses_only_where_the_retrain_reproduces_it(
-        tmp_path: Path, tiny_config: RunConfig) -> None:
-    """A study committed with only its compare.json files (and its weights gone) gets its hypotheses and
-    attention matrices back by retraining; a run whose committed scores the retrain does not reproduce
-    gets nothing, and the error names it."""
-    from translate.machine import describe
-    from translate.study.restore import restore
-
-    cfg = apply_overrides(tiny_config, {"train.max_steps": 6, "train.validate_every": 3, "decode.beam_size": 1})
-    out = tmp_path / "study"
-    compare(cfg, ["none", "additive"], [1], out, tmp_path / "work")
-    runs = out / "runs"
-    assert json.loads((runs / "additive-seed1" / "compare.json").read_text(encoding="utf-8"))["machine"] == describe()
-    kept = {p.relative_to(runs): p.read_bytes() for p in runs.glob("*/*") if p.name in ("test.hyp.txt", "attention.json")}
-    assert len(kept) == 3  # none has no attention matrices
-    for path in runs.glob("*/*"):
-        if path.name != "compare.json":
-            path.unlink()
-    heatmaps = (out / "heatmaps.png").read_bytes()
-    rebuild_report(cfg, out)  # without attention.json the figure drawn with it stays
-    assert (out / "heatmaps.png").read_bytes() == heatmaps
-
-    assert restore(cfg, ["none", "additive"], [1], out, tmp_path / "fresh") == ["none-seed1", "additive-seed1"]
-    assert {p.relative_to(runs): p.read_bytes() for p in runs.glob("*/*") if p.name in ("test.hyp.txt", "attention.json")} == kept
-    assert restore(cfg, ["none", "additive"], [1], out, tmp_path / "fresh") == []  # nothing lacking any more
-
-    (runs / "additive-seed1" / "test.hyp.txt").unlink()
-    record = json.loads((runs / "additive-seed1" / "compare.json").read_text(encoding="utf-8"))
-    (runs / "additive-seed1" / "compare.json").write_text(json.dumps({**record, "test_bleu": record["test_bleu"] + 1}),
-                                                         encoding="utf-8")
-    with pytest.raises(ConfigError, match="did not reproduce the committed scores of additive-seed1"):
-        restore(cfg, ["additive"], [1], out, tmp_path / "fresh")
-    assert not (runs / "additive-seed1" / "test.hyp.txt").is_file()
-    assert (tmp_path / "fresh" / "additive-seed1" / "restored" / "test.hyp.txt").is_file()
-
-    # a retrain whose dev BLEU leaves the committed curve stops at that validation and is moved aside
-    first_step, first_bleu = record["curve"][0]
-    (runs / "additive-seed1" / "compare.json").write_text(json.dumps(
-        {**record, "curve": [[first_step, first_bleu + 1]] + record["curve"][1:]}), encoding="utf-8")
-    with pytest.raises(ConfigError, match="additive-seed1"):
-        restore(cfg, ["additive"], [1], out, tmp_path / "again")
-    aside = tmp_path / "again" / "additive-seed1.not-reproduced"
-    assert not (tmp_path / "again" / "additive-seed1").exists() and not (aside / "train_summary.json").exists()
-    validated = [json.loads(line) for line in (aside / "metrics.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert max(r["step"] for r in validated) == first_step  # no update after the differing validation
-    assert not (runs / "additive-seed1" / "test.hyp.txt").is_file()
 
 
 @pytest.mark.slow

@@ -97,15 +97,6 @@ def test_the_study_driver_runs_every_preset_and_only_presets() -> None:
     assert len(defaults) == 2 and all(name in PRESETS for name in defaults)
 
 
-def test_the_study_drivers_warm_starts_are_the_presets_that_start_from_another_preset() -> None:
-    """WARM_STARTS (source -> the presets warm-started from its run) says what the presets' train.init_from say."""
-    text = (SCRIPTS / "converged_study.sh").read_text(encoding="utf-8")
-    entries = [entry.split() for entry in text.split("WARM_STARTS=(", 1)[1].split(")", 1)[0].split('"')[1::2]]
-    declared = {(dependent, "@" + entry[0]) for entry in entries for dependent in entry[1:]}
-    assert declared == {(name, preset["train.init_from"]) for name, preset in PRESETS.items()
-                        if str(preset.get("train.init_from", "")).startswith("@")}
-
-
 def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survives_a_failure(tmp_path: Path) -> None:
     """scripts/converged_study.sh with a stand-in `translate` on PATH: a run with a committed
     compare.json is not started, COMPARE_ARGS reaches every call, and a failing run does not stop the plan."""
@@ -118,67 +109,6 @@ def test_the_study_driver_skips_finished_runs_passes_extra_arguments_and_survive
     assert mechanisms == [name for name in driver_first_pass() if name != "none"]
     assert all(line.endswith("--set device=cuda --set train.amp=off") for line in lines)
     assert "dot seed 1 (en-zh) failed; going on" in stderr
-
-
-def test_the_study_driver_restores_zh_en_then_en_zh_seed_1_then_its_other_seeds(tmp_path: Path) -> None:
-    """STAGE=restore: one `translate compare --restore` per step, with the study's budget (zh->en, en->zh seed 1
-    of the mechanisms with attention, then every en->zh run); a failing step does not stop the next."""
-    stderr, lines = run_driver(tmp_path, "restore", {"translate": RECORD + '\n[[ "$*" != *"--direction zh-en"* ]]'})
-    assert [(line.split("--direction ")[1].split()[0], line.split("--seeds ")[1].split()[0],
-             line.split("--mechanisms ")[1].split()[0]) for line in lines] == [
-        ("zh-en", "1", "all"), ("en-zh", "1", ",".join(driver_first_pass()[1:])), ("en-zh", "1,2,3", "all")]
-    assert driver_first_pass()[0] == "none"  # seed 1 first for the heatmaps: only the mechanisms with attention
-    assert all(line.startswith("compare --restore") and "--config recipes/study.yaml --steps 6000 --set train.patience=4" in line for line in lines)
-    assert "restoring zh-en seeds 1: failed" in stderr
-
-
-def test_the_study_driver_measures_again_the_runs_no_retrain_reproduces_before_restoring(tmp_path: Path) -> None:
-    """STAGE=restore: a committed run of REMEASURED without hypotheses has its results moved to runs/previous/
-    and is trained afresh by a plain `translate compare`, before the `--restore` calls; one measured again
-    already (its hypotheses committed) is left alone."""
-    study = tmp_path / "docs" / "compare-converged-en-zh" / "runs"
-    for run in ("multihead-seed1", "additive-kv-seed1"):
-        (study / run).mkdir(parents=True)
-        (study / run / "compare.json").write_text(f'{{"run": "{run}"}}', encoding="utf-8")
-    (study / "additive-kv-seed1" / "test.hyp.txt").write_text("", encoding="utf-8")
-    _, lines = run_driver(tmp_path, "restore", {"translate": RECORD})
-    assert lines[0].startswith("compare --mechanisms multihead --seeds 1 --config recipes/study.yaml --steps 6000 --set train.patience=4 "
-                               "--direction en-zh --out docs/compare-converged-en-zh")
-    assert len(lines) == 4 and all(line.startswith("compare --restore") for line in lines[1:])
-    assert not (study / "multihead-seed1").exists()
-    moved = tmp_path / "runs" / "previous" / "multihead-seed1" / "compare.json"
-    assert moved.read_text(encoding="utf-8") == '{"run": "multihead-seed1"}'
-    assert (study / "additive-kv-seed1" / "compare.json").is_file()
-
-
-def test_the_study_driver_trains_the_first_en_zh_runs_with_the_code_of_their_time_before_restoring(tmp_path: Path) -> None:
-    """STAGE=restore with en->zh runs lacking hypotheses: each run of OLD_CODE_RUNS committed and not yet trained
-    in runs/compare-converged-en-zh is trained there first by that commit's code (a git worktree on PYTHONPATH)
-    while it, or a run warm-started from it, lacks its hypotheses; a run already trained there is not; then the
-    `--restore` calls."""
-    study = tmp_path / "docs" / "compare-converged-en-zh" / "runs"
-    for run in ("dot-seed1", "additive-seed1", "scaled-dot-seed1", "bilinear-seed1", "none-seed1",
-                "hard-reinforce-warm-seed1", "hard-reinforce-warm-dot-seed1"):
-        (study / run).mkdir(parents=True)
-        (study / run / "compare.json").write_text("{}", encoding="utf-8")
-    for restored in ("none-seed1", "hard-reinforce-warm-dot-seed1"):  # none: nothing needs it any more
-        (study / restored / "test.hyp.txt").write_text("", encoding="utf-8")
-    (study / "additive-seed1" / "test.hyp.txt").write_text("", encoding="utf-8")  # restored, but its weights...
-    trained = tmp_path / "runs" / "compare-converged-en-zh" / "scaled-dot-seed1"
-    trained.mkdir(parents=True)
-    (trained / "train_summary.json").write_text("{}", encoding="utf-8")
-    # ...are needed by hard-reinforce-warm's retrain; dot lacks its own; scaled-dot is trained already
-    stubs = {"translate": 'echo "translate $*" >> CALLS', "python": 'echo "python $PWD $PYTHONPATH $*" >> CALLS',
-             "git": 'echo "git $*" >> CALLS\nmkdir -p "$4"'}  # git makes the worktree
-    _, lines = run_driver(tmp_path, "restore", stubs, TMPDIR=str(tmp_path / "tmp"))
-    tree = tmp_path / "tmp" / "translate-code-91ff8f5"
-    assert lines[0] == f"git worktree add --detach {tree} 91ff8f5"
-    assert [line.split("--mechanisms ")[1].split()[0] for line in lines[1:3]] == ["additive", "dot"]
-    for line in lines[1:3]:
-        assert line.startswith(f"python {tree} {tree} -m translate compare ")
-        assert "--seeds 1 --config recipes/study.yaml --steps 6000 --set train.patience=4" in line
-        assert line.endswith(f"--work {tmp_path / 'runs' / 'compare-converged-en-zh'}")
-    assert len(lines) == 6 and all(line.startswith("translate compare --restore") for line in lines[3:])
 
 
 def test_the_study_driver_stops_at_once_without_the_translate_command(tmp_path: Path) -> None:

@@ -28,10 +28,6 @@ OutOpt = Annotated[Path, typer.Option(help=(
 WorkOpt = Annotated[Path | None, typer.Option(help="Where the runs themselves (with weights) go; default <out>/runs.")]
 ReportOnlyOpt = Annotated[bool, typer.Option(
     "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/.")]
-RestoreOpt = Annotated[bool, typer.Option(
-    "--restore", help=("Retrain the finished runs in <out>/runs/ lacking hypotheses or attention matrices (study budget "
-                       "and seeds; stopped at the first validation off the committed curve) and add those files where "
-                       "the retrain reproduces the committed scores."))]
 VerifyOpt = Annotated[bool, typer.Option(
     "--verify", help=("Retrain each finished run in <out>/runs/ (of --mechanisms and --seeds; study budget and --set) up "
                       "to its first validation and say whether its training losses and dev BLEU reproduce the committed "
@@ -63,7 +59,7 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
             out: OutOpt = Path("runs/compare"), work: WorkOpt = None, report_only: ReportOnlyOpt = False,
-            restore: RestoreOpt = False, verify: VerifyOpt = False, sweep: SweepOpt = None, jobs: JobsOpt = 1,
+            verify: VerifyOpt = False, sweep: SweepOpt = None, jobs: JobsOpt = 1,
             executor: ExecutorOpt = "local", address: AddressOpt = None, gpus_per_run: GpusOpt = 0.0,
             status: StatusOpt = False, config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
@@ -73,7 +69,6 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
     p-values against `none` and against the best, attention entropy and sharpness, BLEU by source
     length), bleu.png, dev_bleu_curves.png, bleu_by_length.png and heatmaps.png. Rerun the same
     command to resume: runs whose results exist in <out>/runs/ are reused, even without their weights.
-    With --restore, a study committed without its runs' hypotheses or attention matrices gets them back.
     With --jobs N, N runs train at a time in worker processes (a worker that dies has its run resumed in
     another); --status lists each run's state from another terminal. A failed run is reported, the others
     go on, and the command exits 1 naming it.
@@ -94,9 +89,8 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
     from translate.study.compare import compare as run_compare
     from translate.study.compare import parse_mechanisms, rebuild_report
 
-    if report_only and (restore or verify):
-        raise typer.BadParameter("--restore and --verify retrain runs; --report-only trains none: give one",
-                                 param_hint="'--restore'" if restore else "'--verify'")
+    if report_only and verify:
+        raise typer.BadParameter("--verify retrains runs; --report-only trains none: give one", param_hint="'--verify'")
     if report_only:
         quiet_datasets()
         result_dir = rebuild_report(resolve_config(config, set_, data_dir=data_dir, direction=direction), out)
@@ -107,8 +101,8 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
     seed_list, names = _seeds(seeds), parse_mechanisms(mechanisms)
     quiet_datasets()
     cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
-    if verify or restore:
-        _retrain(cfg, names, seed_list, out, work, verify)
+    if verify:
+        _verify(cfg, names, seed_list, out, work)
         return
     from translate.study.sweep import parse_sweep
 
@@ -126,14 +120,8 @@ def _seeds(text: str) -> list[int]:
         raise typer.BadParameter(f"'{text}': expected comma-separated integers", param_hint="--seeds") from None
 
 
-def _retrain(cfg: Any, names: list[str], seeds: list[int], out: Path, work: Path | None, verify: bool) -> None:
-    """--verify (say whether the committed runs reproduce; exit 1 if one does not) or --restore."""
-    if not verify:
-        from translate.study.restore import restore
-
-        restored = restore(cfg, names, seeds, out, work)
-        typer.echo(f"restored {len(restored)} run(s) in {out / 'runs'}: {', '.join(restored) or 'none lacked files'}")
-        return
+def _verify(cfg: Any, names: list[str], seeds: list[int], out: Path, work: Path | None) -> None:
+    """--verify: say whether the committed runs reproduce; exit 1 if one does not."""
     from translate.study.verify import verify as run_verify
 
     verdicts = run_verify(cfg, names, seeds, out, work)

@@ -15,12 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from translate.config.schema import RunConfig
+from translate.machine import cpu_model
 from translate.study.compare import check_settings, study_run_config, train_or_reuse
 from translate.study.report import RunFigures
-from translate.study.restore import other_cpu
 from translate.study.sweep import chosen_values
 
 logger = logging.getLogger(__name__)
+
+
+def other_cpu(committed: RunFigures) -> str:
+    """Why a retrain may differ: "" where the committed run was trained on this CPU model (or says not where)."""
+    trained_on, here = committed.machine.partition(", ")[0], cpu_model()
+    if not trained_on or trained_on == here:
+        return ""
+    return (f"; it was trained on {trained_on} and this machine has {here}: another CPU model rounds some float "
+            "sums otherwise, so verify it on the CPU model it was trained on")
 
 
 class _Enough(Exception):
