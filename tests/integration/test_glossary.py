@@ -228,3 +228,19 @@ def test_the_re_decode_avoids_the_models_own_renderings_of_a_name(tiny_tokenizer
     # a sequence inside a constraint is never avoided: banning ▁Be would ban ▁Be i j ing
     assert _inside([626], [626, 807, 2294, 308]) and _inside([807, 2294], [626, 807, 2294, 308])
     assert not _inside([626, 308], [626, 807, 2294, 308])
+
+
+def test_sampled_translations_keep_the_lexicons_terms() -> None:
+    """Sampling through the released zh-en model, whose names lexicon is on: the term's renderings are
+    searched (n-best needs a search), and the sentence lacking the term is re-decoded to hold it."""
+    from dataclasses import replace
+
+    from translate.inference.build import load_translator
+    from translate.inference.glossary import with_glossaries
+
+    released = Path(__file__).resolve().parents[2] / "checkpoints" / "zh-en"
+    translator = with_glossaries(load_translator(released))
+    assert isinstance(translator, GlossaryTranslator)
+    sampled = replace(translator.decode, sample=1.0, seed=1, n_best=1)
+    out = translator.translate(["我明天要去北京看我的朋友。"] * 3, sampled)
+    assert all("Beijing" in line for line in out), out

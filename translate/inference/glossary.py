@@ -256,12 +256,12 @@ class GlossaryTranslator(TextTranslator):
         return results
 
     def _renderings(self, terms: list[str], decode: DecodeConfig) -> dict[str, list[str]]:
-        """How the model translates each term on its own (its RENDERINGS best), for English targets."""
+        """How the model translates each term on its own (its RENDERINGS best by beam search), for English targets."""
         unique = list(dict.fromkeys(terms))
         if self.tgt_lang != "en" or not unique or not self.avoid_renderings:
             return {}
         alone = replace(decode, beam_size=max(decode.beam_size, self.RENDERINGS), n_best=self.RENDERINGS,
-                        coverage_penalty=0.0)
+                        coverage_penalty=0.0, sample=0.0)  # searched, also when the sentences are sampled
         return {term: [t.text for t in n_best] for term, n_best in zip(unique, self.inner.search_n_best(unique, alone))}
 
     def unsupported_names(self, renderings: list[str], source: str, wanted: list[str]) -> list[str]:
