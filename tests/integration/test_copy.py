@@ -23,6 +23,7 @@ from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
 from translate.model.copy import CopySwitch
 from translate.tokens import EOS_ID, UNK_ID
+from translate.training.copy_targets import copy_targets
 from translate.training.loss import compute_loss
 
 
@@ -149,7 +150,7 @@ def test_a_tiny_model_learns_to_copy_a_piece_its_target_vocabulary_lacks(tiny_co
     model.decoder.copy.set_table(table, spellings(src_tok, tgt_tok, table))
     batch = collate([source_ids(s) for s in src_tok.encode([en for en, _ in pairs])],
                     [target_ids(t) for t in tgt_tok.encode([zh for _, zh in pairs])])
-    rewritten = model.decoder.copy.copy_targets(batch)
+    rewritten = copy_targets(model.decoder.copy, batch)
     assert int((rewritten.tgt_out >= len(tgt_tok)).sum()) == len(with_z)  # each reference's first "z"
     optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
     for _ in range(120):

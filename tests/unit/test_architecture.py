@@ -95,6 +95,14 @@ def test_layers_only_import_downwards() -> None:
             assert layer(target) <= layer(module), f"{module} (layer {layer(module)}) imports {target} (layer {layer(target)})"
 
 
+def test_the_model_knows_ids_not_tokenizers_or_batches() -> None:
+    """No module of translate.model imports translate.data (tokenizers, batches, corpora): what the model
+    learns from a batch (copy attention's targets) is rewritten on the training side."""
+    found = {name: sorted(i for i in imported if i.startswith("translate.data"))
+             for name, imported in graph().items() if name.startswith("translate.model")}
+    assert not {name: data for name, data in found.items() if data}
+
+
 def test_module_and_function_sizes_are_watched() -> None:
     """Every module of the package and of benchmarks/: past a budget, a warning to look at it; far past
     it, a failure naming every offender."""

@@ -14,7 +14,7 @@ fed back to the decoder, such an id reads as <unk>.
 
 Training learns those ids where the reference spells a source-only piece: each such piece's spelling in
 target pieces (its text encoded by the target tokenizer) is looked for in the reference, and the first
-occurrence becomes the one id V + i (`copy_targets`). Elsewhere copying a piece both vocabularies hold
+occurrence becomes the one id V + i (`translate.training.copy_targets`, on the training side). Elsewhere copying a piece both vocabularies hold
 and generating it are the same id, so the switch is free to choose.
 """
 
@@ -23,8 +23,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from translate.data.batch import Batch, pad
-from translate.tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from translate.tokens import UNK_ID
 
 MAX_SPELLING = 16  # target pieces of a source-only piece's spelling; a longer one is never looked for
 
@@ -67,25 +66,6 @@ class CopySwitch(nn.Module):
             self._spelled = {i: tuple(t for t in row if t >= 0) for i, row in enumerate(rows) if row[0] >= 0}
         return self._spelled
 
-    def copy_targets(self, batch: Batch) -> Batch:
-        """The batch with each reference's first spelling of a source-only piece of its source replaced by
-        that piece's id V + i (longer spellings first); the other tokens as they were."""
-        spelled = self.spelled()
-        if not spelled:
-            return batch
-        targets, changed = [], False
-        for src, tgt in zip(batch.src.tolist(), batch.tgt_out.tolist()):
-            tgt = tgt[:tgt.index(EOS_ID)] if EOS_ID in tgt else [t for t in tgt if t != PAD_ID]
-            firsts = {piece: i for i, piece in reversed(list(enumerate(src))) if piece in spelled}
-            for piece, position in sorted(firsts.items(), key=lambda item: -len(spelled[item[0]])):
-                tgt, found = _replace_first(tgt, spelled[piece], self.tgt_vocab + position)
-                changed |= found
-            targets.append(tgt)
-        if not changed:
-            return batch
-        padded = pad([[BOS_ID, *t, EOS_ID] for t in targets]).to(batch.tgt_out.device)
-        return Batch(src=batch.src, src_lens=batch.src_lens, tgt_in=padded[:, :-1], tgt_out=padded[:, 1:])
-
     def copy_ids(self, src: torch.Tensor) -> torch.Tensor:
         """src (B, S) -> the id each source position copies to (B, S), in [0, V + S)."""
         mapped = self.table[src]
@@ -111,11 +91,3 @@ class CopySwitch(nn.Module):
         """Previous tokens as the decoder's embedding reads them: a copied source-only piece as <unk>."""
         return tokens.masked_fill(tokens >= self.tgt_vocab, UNK_ID)
 
-
-def _replace_first(tokens: list[int], spelling: tuple[int, ...], token: int) -> tuple[list[int], bool]:
-    """tokens with the first occurrence of `spelling` replaced by `token`."""
-    size = len(spelling)
-    for start in range(len(tokens) - size + 1):
-        if tuple(tokens[start:start + size]) == spelling:
-            return [*tokens[:start], token, *tokens[start + size:]], True
-    return tokens, False

@@ -17,6 +17,7 @@ from translate.model.attention.coverage import coverage_loss
 from translate.model.copy import CopySwitch
 from translate.model.decoder import DecoderOutput, mixture_log_weights
 from translate.tokens import PAD_ID
+from translate.training.copy_targets import copy_targets
 
 
 @dataclass
@@ -33,7 +34,7 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
     (hard attention's estimator, the coverage loss).
     `forward` runs the model (a DistributedDataParallel wrapper of `model` when data-parallel)."""
     if model.decoder.copy is not None:  # references that spell a source-only piece: its copy id instead
-        batch = model.decoder.copy.copy_targets(batch)
+        batch = copy_targets(model.decoder.copy, batch)
     out = (forward or model)(batch.src, batch.src_lens, batch.tgt_in)
     mask = batch.tgt_out != PAD_ID  # (B, T)
     targets = batch.tgt_out[mask]  # (N,)
