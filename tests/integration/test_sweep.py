@@ -83,6 +83,11 @@ def test_a_swept_study_trains_every_seed_with_the_values_best_on_dev(tmp_path: P
         + [f"{m}~{'learning_rate=' + table['chosen'][m]['train.learning_rate']}-seed2" for m in ("none", "additive")])
     results = (out / "results.md").read_text(encoding="utf-8")
     assert "Each mechanism tuned on dev over train.learning_rate" in results and (out / "sweep.md").is_file()
+    # two values searched: every choice lies at an edge, and the report says so; one curve point per trial
+    assert set(table["at_edge"]) == {"none", "additive"} and "Widen the range" in (out / "sweep.md").read_text(encoding="utf-8")
+    for mechanism, curve in table["expected_best"].items():
+        scores = list(table["dev_bleu"][mechanism].values())
+        assert len(curve) == 2 and curve[0] == pytest.approx(sum(scores) / 2, abs=0.01) and curve[1] <= max(scores) + 0.01
     rows = json.loads((out / "results.json").read_text(encoding="utf-8"))["rows"]
     assert [(r["mechanism"], r["seeds"]) for r in rows] == [("none", 2), ("additive", 2)]
     # resuming: nothing is trained again

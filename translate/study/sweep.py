@@ -16,6 +16,7 @@ from typing import Any
 from translate.config.loading import apply_overrides
 from translate.config.schema import RunConfig
 from translate.errors import ConfigError
+from translate.study.budget import edges, expected_best_curve
 
 SWEEP_DIR = "sweep"
 Combination = tuple[tuple[str, str], ...]  # ((key, value), ...) in the order the keys were given
@@ -84,9 +85,12 @@ def write_sweep_report(out_dir: Path, mechanisms: list[str], sweep: dict[str, li
     for record in records:
         table.setdefault(record["mechanism"], {})[label(tuple((k, str(v)) for k, v in record["values"]))] = record["dev_bleu"]
     names = [m for m in mechanisms if m in table] + sorted(set(table) - set(mechanisms))
+    curves = {m: [round(v, 2) for v in expected_best_curve(list(table[m].values()))] for m in names}
+    at_edge = {m: edges(dict(chosen[m]), sweep) for m in names if m in chosen}
     (out_dir / "sweep.json").write_text(json.dumps({
-        "keys": list(sweep), "combinations": labels, "dev_bleu": {m: table[m] for m in names},
-        "chosen": {m: dict(chosen[m]) for m in names if m in chosen}}, indent=1) + "\n", encoding="utf-8")
+        "keys": list(sweep), "searched": sweep, "combinations": labels, "dev_bleu": {m: table[m] for m in names},
+        "chosen": {m: dict(chosen[m]) for m in names if m in chosen}, "expected_best": curves,
+        "at_edge": {m: sides for m, sides in at_edge.items() if sides}}, indent=1) + "\n", encoding="utf-8")
     lines = [("Tuned on dev (seed of the sweep; dev BLEU, beam of the study's decoding settings; the best of each "
              "row, in bold, is what every seed of that mechanism trains with):"), "",
              "| mechanism | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
@@ -94,8 +98,40 @@ def write_sweep_report(out_dir: Path, mechanisms: list[str], sweep: dict[str, li
         cells = [("–" if lab not in table[m] else f"**{table[m][lab]:.2f}**" if m in chosen and label(chosen[m]) == lab
                   else f"{table[m][lab]:.2f}") for lab in labels]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    width = max((len(c) for c in curves.values()), default=0)
+    lines += ["", ("Expected best dev BLEU after n trials (Dodge et al. 2019: the best of n trials drawn from those "
+                   "run; a curve still rising at its end says more trials would have paid):"), "",
+              "| mechanism | " + " | ".join(f"n = {n}" for n in range(1, width + 1)) + " |", "|---|" + "---|" * width]
+    lines += [f"| {m} | " + " | ".join(f"{v:.2f}" for v in curves[m]) + " |" for m in names]
+    lines += ["", edge_note(at_edge)]
     (out_dir / "sweep.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return chosen
+
+
+def edge_note(at_edge: dict[str, dict[str, str]]) -> str:
+    """One sentence on the choices at an edge of their searched range ("" where none is)."""
+    def ends(sides: dict[str, str]) -> str:
+        return ", ".join(f"{key.rsplit('.', 1)[-1]} at the {side} end" for key, side in sides.items())
+
+    marked = [f"{m} ({ends(sides)})" for m, sides in at_edge.items() if sides]
+    if not marked:
+        return "No choice lies at an edge of its searched range."
+    return (f"At an edge of the searched range, where the best may lie beyond it: {'; '.join(marked)}. Widen the "
+            "range before calling these mechanisms tuned.")
+
+
+def searched_values(data: dict[str, Any]) -> dict[str, list[str]]:
+    """The values searched per key, from sweep.json (read back from its combinations where it predates
+    "searched")."""
+    if "searched" in data:
+        return {k: list(v) for k, v in data["searched"].items()}
+    found: dict[str, list[str]] = {key: [] for key in data["keys"]}
+    for combination in data["combinations"]:
+        for key, part in zip(data["keys"], combination.split(",")):
+            value = part.split("=", 1)[1]
+            if value not in found[key]:
+                found[key].append(value)
+    return found
 
 
 def chosen_values(out_dir: Path) -> dict[str, Combination]:
@@ -108,15 +144,19 @@ def chosen_values(out_dir: Path) -> dict[str, Combination]:
 
 
 def sweep_markdown(out_dir: Path) -> str:
-    """The chosen values, for results.md ("" for a study without a sweep)."""
+    """The chosen values, for results.md ("" for a study without a sweep); a value at an edge of its
+    searched range is marked."""
     path = out_dir / "sweep.json"
     if not path.is_file():
         return ""
     data = json.loads(path.read_text(encoding="utf-8"))
+    searched = searched_values(data)
+    at_edge = {m: edges(values, searched) for m, values in data["chosen"].items()}
     lines = ["", (f"Each mechanism tuned on dev over {', '.join(data['keys'])} (the dev table: sweep.md); the values "
              "its seeds trained with:"), "", "| mechanism | " + " | ".join(data["keys"]) + " | dev BLEU |",
              "|---|" + "---|" * (len(data["keys"]) + 1)]
     for mechanism, values in data["chosen"].items():
         dev = data["dev_bleu"][mechanism][label(tuple((k, str(v)) for k, v in values.items()))]
-        lines.append(f"| {mechanism} | " + " | ".join(str(values[k]) for k in data["keys"]) + f" | {dev:.2f} |")
-    return "\n".join(lines) + "\n"
+        cells = [str(values[k]) + (f" ({at_edge[mechanism][k]} edge)" if k in at_edge[mechanism] else "") for k in data["keys"]]
+        lines.append(f"| {mechanism} | " + " | ".join(cells) + f" | {dev:.2f} |")
+    return "\n".join(lines) + "\n\n" + edge_note(at_edge) + "\n"

@@ -1,0 +1,53 @@
+"""The expected best score after n trials (Dodge et al. 2019) and choices at an edge of a searched range."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from translate.study.budget import edge, edges, expected_best, expected_best_curve
+from translate.study.sweep import sweep_markdown
+
+TUNED = Path(__file__).resolve().parents[2] / "docs" / "compare-tuned-en-zh"
+
+
+def test_the_expected_best_of_n_trials_has_its_closed_form() -> None:
+    assert expected_best([1.0, 2.0, 3.0], 1) == pytest.approx(2.0)  # one trial: the mean
+    assert expected_best([1.0, 2.0, 3.0], 2) == pytest.approx(22 / 9)  # 1·1/9 + 2·3/9 + 3·5/9
+    assert expected_best([3.0, 1.0, 2.0], 200) == pytest.approx(3.0)  # many: the maximum
+    with pytest.raises(ValueError):
+        expected_best([], 1)
+
+
+def test_the_expected_best_matches_drawing_trials_and_never_falls() -> None:
+    rng = random.Random(0)
+    scores = [rng.uniform(10, 30) for _ in range(7)]
+    curve = expected_best_curve(scores)
+    assert all(a <= b + 1e-12 for a, b in itertools.pairwise(curve)) and curve[-1] <= max(scores)
+    draws = [max(rng.choice(scores) for _ in range(3)) for _ in range(40000)]
+    assert sum(draws) / len(draws) == pytest.approx(curve[2], abs=0.1)
+
+
+def test_a_choice_at_a_bound_of_its_range_is_at_an_edge() -> None:
+    rates = [5e-4, 1e-3, 2e-3]  # positive over a factor of 4: a log scale, 1e-3 the middle
+    assert edge(2e-3, rates) == "upper" and edge(5e-4, rates) == "lower" and edge(1e-3, rates) is None
+    dropouts = [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert edge(0.5, dropouts) == "upper" and edge(0.3, dropouts) is None and edge(0.1, dropouts) == "lower"
+    assert edge(0.3, [0.3]) is None  # one value: no range
+    assert edges({"train.learning_rate": "2e-3", "model.attention.scorer": "dot"},
+                 {"train.learning_rate": ["5e-4", "1e-3", "2e-3"], "model.attention.scorer": ["dot", "additive"]}) == {
+        "train.learning_rate": "upper"}
+
+
+def test_the_committed_tuned_study_says_its_learning_rates_lie_at_the_grids_upper_end(tmp_path: Path) -> None:
+    """Every mechanism of docs/compare-tuned-en-zh chose the largest learning rate of its grid: the report
+    marks each, from a sweep.json written before the searched values were recorded."""
+    shutil.copy(TUNED / "sweep.json", tmp_path / "sweep.json")
+    chosen = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))["chosen"]
+    text = sweep_markdown(tmp_path)
+    assert text.count("(upper edge)") == len(chosen) and "Widen the range" in text
