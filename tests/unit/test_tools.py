@@ -206,3 +206,27 @@ def test_scripts_stay_thin_drivers_of_the_package() -> None:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import)\s+scripts\b", text, re.MULTILINE), path.name
         assert not re.search(r"^\s*from\s+translate\S*\s+import\s+.*\b_\w+", text, re.MULTILINE), path.name
+
+
+def test_a_benchmarks_json_records_the_load_and_a_busy_machine_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """scripts/benchmark.py's entry: the JSON a benchmark writes gets the load average before and after its
+    run; where the machine was busy before it started, the JSON says busy and stderr says why."""
+    import json
+    import sys
+
+    import benchmarks
+
+    out = tmp_path / "figures.json"
+
+    def bench() -> None:
+        out.write_text(json.dumps({"sentences_per_second": 100.0}), encoding="utf-8")
+
+    for load, busy in (([0.1, 0.2, 0.3], False), ([9.0, 9.0, 9.0], True)):
+        monkeypatch.setattr(benchmarks.os, "getloadavg", lambda load=load: tuple(load))
+        monkeypatch.setattr(sys, "argv", ["benchmark.py", "bench", "--output", str(out)])
+        assert benchmarks.run_entry({"bench": bench}, "usage") == 0
+        figures = json.loads(out.read_text(encoding="utf-8"))
+        assert figures["sentences_per_second"] == 100.0 and figures["machine_load"]["before"] == load
+        assert figures["machine_load"]["busy"] is busy
+        assert ("the machine was busy" in capsys.readouterr().err) is busy
