@@ -16,7 +16,8 @@ from typing import Any
 
 from translate.config.schema import RunConfig
 from translate.machine import cpu_model
-from translate.study.compare import check_settings, study_run_config, train_or_reuse
+from translate.study.compare import check_settings, study_run_config
+from translate.study.measure import train_or_reuse
 from translate.study.report import RunFigures
 from translate.study.sweep import chosen_values
 
