@@ -60,7 +60,6 @@ def test_user_errors_are_one_line_and_exit_1(tmp_path: Path, args: list[str], me
                                               (["evaluate", "--direction", "en-de"], "--direction"),
                                               (["train", "--direction", "en-de"], "--direction"),
                                               (["text", "hi", "--device", "tpu"], "--device"),
-                                              (["compare", "--report-only", "--restore"], "--restore"),
                                               (["compare", "--report-only", "--verify"], "--verify"),
                                               (["compare", "--steps", "1", "--executor", "slurm"], "--executor"),
                                               (["compare", "--steps", "1", "--address", "127.0.0.1:1"], "--executor"),
