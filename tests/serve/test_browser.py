@@ -4,6 +4,7 @@ only at 375 px width, then by mouse. Skipped, saying why, only where the browser
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import time
@@ -407,10 +408,20 @@ def test_the_compare_view_shows_two_runs_of_a_study_side_by_side(tiny_study: Pat
         expected = httpx.post(url + "/study/translate", json={"q": "the dog runs", "runs": ["additive-seed1", "dot-seed1"]}
                               ).json()["translations"]
         panels = browser.find_elements(By.CSS_SELECTOR, "#compare-results article")
-        assert [p.find_element(By.CSS_SELECTOR, ".compare-translation").text for p in panels] == [
-            t["translation"] for t in expected]
-        for panel, t in zip(panels, expected):
+        assert [p.find_element(By.CSS_SELECTOR, ".compare-translation").text.replace(" ", "") for p in panels] == [
+            t["translation"].replace(" ", "") for t in expected]
+        units = [[c for c in t["translation"] if c.strip()] if t["target"] == "zh" else t["translation"].split()
+                 for t in expected]
+        for i, (panel, t) in enumerate(zip(panels, expected)):
             assert len(panel.find_elements(By.CSS_SELECTOR, "td.cell")) == len(t["target_pieces"]) * len(t["source_pieces"])
+            others = [set(u) for j, u in enumerate(units) if j != i]
+            assert [m.text for m in panel.find_elements(By.CSS_SELECTOR, "mark.diff")] == [
+                u for u in units[i] if any(u not in other for other in others)]  # what another run does not say
+            weights = t["attention"][0]["weights"]
+            entropy = sum(-sum(w * math.log2(w) for w in row if w > 0) for row in weights) / len(weights)
+            assert f"Attention entropy {entropy:.2f} bits" in panel.find_element(By.CSS_SELECTOR, ".entropy").text
+            assert len(panel.find_elements(By.CSS_SELECTOR, "tfoot td.coverage")) == len(t["source_pieces"])
+        assert "shared by every panel" in _text(browser, "#compare-scale")
         assert [row.text.split()[0] for row in browser.find_elements(By.CSS_SELECTOR, "#study-table tbody tr")] == [
             "additive", "dot"]
         assert browser.find_element(By.CSS_SELECTOR, "#study-figures img").get_attribute("src").startswith("blob:")

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from tests.serve.conftest import live_server, served
 from tests.unit.test_markup import MASTODON_POST, tags
 from translate.data.tokenizer import Tokenizer
+from translate.inference import projection
 from translate.inference.markup import read_html
 from translate.serve.app import create_app
 from translate.serve.models import Models
@@ -95,7 +96,14 @@ def test_format_html_keeps_every_tag_and_attribute_of_a_mastodon_post(client: Te
     html = out.json()["translatedText"][0]
     assert tags(html) == tags(MASTODON_POST)
     runs = read_html(MASTODON_POST)
-    assert html == runs.render(own(client, runs.texts, source="en"))
+    # each block translated as the API translates its text, cut among its runs through that translation's attention
+    results = client.post("/translate", json={"q": runs.texts, "source": "en", "attention": True}).json()["translations"]
+    cuts = [None if block.count == 1 else
+            projection.cuts(block.text, r["source_pieces"], r["translation"], r["target_pieces"],
+                            [projection.Aligned(a["source_start"], a["source_end"], a["target_start"], a["target_end"],
+                                                a["weights"]) for a in r["attention"]], block.boundaries, block.required)
+            for block, r in zip(runs.blocks, results)]
+    assert html == runs.render([r["translation"] for r in results], cuts)
     assert "@<span>bob</span>" in html and "#<span>tea</span>" in html and "example.org/a?b=1&amp;c=2" in html
     assert [t["text"] for t in out.json()["translations"]] == runs.texts
     same = client.post("/translate", data={"q": MASTODON_POST, "source": "auto", "target": "zh", "format": "html"}).json()
@@ -212,12 +220,12 @@ def test_the_schema_names_the_bodies_the_routes_read_themselves(client: TestClie
     assert "/languages" in spec["paths"] and "/frontend/settings" in spec["paths"]
 
 
-def test_html_with_more_text_runs_than_the_queue_holds_is_a_413_not_a_busy_server(both_directions: Models) -> None:
-    document = "<p>" + "<b>tea</b> " * 30 + "</p>"
+def test_html_with_more_blocks_than_the_queue_holds_is_a_413_not_a_busy_server(both_directions: Models) -> None:
+    document = "<p><b>tea</b> and milk</p>" * 30  # 30 blocks of text (an inline tag does not make another)
     for limits, named in (({"max_queue": 50}, "max_queue=50"), ({"max_client_queue": 40}, "max_client_queue=40")):
         with TestClient(create_app(both_directions, ServeSettings(**limits)), base_url="http://localhost") as c:
             out = c.post("/translate", json={"q": [document, document], "target": "zh", "format": "html"})
-            assert out.status_code == 413 and "holds 60 text runs" in out.json()["error"] and named in out.json()["error"]
+            assert out.status_code == 413 and "holds 60 blocks of text" in out.json()["error"] and named in out.json()["error"]
             assert c.post("/translate", json={"q": document, "target": "zh", "format": "html"}).status_code == 200
 
 

@@ -2,7 +2,7 @@
 hashtags, links with invisible spans, emoji, inline emphasis), English and Chinese, through the released
 models. For each: the same
 tags with the same attributes (hrefs included), every mention, hashtag, URL and emoji back verbatim, and
-no block's text lost."""
+no block's text lost; a sentence with inline tags reads as the same sentence without them does."""
 
 from __future__ import annotations
 
@@ -60,6 +60,8 @@ POSTS = [
     "<p><i>I</i> like <u>green</u> tea.</p>",
 ]
 BLOCKS = {"p", "li", "blockquote", "h1", "h2", "h3"}
+INLINE_TAG = re.compile(r"</?(?:b|i|u|em|strong|span|a)(?:\s[^>]*)?>")
+EMPHASIS = [post for post in POSTS if "mention" not in post and "invisible" not in post and INLINE_TAG.search(post)]
 
 
 class Blocks(HTMLParser):
@@ -91,12 +93,17 @@ def visible(document: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def replies() -> Iterator[list[str]]:
-    """The posts through the released models (a model that writes nothing would lose text itself)."""
+def client() -> Iterator[TestClient]:
     with TestClient(create_app(Models.load(None), ServeSettings(burst=1000)), base_url="http://localhost") as client:
-        out = client.post("/translate", json={"q": POSTS[:50], "format": "html"})
-        assert out.status_code == 200, out.text
-        yield out.json()["translatedText"]
+        yield client
+
+
+@pytest.fixture(scope="module")
+def replies(client: TestClient) -> list[str]:
+    """The posts through the released models (a model that writes nothing would lose text itself)."""
+    out = client.post("/translate", json={"q": POSTS[:50], "format": "html"})
+    assert out.status_code == 200, out.text
+    return list(out.json()["translatedText"])
 
 
 def test_there_are_thirty_posts_and_snippets() -> None:
@@ -112,3 +119,30 @@ def test_a_post_keeps_its_tags_spans_and_blocks(replies: list[str], number: int)
         assert span in visible(reply), (span, reply)  # mentions, hashtags, URLs, emoji: verbatim
     for before, after in zip(blocks(post), blocks(reply), strict=True):
         assert after.strip() or not before.strip(), (post, reply)  # no block's text lost
+
+
+def test_there_are_sentences_split_by_inline_tags() -> None:
+    assert len(EMPHASIS) >= 5
+
+
+def test_a_sentence_split_by_inline_tags_reads_as_the_sentence_without_them(client: TestClient) -> None:
+    """The text inside links and emphasis is translated with its sentence, not on its own: the reply's
+    visible text is the translation of the post with those tags taken out."""
+    out = client.post("/translate", json={"q": [*EMPHASIS, *(INLINE_TAG.sub("", post) for post in EMPHASIS)],
+                                          "format": "html"})
+    assert out.status_code == 200, out.text
+    tagged, bare = out.json()["translatedText"][:len(EMPHASIS)], out.json()["translatedText"][len(EMPHASIS):]
+    for post, reply, plain in zip(EMPHASIS, tagged, bare):
+        assert " ".join(visible(reply).split()) == " ".join(visible(plain).split()), (post, reply, plain)
+        assert Counter(tags(reply)) == Counter(tags(post))
+
+
+@pytest.mark.parametrize("post,inside", [
+    ("<p><i>I</i> like <u>green</u> tea.</p>", "<u>绿</u>"),
+    ("<p>我们明天去<a href=\"https://example.org/park\">公园</a>吧。</p>", ">the park</a>"),
+])
+def test_an_inline_tag_holds_the_words_that_translate_its_content(client: TestClient, post: str, inside: str) -> None:
+    out = client.post("/translate", json={"q": post, "format": "html"})
+    assert out.status_code == 200, out.text
+    assert inside in out.json()["translatedText"], out.json()["translatedText"]
+    assert out.json()["translations"][0]["attention"] is None  # computed to place the tags, not sent unasked

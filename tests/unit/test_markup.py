@@ -1,4 +1,5 @@
-"""HTML in, HTML out: which text runs are translated, and that everything else comes back byte for byte."""
+"""HTML in, HTML out: which text is translated and in which blocks, how a block's translation is cut
+among its runs, and that everything else comes back byte for byte."""
 
 from __future__ import annotations
 
@@ -43,10 +44,13 @@ def tags(document: str) -> list[tuple[Any, ...]]:
 
 def test_a_mastodon_post_offers_its_prose_and_keeps_mentions_hashtags_and_links() -> None:
     markup = read_html(MASTODON_POST)
-    assert markup.texts == ["Hello", ", where is the station? 😀", "I like tea & milk\xa0today."]
-    out = markup.render(["你好", "，车站在哪里？😀", "我今天喜欢茶 & 牛奶。"])
+    # the mention sits inside the first sentence, which is one block; <br> breaks the line
+    assert markup.texts == ["Hello, where is the station? 😀", "I like tea & milk\xa0today."]
+    assert [run.text for run in markup.runs] == ["Hello", ", where is the station? 😀", "I like tea & milk\xa0today."]
+    out = markup.render(["你好，车站在哪里？😀", "我今天喜欢茶 & 牛奶。"], [[2], None])
     assert tags(out) == tags(MASTODON_POST)
-    assert out.startswith('<p>你好 <span class="h-card" translate="no">')
+    assert out.startswith('<p>你好<span class="h-card" translate="no">')
+    assert "</span>，车站在哪里？😀<br>" in out
     assert "@<span>bob</span>" in out and "#<span>tea</span>" in out and "example.org/a?b=1&amp;c=2" in out
     assert "我今天喜欢茶 &amp; 牛奶。</p>" in out  # a translation is escaped
 
@@ -55,12 +59,42 @@ def test_everything_but_the_runs_comes_back_byte_for_byte() -> None:
     document = ("<!DOCTYPE html>\r\n<P CLASS=x>Caf&eacute; &#233;t&#xE9;<!-- note --> <b>bold</B></P>\n"
                 "<script>if (a < b) { x = '<p>'; }</script><style>p { color: red }</style><?pi x?>end &amp")
     markup = read_html(document)
-    assert markup.texts == ["Café été", "bold", "end &"]
-    assert markup.render(["A", "B", "C & D"]) == (
-        "<!DOCTYPE html>\r\n<P CLASS=x>A<!-- note --> <b>B</B></P>\n"
+    assert markup.texts == ["Café été bold", "end &"]  # a comment and an inline tag do not break a block
+    assert markup.render(["A B", "C & D"], [[1, 2], None]) == (
+        "<!DOCTYPE html>\r\n<P CLASS=x>A <!-- note --><b>B</B></P>\n"
         "<script>if (a < b) { x = '<p>'; }</script><style>p { color: red }</style><?pi x?>C &amp; D")
     nothing = '<pre>x &lt; y</pre><code translate="yes">f(&quot;a&quot;)</code><p translate="no">Keep &amp; go</p>'
     assert read_html(nothing).texts == [] and read_html(nothing).render([]) == nothing
+
+
+@pytest.mark.parametrize("document,blocks,runs", [
+    ("<p>I like <b>green</b> tea.</p>", ["I like green tea."], ["I like", "green", "tea."]),
+    ("<p>我们明天去<a href=x>公园</a>吧。</p>", ["我们明天去公园吧。"], ["我们明天去", "公园", "吧。"]),
+    ("<p>Happy new year!<br>See you.</p>", ["Happy new year!", "See you."], ["Happy new year!", "See you."]),
+    ("<li>Tea, <em>please</em>.</li><li>Milk</li>", ["Tea, please.", "Milk"], ["Tea,", "please", ".", "Milk"]),
+    ("<p><span>Where is</span> <span>the library?</span></p>", ["Where is the library?"],
+     ["Where is", "", "the library?"]),  # the space between the spans is a run: the translation's spacing goes there
+    ("<p>Go 🎉 <a href=x>fun</a> 🎉 #go</p>", ["Go 🎉 fun"], ["Go 🎉", "fun"]),  # emoji, hashtags at an end stay put
+    ("<p>Use <code>pip</code> now</p>", ["Use now"], ["Use", "now"]),  # untranslated inline content is kept between
+    ("<td>One</td><td>two</td>", ["One", "two"], ["One", "two"]),
+])
+def test_text_that_reads_as_one_is_one_block(document: str, blocks: list[str], runs: list[str]) -> None:
+    markup = read_html(document)
+    assert markup.texts == blocks
+    assert [run.text for run in markup.runs] == runs
+
+
+def test_a_block_translation_is_cut_among_its_runs_with_spaces_outside_the_tags() -> None:
+    markup = read_html("<p><i>I</i> like <u>green</u> tea.</p>")
+    assert markup.blocks[0].boundaries == (2, 7, 13) and markup.blocks[0].required == (True, False, True, False)
+    assert markup.render(["我喜欢绿茶。"], [[1, 3, 4]]) == "<p><i>我</i>喜欢<u>绿</u>茶。</p>"
+    english = read_html("<p>我喜欢<b>绿</b>茶。</p>")
+    # cut at word starts: the space before "tea" moves out of <b>, the space before "green" stays outside it
+    assert english.render(["I like green tea."], [[7, 13]]) == "<p>I like <b>green</b> tea.</p>"
+    # without an alignment: cut at the fractions where the runs begin; an unchanged text at its own boundaries
+    assert english.render(["我喜欢绿茶。"]) == "<p>我喜欢<b>绿</b>茶。</p>"
+    with pytest.raises(ValueError, match="1 cuts for a block of 3 runs"):
+        english.render(["x"], [[0]])
 
 
 @pytest.mark.parametrize("document,expected", [
@@ -77,11 +111,12 @@ def test_which_runs_are_translated(document: str, expected: list[str]) -> None:
     assert read_html(document).texts == expected
 
 
-def test_whitespace_around_a_run_is_kept_and_the_count_of_translations_is_checked() -> None:
+def test_whitespace_around_a_block_is_kept_and_the_count_of_translations_is_checked() -> None:
     markup = read_html("<li>\n   Tea  \n</li>")
     assert markup.render(["茶"]) == "<li>\n   茶  \n</li>"
-    with pytest.raises(ValueError, match="1 translations for 2 text runs"):
-        read_html("<b>a</b><i>b</i>").render(["x"])
+    assert read_html("<p>\n  Hello <a href=x>world</a>\n</p>").render(["Hi there"], [[3]]) == "<p>\n  Hi <a href=x>there</a>\n</p>"
+    with pytest.raises(ValueError, match="1 translations for 2 blocks of text"):
+        read_html("<p>a</p><p>b</p>").render(["x"])
 
 
 PIECES = ["<![", "<!--", "-->", "<!", "&#x", "&amp", ";", "CDATA[", "if", "]]>", "<script>", "</script", "<p>", "</p>",
@@ -103,8 +138,8 @@ def test_any_markup_is_read_without_error_and_its_runs_are_its_own_text(pieces: 
             assert at <= run.start < run.end <= len(document)
             assert html.unescape(document[run.start:run.end]) == run.leading + run.text + run.trailing
             at = run.end
-    out = markup.render(["X"] * len(markup.runs))
-    assert out.count("X") >= len(markup.runs)
+    out = markup.render(["X"] * len(markup.blocks))
+    assert out.count("X") >= len(markup.blocks)
 
 
 # What a browser reads: generated documents, any translations -----------------------------------
@@ -127,8 +162,10 @@ def test_a_reply_holds_only_the_markup_its_document_held_as_a_browser_reads_both
     document = "".join(pieces)
     try:
         markup = read_html(document)
-        translations = data.draw(st.lists(TRANSLATIONS, min_size=len(markup.runs), max_size=len(markup.runs)))
-        reply = markup.render(translations)
+        translations = data.draw(st.lists(TRANSLATIONS, min_size=len(markup.blocks), max_size=len(markup.blocks)))
+        cuts = [sorted(data.draw(st.lists(st.integers(0, len(t)), min_size=b.count - 1, max_size=b.count - 1)))
+                for t, b in zip(translations, markup.blocks)]  # any cut of each block's translation among its runs
+        reply = markup.render(translations, cuts)
     except MarkupError:
         return  # refused as a whole: no reply, so nothing gained
     assert skeleton(parse_like_a_browser(reply)) == skeleton(parse_like_a_browser(document))
@@ -161,7 +198,7 @@ def test_what_the_standard_parser_misreads_is_read_as_a_browser_reads_it(documen
             read_html(document)
         return
     markup = read_html(document)
-    reply = markup.render(["停了！"] * len(markup.runs))
+    reply = markup.render(["停了！"] * len(markup.blocks))
     assert skeleton(parse_like_a_browser(reply)) == skeleton(parse_like_a_browser(document))
     if hidden is not None:
         assert all(hidden not in text for text in markup.texts)  # a comment's or a script's content is no prose

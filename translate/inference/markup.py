@@ -21,8 +21,15 @@ back on) and the classes `notranslate`, `mention` and `hashtag` (Mastodon marks 
 #hashtags so). A translation is written as escaped text, so it cannot open a tag, a comment or an
 entity.
 
-Runs are translated one by one, so a sentence split by inline markup (`I like <b>green</b> tea`)
-is translated in pieces: the price of keeping every tag where it was.
+Text that reads as one (runs separated only by inline elements: `a`, `b`, `em`, `span`, ...; and by
+untranslated inline elements such as a mention or `code`) is one block: its runs are joined and the
+block is translated whole, sentence by sentence, so `I like <b>green</b> tea` is one sentence to the
+model. The translation is cut into one part per run where the model's attention aligns the runs' text
+(`inference.projection`), and each part goes back in its run's place, so every tag stays where the
+document has it and holds the words that translate its content. A block break (`p`, `li`, `br`, a
+table cell, ...) ends a block. Whitespace between a block's runs comes from the translation; the
+whitespace before and after a block is kept. A tag whose words the alignment cannot find still keeps
+the whole translation in order around it: nothing of the translation is lost or repeated.
 
 What is guaranteed, whatever the translations are (property-tested with generated documents): the
 reply parsed as a browser parses it has the same elements with the same attributes, the same
@@ -44,19 +51,25 @@ import html5lib
 from html5lib.serializer import HTMLSerializer
 
 from translate.errors import TranslateError
+from translate.inference.passthrough import protect
+from translate.inference.projection import proportional
 
 NOT_PROSE = frozenset({"script", "style", "code", "pre", "kbd", "samp", "textarea", "svg", "math",
                        # raw text to a browser (never escaped when written), or content it does not show
                        "xmp", "iframe", "noembed", "noframes", "noscript", "plaintext", "template"})
 NO_TRANSLATE_CLASSES = frozenset({"notranslate", "mention", "hashtag"})
+# elements that sit inside a line of text: text on both sides of them reads as one (`br` breaks a line)
+INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "img",
+                    "ins", "kbd", "label", "mark", "nobr", "q", "rp", "rt", "ruby", "s", "samp", "small", "span",
+                    "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr"})
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
                   "track", "wbr"})
 
 
 @dataclass(frozen=True)
 class Run:
-    """One stretch of text to translate: where it lies in the document and its text without the
-    whitespace around it (entities decoded)."""
+    """One stretch of text in a block: where it lies in the document (-1 when read from html5lib's
+    tree) and its text without the whitespace around it (entities decoded)."""
 
     start: int
     end: int
@@ -65,63 +78,165 @@ class Run:
     trailing: str
 
 
+@dataclass(frozen=True)
+class Block:
+    """Runs that read as one text (`runs[first:first + count]`): `text` is what is translated,
+    `boundaries` where each run after the first begins in it, `required` which runs hold a letter."""
+
+    first: int
+    count: int
+    text: str
+    boundaries: tuple[int, ...]
+    required: tuple[bool, ...]
+
+
 class MarkupError(TranslateError):
     """A document whose translation could not be written back without changing its markup."""
 
 
 @dataclass(frozen=True)
 class Markup:
-    """A document's runs to translate: `runs` are positions in `document` when `verbatim` (the
-    byte-preserving reading), else only texts. `marked` is html5lib's tree of the document with each
-    run's text replaced by a marker, `expected` the skeleton that every reply must parse to."""
+    """A document's text to translate: `runs` (positions in `document` when `verbatim`, the
+    byte-preserving reading, else only texts) grouped in `blocks`. `marked` is html5lib's tree of the
+    document with each run replaced by a marker, `expected` the skeleton that every reply must parse to."""
 
     document: str
     runs: tuple[Run, ...]
+    blocks: tuple[Block, ...] = ()
     verbatim: bool = True
     marked: Any = field(default=None, compare=False, repr=False)
     expected: list[tuple[Any, ...]] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def texts(self) -> list[str]:
-        """The texts to translate, in document order."""
-        return [run.text for run in self.runs]
+        """The texts to translate, one per block, in document order."""
+        return [block.text for block in self.blocks]
 
-    def render(self, translations: Sequence[str]) -> str:
-        """The document with each run replaced by its translation (escaped): byte for byte elsewhere
-        when `verbatim` and html5lib reads the result with the document's skeleton, else html5lib's
-        tree serialised; MarkupError if even that would not parse back to the document's skeleton."""
-        if len(translations) != len(self.runs):
-            raise ValueError(f"{len(translations)} translations for {len(self.runs)} text runs")
+    def render(self, translations: Sequence[str], cuts: Sequence[Sequence[int] | None] | None = None) -> str:
+        """The document with each block's translation in place of its runs, cut into one part per run at
+        `cuts` (per block, offsets in its translation: `inference.projection.cuts`; None: at the
+        fractions where the runs begin in the block's text). Byte for byte elsewhere when `verbatim` and
+        html5lib reads the result with the document's skeleton, else html5lib's tree serialised;
+        MarkupError if even that would not parse back to the document's skeleton."""
+        if len(translations) != len(self.blocks):
+            raise ValueError(f"{len(translations)} translations for {len(self.blocks)} blocks of text")
+        replacements = self._replacements(translations, cuts or [None] * len(self.blocks))
         if self.verbatim:
-            out = self._render_positions(translations)
+            out = self._render_positions(replacements)
             if self.marked is None or skeleton(parse_like_a_browser(out)) == self.expected:
                 return out
-        out = _render_tree(self.marked, translations)
+        out = _render_tree(self.marked, replacements)
         if skeleton(parse_like_a_browser(out)) != self.expected:
             raise MarkupError("this HTML cannot be written back with its translation without changing its markup "
                               "(html5lib reads it differently once serialised); send it well-formed")
         return out
 
-    def _render_positions(self, translations: Sequence[str]) -> str:
+    def _replacements(self, translations: Sequence[str], cuts: Sequence[Sequence[int] | None]) -> list[str]:
+        """Per run, what replaces it: its part of its block's translation, with the whitespace before
+        the block's first run and after its last."""
+        out: list[str] = []
+        for block, translation, cut in zip(self.blocks, translations, cuts, strict=True):
+            offsets = list(cut) if cut is not None else proportional(block.text, block.boundaries, translation)
+            if len(offsets) != len(block.boundaries):
+                raise ValueError(f"{len(offsets)} cuts for a block of {block.count} runs")
+            runs = self.runs[block.first:block.first + block.count]
+            parts = _spaced_parts(translation, offsets, [self._closes_after(run) for run in runs])
+            parts[0] = runs[0].leading + parts[0]
+            parts[-1] += runs[-1].trailing
+            out += parts
+        return out
+
+    def _closes_after(self, run: Run) -> bool:
+        """Whether the markup right after a run starts with an end tag (a space at the end of its part
+        then goes after that tag, outside the element)."""
+        return run.end >= 0 and self.document.startswith("</", run.end)
+
+    def _render_positions(self, replacements: Sequence[str]) -> str:
         out, at = [], 0
-        for run, translation in zip(self.runs, translations):
-            out += [self.document[at:run.start], html.escape(run.leading, quote=False),
-                    html.escape(translation, quote=False), html.escape(run.trailing, quote=False)]
+        for run, replacement in zip(self.runs, replacements):
+            out += [self.document[at:run.start], html.escape(replacement, quote=False)]
             at = run.end
         out.append(self.document[at:])
         return "".join(out)
 
 
+def _spaced_parts(translation: str, offsets: Sequence[int], closes_after: Sequence[bool]) -> list[str]:
+    """`translation` cut at `offsets`; a part's trailing spaces move to the next part where its run is
+    followed by an end tag, and a part's leading spaces move to the part before where its run follows
+    a start tag, so an element does not hold the space around its words."""
+    bounds = [0, *(min(max(0, o), len(translation)) for o in offsets), len(translation)]
+    parts = [translation[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)]
+    for i in range(len(parts) - 1):
+        if closes_after[i]:
+            kept = parts[i].rstrip(" ")
+            parts[i + 1], parts[i] = parts[i][len(kept):] + parts[i + 1], kept
+        else:
+            kept = parts[i + 1].lstrip(" ")
+            parts[i], parts[i + 1] = parts[i] + parts[i + 1][:len(parts[i + 1]) - len(kept)], kept
+    return parts
+
+
+_NO_SPACE_BEFORE = re.compile(r"[,.!?;:，。！？；：、)）\]}»”’]")
+
+
+def _block(runs: Sequence[Run], opens: Sequence[bool], first: int) -> Block:
+    """A block of `runs` (starting at run `first`): their texts joined with one space where the
+    document had whitespace between them (none before punctuation). A run with a letter that right
+    follows an inline start tag (`opens`: the content of a link, an emphasis) is required to get words."""
+    text, boundaries, space = "", [], False
+    for index, run in enumerate(runs):
+        space = space or bool(run.leading)
+        if space and text and run.text and not _NO_SPACE_BEFORE.match(run.text):
+            text += " "
+        if run.text:
+            space = False
+        if index:
+            boundaries.append(len(text))
+        text += run.text
+        space = space or bool(run.trailing)
+    required = tuple(opened and _has_letter(run.text) for run, opened in zip(runs, opens))
+    return Block(first, len(runs), text, tuple(boundaries), required)
+
+
+def _has_letter(text: str) -> bool:
+    return any(c.isalpha() for c in text)
+
+
+def _grouped(items: Sequence[tuple[str, Run | None]]) -> tuple[list[Run], list[Block]]:
+    """Items in document order ("text" with its run, "open" for an inline start tag, "inline", "break")
+    as blocks: the runs between two breaks, without runs of nothing but spaces, emoji, hashtags or
+    URLs at either end (`inference.passthrough`: they stay as they are), kept when one holds a letter."""
+    runs: list[Run] = []
+    blocks: list[Block] = []
+    current: list[tuple[Run, bool]] = []
+    opened = False
+    for kind, run in [*items, ("break", None)]:
+        if kind == "text" and run is not None:
+            current.append((run, opened))
+        elif kind == "break":
+            while current and not protect(current[-1][0].text).text:
+                current.pop()
+            while current and not protect(current[0][0].text).text:
+                current.pop(0)
+            if any(_has_letter(r.text) for r, _ in current):
+                blocks.append(_block([r for r, _ in current], [o for _, o in current], len(runs)))
+                runs += [r for r, _ in current]
+            current = []
+        opened = kind == "open"
+    return runs, blocks
+
+
 class _Reader(HTMLParser):
-    """Records where each text token starts and whether it is prose to translate; a token ends
-    where the next one starts (the parser reports each token's start position)."""
+    """Records where each token starts and what it is to a block: "text" (prose to translate),
+    "inline" (an inline tag, a comment, anything inside an untranslated inline element) or "break";
+    a token ends where the next one starts (the parser reports each token's start position)."""
 
     def __init__(self, document: str) -> None:
         super().__init__(convert_charrefs=False)
         # where each line starts: the parser counts lines by "\n" alone
         self.lines = [0, *(i + 1 for i, c in enumerate(document) if c == "\n")]
-        self.tokens: list[tuple[int, bool]] = []  # (start, is translatable text)
-        self.stack: list[tuple[str, bool]] = []  # (tag, skipped inside)
+        self.tokens: list[tuple[int, str]] = []
+        self.stack: list[tuple[str, bool, bool]] = []  # (tag, skipped inside, inside an untranslated inline element)
 
     def _position(self) -> int:
         line, column = self.getpos()
@@ -130,11 +245,19 @@ class _Reader(HTMLParser):
     def _skipping(self) -> bool:
         return bool(self.stack) and self.stack[-1][1]
 
-    def _token(self, text: bool) -> None:
-        self.tokens.append((self._position(), text and not self._skipping()))
+    def _in_inline_skip(self) -> bool:
+        return bool(self.stack) and self.stack[-1][2]
+
+    def _token(self, kind: str) -> None:
+        if kind == "text" and self._skipping():
+            kind = "inline" if self._in_inline_skip() else "break"
+        self.tokens.append((self._position(), kind))
+
+    def _tag(self, tag: str, kind: str = "inline") -> None:
+        self._token(kind if tag in INLINE or self._in_inline_skip() else "break")
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._token(False)
+        self._tag(tag, "inline" if tag in VOID else "open")
         if tag in VOID:
             return
         values = {name: (value or "") for name, value in attrs}
@@ -142,38 +265,39 @@ class _Reader(HTMLParser):
         classes = set(values.get("class", "").split())
         skip = self._skipping() if mark not in ("no", "yes") else mark == "no"
         skip = skip or tag in NOT_PROSE or bool(classes & NO_TRANSLATE_CLASSES)
-        self.stack.append((tag, skip))
+        inline_skip = skip and (self._in_inline_skip() or (not self._skipping() and tag in INLINE))
+        self.stack.append((tag, skip, inline_skip))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._token(False)
+        self._tag(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        self._token(False)
+        self._tag(tag)
         for depth in range(len(self.stack) - 1, -1, -1):  # close what is open, as browsers do
             if self.stack[depth][0] == tag:
                 del self.stack[depth:]
                 break
 
     def handle_data(self, data: str) -> None:
-        self._token(True)
+        self._token("text")
 
     def handle_entityref(self, name: str) -> None:
-        self._token(True)
+        self._token("text")
 
     def handle_charref(self, name: str) -> None:
-        self._token(True)
+        self._token("text")
 
     def handle_comment(self, data: str) -> None:
-        self._token(False)
+        self._token("inline")
 
     def handle_decl(self, decl: str) -> None:
-        self._token(False)
+        self._token("break")
 
     def handle_pi(self, data: str) -> None:
-        self._token(False)
+        self._token("break")
 
     def unknown_decl(self, data: str) -> None:
-        self._token(False)
+        self._token("break")
 
     def parse_marked_section(self, i: int, report: bool = True) -> int:
         """`<![...` that the standard parser does not know (it raises): a bogus comment up to the next
@@ -185,17 +309,17 @@ class _Reader(HTMLParser):
 
 
 def read_html(document: str) -> Markup:
-    """The document's text runs to translate (see the module's docstring for which), read by position
-    where html5lib agrees with that reading, else from html5lib's tree; MarkupError for a document
-    whose tree html5lib could not write back as it read it."""
+    """The document's blocks of text to translate (see the module's docstring for which), read by
+    position where html5lib agrees with that reading, else from html5lib's tree; MarkupError for a
+    document whose tree html5lib could not write back as it read it."""
     positional = _read_positions(document)
     expected = skeleton(parse_like_a_browser(document))
     marked = _marked_tree(positional, expected)
     if marked is not None:
-        return Markup(document, positional.runs, True, marked, expected)
+        return Markup(document, positional.runs, positional.blocks, True, marked, expected)
     markup = _read_tree(document, expected)
     _check_round_trip(markup.marked)
-    markup.render([run.text for run in markup.runs])  # MarkupError now, before any translation, if it cannot be
+    markup.render(markup.texts)  # MarkupError now, before any translation, if it cannot be
     return markup
 
 
@@ -204,30 +328,35 @@ def _read_positions(document: str) -> Markup:
     reader.feed(document)
     reader.close()
     bounds = [*(start for start, _ in reader.tokens), len(document)]
-    runs: list[Run] = []
+    items: list[tuple[str, Run | None]] = []
     index = 0
     while index < len(reader.tokens):
-        start, text = reader.tokens[index]
-        end_index = index
-        while end_index < len(reader.tokens) and reader.tokens[end_index][1] == text and text:
-            end_index += 1
-        if text:
-            end = bounds[end_index]
-            decoded = html.unescape(document[start:end])
-            stripped = decoded.strip()
-            if any(c.isalpha() for c in stripped):
-                lead = decoded[:len(decoded) - len(decoded.lstrip())]
-                runs.append(Run(start, end, lead, stripped, decoded[len(lead) + len(stripped):]))
-            index = end_index
-        else:
+        start, kind = reader.tokens[index]
+        if kind != "text":
+            items.append((kind, None))
             index += 1
-    return Markup(document, tuple(runs))
+            continue
+        end_index = index
+        while end_index < len(reader.tokens) and reader.tokens[end_index][1] == "text":
+            end_index += 1
+        end = bounds[end_index]
+        items.append(("text", _run(start, end, html.unescape(document[start:end]))))
+        index = end_index
+    runs, blocks = _grouped(items)
+    return Markup(document, tuple(runs), tuple(blocks))
+
+
+def _run(start: int, end: int, decoded: str) -> Run:
+    stripped = decoded.strip()
+    lead = decoded[:len(decoded) - len(decoded.lstrip())]
+    return Run(start, end, lead, stripped, decoded[len(lead) + len(stripped):])
 
 
 # html5lib's reading -------------------------------------------------------------------------------
 
 _WHOLE_DOCUMENT = re.compile(r"\A\s*(?:<!--.*?-->\s*)*<(?:!doctype|html|head|body)[\s>/]", re.IGNORECASE | re.DOTALL)
 _MARKER = re.compile("\ue000([0-9]+)\ue001")
+_AROUND_MARKER = re.compile("\\s*\ue000([0-9]+)\ue001\\s*")
 _SERIALIZER = HTMLSerializer(quote_attr_values="always", omit_optional_tags=False, minimize_boolean_attributes=False)
 
 
@@ -299,7 +428,8 @@ def _marked_tree(markup: Markup, expected: list[tuple[Any, ...]]) -> Any:
     """html5lib's tree of `markup`'s document with each run's place holding a marker, when html5lib
     reads it as the positions do: the same skeleton as the document, every marker once, in order, in
     translatable text, and no translatable text with a letter left without one; else None."""
-    tree = parse_like_a_browser(markup._render_positions([_marker(i) for i in range(len(markup.runs))]))
+    marked = [run.leading + _marker(i) + run.trailing for i, run in enumerate(markup.runs)]
+    tree = parse_like_a_browser(markup._render_positions(marked))
     if skeleton(tree) != expected:
         return None
     found: list[int] = []
@@ -316,19 +446,33 @@ def _marked_tree(markup: Markup, expected: list[tuple[Any, ...]]) -> Any:
 
 
 def _read_tree(document: str, expected: list[tuple[Any, ...]]) -> Markup:
-    """The runs as html5lib's text nodes (a run per translatable text node with a letter), each
-    node's text then replaced by its marker."""
+    """The runs as html5lib's text nodes in translatable places, grouped in blocks as the positional
+    reading groups them; each run's node text then holds its marker in place of its text."""
     tree = parse_like_a_browser(document)
-    runs: list[Run] = []
-    for kind, node, translatable in _walk(tree):
-        if kind == "text" and translatable:
-            stripped = node.data.strip()
-            if any(c.isalpha() for c in stripped):
-                lead = node.data[:len(node.data) - len(node.data.lstrip())]
-                trail = node.data[len(lead) + len(stripped):]
-                node.data = lead + _marker(len(runs)) + trail
-                runs.append(Run(-1, -1, lead, stripped, trail))
-    return Markup(document, tuple(runs), False, tree, expected)
+    items: list[tuple[str, Run | None]] = []
+    nodes: dict[int, Any] = {}
+    stack: list[tuple[bool, bool]] = []  # per open element: (skipped inside, inside an untranslated inline element)
+    for kind, node, flag in _walk(tree):
+        inline_skip = bool(stack) and stack[-1][1]
+        if kind == "start":
+            name = node.localName or node.tagName
+            items.append(("open" if name in INLINE or inline_skip else "break", None))
+            skipping = bool(stack) and stack[-1][0]
+            stack.append((flag, flag and (inline_skip or (not skipping and name in INLINE))))
+        elif kind == "end":
+            stack.pop()
+            name = node.localName or node.tagName
+            items.append(("inline" if name in INLINE or (bool(stack) and stack[-1][1]) else "break", None))
+        elif kind == "text" and flag:
+            run = _run(-1, -1, node.data)
+            nodes[id(run)] = node
+            items.append(("text", run))
+        else:
+            items.append(("inline" if kind == "comment" or (kind == "text" and inline_skip) else "break", None))
+    runs, blocks = _grouped(items)
+    for index, run in enumerate(runs):
+        nodes[id(run)].data = run.leading + _marker(index) + run.trailing
+    return Markup(document, tuple(runs), tuple(blocks), False, tree, expected)
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9:_.-]*")
@@ -351,14 +495,14 @@ def _check_round_trip(tree: Any) -> None:
                               "with `>` or `->`); send it well-formed")
 
 
-def _render_tree(tree: Any, translations: Sequence[str]) -> str:
-    """The marked tree with each marker replaced by its translation, serialised by html5lib (text
-    escaped); the tree itself is left as it was."""
+def _render_tree(tree: Any, replacements: Sequence[str]) -> str:
+    """The marked tree with each marker (and the whitespace around it) replaced by its run's
+    replacement, serialised by html5lib (text escaped); the tree itself is left as it was."""
     changed = []
     for kind, node, _ in _walk(tree):
         if kind == "text" and "\ue000" in node.data:
             changed.append((node, node.data))
-            node.data = _MARKER.sub(lambda m: translations[int(m.group(1))], node.data)
+            node.data = _AROUND_MARKER.sub(lambda m: replacements[int(m.group(1))], node.data)
     try:
         return str(_SERIALIZER.render(html5lib.getTreeWalker("dom")(tree)))
     finally:

@@ -112,7 +112,8 @@ def _check_attention_cost(req: TranslateRequest, texts: list[str], chosen: list[
 async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings,
                      client: str) -> dict[str, Any]:
     """The reply: the project's per-text results and LibreTranslate's fields. With format html each
-    document's text runs are translated (`inference.markup`), its model chosen once from its visible text."""
+    document's blocks of text are translated (`inference.markup`), its model chosen once from its visible
+    text, and each block's translation cut among its runs through the model's attention."""
     documents = req.texts
     check_sizes(documents, settings)
     markups: list[Markup] | None = None
@@ -122,11 +123,11 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
         name, limit = min(("max_client_queue", settings.max_client_queue), ("max_queue", settings.max_queue),
                           key=lambda setting: setting[1])
         if len(texts) > limit:  # it could never be queued whole: not a busy server
-            raise HTTPException(413, f"the HTML holds {len(texts)} text runs to translate; the limit is "
+            raise HTTPException(413, f"the HTML holds {len(texts)} blocks of text to translate; the limit is "
                                      f"{name}={limit} (send fewer or shorter documents)")
     else:
         visible, texts = documents, documents
-    counts = [len(m.runs) for m in markups] if markups is not None else [1] * len(documents)
+    counts = [len(m.blocks) for m in markups] if markups is not None else [1] * len(documents)
     # source auto with a target: a text already in the target language comes back unchanged (as LibreTranslate's)
     kept = [req.model is None and req.source == "auto" and req.target is not None
             and direction_of(text).startswith(req.target)
@@ -136,7 +137,8 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     wanted = [i for i, served in enumerate(chosen) if served is not None]
     searched = [served for served in chosen if served is not None]
     _check_attention_cost(req, [texts[i] for i in wanted], searched, settings)
-    found = await _search(req, [texts[i] for i in wanted], searched, batcher, settings, client)
+    align = markups is not None and any(block.count > 1 for markup in markups for block in markup.blocks)
+    found = await _search(req, [texts[i] for i in wanted], searched, batcher, settings, client, align)
     results = [_unchanged(text, str(req.target)) for text in texts]
     for i, result in zip(wanted, found):
         results[i] = result
@@ -145,6 +147,10 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
         fields = await asyncio.to_thread(libretranslate.reply_fields, req, visible, markups, results, sources)
     except MarkupError as exc:
         raise HTTPException(422, str(exc)) from None
+    if align and not req.attention:  # computed to place inline tags, not asked for
+        for result in results:
+            result["attention"] = None
+            result["alternatives"] = [{**a, "attention": None} for a in result["alternatives"]]
     reply = TranslateResponse.model_validate({"translations": results, **fields})
     return reply.model_dump(exclude={k for k in ("detectedLanguage", "alternatives") if getattr(reply, k) is None})
 
@@ -165,13 +171,14 @@ def _read_html(document: str) -> Markup:
 
 
 async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedModel], batcher: Batcher,
-                  settings: ServeSettings, client: str) -> list[dict[str, Any]]:
-    """Each text searched by its model (texts of one model submitted as one job, in `client`'s share)."""
+                  settings: ServeSettings, client: str, align: bool = False) -> list[dict[str, Any]]:
+    """Each text searched by its model (texts of one model submitted as one job, in `client`'s share);
+    `align`: with the attention that places inline tags, whether or not it is asked for."""
     groups: dict[str, list[int]] = {}
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)
     glossary = _glossary(req)
-    keys = {name: BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon) for name in groups}
+    keys = {name: BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon, align) for name in groups}
     jobs = [batcher.submit(keys[name], [texts[i] for i in rows], client,
                            [search_cost(chosen[i].translator, texts[i], keys[name]) for i in rows])
             for name, rows in groups.items()]

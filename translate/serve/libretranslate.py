@@ -11,7 +11,8 @@ from typing import Any
 from fastapi import Request
 
 from translate.data.cleaning import language_confidence
-from translate.inference.markup import Markup
+from translate.inference.markup import Block, Markup
+from translate.inference.projection import Aligned, cuts
 from translate.serve.schemas import LANGUAGE_NAMES, TranslateRequest
 
 DIALECT_FIELDS = frozenset({"format", "alternatives", "api_key"})  # LibreTranslate's, not the project's
@@ -46,9 +47,9 @@ def detections(texts: list[str]) -> list[dict[str, Any]]:
 def reply_fields(req: TranslateRequest, visible: list[str], markups: list[Markup] | None,
                  results: list[dict[str, Any]], sources: list[str]) -> dict[str, Any]:
     """`translatedText`, `detectedLanguage` (source auto) and `alternatives` (when asked), shaped as `q`
-    (a string or a list). `visible`: each document's text (its text runs with format html);
-    `sources`: the language each was read as; `results`: the project's per-text results (per text
-    run with format html)."""
+    (a string or a list). `visible`: each document's text (its blocks of text with format html);
+    `sources`: the language each was read as; `results`: the project's per-text results (per block
+    of text with format html)."""
     if markups is None:
         translated = [r["translation"] for r in results]
         others = [list(dict.fromkeys(a["translation"] for a in r["alternatives"][1:] if a["translation"] != r["translation"]))
@@ -56,9 +57,10 @@ def reply_fields(req: TranslateRequest, visible: list[str], markups: list[Markup
     else:
         translated, start = [], 0
         for markup in markups:
-            runs = results[start:start + len(markup.runs)]
-            translated.append(markup.render([r["translation"] for r in runs]))
-            start += len(markup.runs)
+            blocks = results[start:start + len(markup.blocks)]
+            translated.append(markup.render([r["translation"] for r in blocks],
+                                            [_cuts(block, r) for block, r in zip(markup.blocks, blocks)]))
+            start += len(markup.blocks)
         others = [[] for _ in markups]  # alternatives of a whole document are not offered (nor by LibreTranslate)
     single = isinstance(req.q, str)
     fields: dict[str, Any] = {"translatedText": translated[0] if single else translated}
@@ -69,6 +71,17 @@ def reply_fields(req: TranslateRequest, visible: list[str], markups: list[Markup
     if req.alternatives:
         fields["alternatives"] = others[0] if single else others
     return fields
+
+
+def _cuts(block: Block, result: dict[str, Any]) -> list[int] | None:
+    """Where a block's translation is cut among its runs: through the attention of its best translation
+    (`inference.projection`); None (cut at the runs' fractions) without attention."""
+    if block.count == 1 or result["attention"] is None:
+        return None
+    aligned = [Aligned(a["source_start"], a["source_end"], a["target_start"], a["target_end"], a["weights"])
+               for a in result["attention"]]
+    return cuts(block.text, result["source_pieces"], result["translation"], result["target_pieces"], aligned,
+                block.boundaries, block.required)
 
 
 def languages(directions: list[tuple[str, str]]) -> list[dict[str, Any]]:

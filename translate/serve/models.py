@@ -32,6 +32,7 @@ class BatchKey(NamedTuple):
     attention: bool
     glossary: tuple[tuple[str, str], ...] = ()
     lexicon: bool | None = None
+    align: bool = False  # attention computed (for placing inline tags) even where it is not sent
 
 
 @dataclass
@@ -141,7 +142,7 @@ def search_cost(translator: Translator, text: str, key: BatchKey) -> int:
     times beam times n-best (the hypotheses a step extends, over a source that long), twice that when
     attention is asked (the teacher-forced pass that aligns every alternative)."""
     pieces = sum(len(ids) for ids in translator.encode_sources(sentences_of(translator, text)))
-    return max(1, pieces) * key.beam * key.n_best * (2 if key.attention else 1)
+    return max(1, pieces) * key.beam * key.n_best * (2 if key.attention or key.align else 1)
 
 
 def _sentences(translator: Translator, searcher: TextTranslator, key: BatchKey, texts: list[str]) -> list[dict[str, Any]]:
@@ -150,7 +151,7 @@ def _sentences(translator: Translator, searcher: TextTranslator, key: BatchKey, 
     glossaries = [Glossary.from_pairs(list(key.glossary))] if key.glossary else []
     n_bests = with_glossaries(searcher, glossaries, key.lexicon).translate_n_best(texts, decode)
     flat = [(i, hyp) for i, hyps in enumerate(n_bests) for hyp in hyps]
-    if key.attention:
+    if key.attention or key.align:
         alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])
     else:
         sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources(texts)]
@@ -167,7 +168,7 @@ def _sentences(translator: Translator, searcher: TextTranslator, key: BatchKey, 
             "translation": hyp.text, "score": round(hyp.score, 4), "target_pieces": alignment.target_pieces,
             "attention": [{"source_start": 0, "source_end": len(alignment.source_pieces), "target_start": 0,
                            "target_end": len(alignment.target_pieces), "weights": _rounded(alignment.weights),
-                           "heads": _rounded(alignment.heads), **_coverage(alignment)}] if key.attention else None})
+                           "heads": _rounded(alignment.heads), **_coverage(alignment)}] if key.attention or key.align else None})
     return results
 
 

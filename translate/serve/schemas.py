@@ -137,7 +137,7 @@ class DetectedLanguage(BaseModel):
 
 class TranslateResponse(BaseModel):
     translations: list[Translation] = Field(description=(
-        "One per input text, in order (with format html: one per translated text run of the documents)."))
+        "One per input text, in order (with format html: one per block of text of the documents, see `inference.markup`)."))
     translatedText: str | list[str] = Field(description="LibreTranslate's field: the translation(s), shaped as `q`.")
     detectedLanguage: DetectedLanguage | list[DetectedLanguage] | None = Field(None, description=(
         "LibreTranslate's field, when source is auto: the source language each text was read as."))

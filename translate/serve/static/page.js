@@ -543,15 +543,58 @@ async function compareRuns() {
                                                        body: JSON.stringify({ q: text, runs, beam: 5, attention: true }) });
     const data = await response.json();
     if (!response.ok) { status.textContent = `Error ${response.status}: ${data.error}`; return; }
-    $("compare-results").replaceChildren(...data.translations.map(comparePanel));
+    const units = data.translations.map((t) => diffUnits(t.translation, t.target));
+    const panels = data.translations.map((t, i) => comparePanel(t, units[i], units.filter((_, j) => j !== i)));
+    $("compare-results").replaceChildren(scaleLegend(), ...panels);
     status.textContent = `Compared ${runs.length} runs.`;
   } catch (err) {
     status.textContent = `Could not reach the server: ${err}`;
   }
 }
 
-function comparePanel(t) {
-  // One run's translation and the attention of its first sentence.
+function diffUnits(text, language) {
+  // What two translations are compared by: characters of Chinese (spaces dropped), words of English.
+  return language === "zh" ? [...text].filter((c) => c.trim()) : text.split(/\s+/).filter(Boolean);
+}
+
+function markedTranslation(units, others, language) {
+  // A run's translation with each word (or Chinese character) that some other run's translation lacks marked.
+  const p = Object.assign(document.createElement("p"), { className: "compare-translation",
+                                                          lang: language === "zh" ? "zh-Hans" : "en" });
+  const sets = others.map((o) => new Set(o));
+  units.forEach((unit, i) => {
+    if (i && language !== "zh") p.append(" ");
+    if (sets.some((set) => !set.has(unit))) {
+      p.append(Object.assign(document.createElement("mark"), { className: "diff", textContent: unit,
+                                                               title: "not in every other run's translation" }));
+    } else {
+      p.append(unit);
+    }
+  });
+  return p;
+}
+
+function attentionEntropy(weights) {
+  // Mean entropy of the attention rows in bits: 0 when each target piece attends to one source piece.
+  const rows = weights.filter((row) => row.length);
+  if (!rows.length) return null;
+  const bits = rows.map((row) => -row.reduce((h, w) => (w > 0 ? h + w * Math.log2(w) : h), 0));
+  return bits.reduce((a, b) => a + b, 0) / rows.length;
+}
+
+function scaleLegend() {
+  // Every panel colours a weight the same way (0 to 1), so their heatmaps compare cell by cell.
+  const legend = Object.assign(document.createElement("p"), { className: "hint scale-legend", id: "compare-scale" });
+  legend.append("Colour scale shared by every panel: attention weight 0 ");
+  const bar = Object.assign(document.createElement("span"), { className: "scale-bar" });
+  bar.setAttribute("aria-hidden", "true");
+  legend.append(bar, " 1. Marked words are not in every other run's translation.");
+  return legend;
+}
+
+function comparePanel(t, units, others) {
+  // One run's translation (differences from the other runs marked), the attention of its first sentence
+  // on the shared scale, its coverage row and its mean attention entropy.
   const panel = document.createElement("article");
   panel.className = "compare-panel";
   const heading = document.createElement("h3");
@@ -559,17 +602,21 @@ function comparePanel(t) {
   const scores = Object.assign(document.createElement("p"), { className: "hint" });
   scores.textContent = `test BLEU ${bleu(t.test_bleu)} · chrF ${bleu(t.test_chrf)} (the study's)`;
   const tgtLang = t.target === "zh" ? "zh-Hans" : "en";
-  const translation = Object.assign(document.createElement("p"), { className: "compare-translation", lang: tgtLang });
-  translation.textContent = t.translation;
-  panel.append(heading, scores, translation);
+  panel.append(heading, scores, markedTranslation(units, others, t.target));
   const block = (t.attention || [])[0];
   if (!block) { panel.append(Object.assign(document.createElement("p"), { textContent: "No attention for this run." })); return panel; }
   const cols = groupBytes(t.source_pieces.slice(block.source_start, block.source_end));
   const rows = groupBytes(t.target_pieces.slice(block.target_start, block.target_end));
   const weights = mergedWeights(block.weights, rows, cols);
   const srcLang = t.source === "zh" ? "zh-Hans" : "en";
+  const entropy = attentionEntropy(block.weights);
+  if (entropy !== null) {
+    panel.append(Object.assign(document.createElement("p"), { className: "hint entropy",
+      textContent: `Attention entropy ${entropy.toFixed(2)} bits per target piece (0: one source piece each; ` +
+                   `${Math.log2(block.weights[0].length).toFixed(2)}: spread evenly).` }));
+  }
   panel.append(rows.length * cols.length > MAX_DRAWN_CELLS ? summary(rows, cols, weights)
-                                                          : drawMatrix(rows, cols, weights, srcLang, tgtLang));
+                                                          : drawMatrix(rows, cols, weights, srcLang, tgtLang, mergedCoverage(block, cols)));
   if (t.attention.length > 1) {
     panel.append(Object.assign(document.createElement("p"), { className: "hint",
       textContent: `The first of ${t.attention.length} sentences.` }));
