@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from translate.inference.markup import MarkupError, parse_like_a_browser, read_html, skeleton
+from translate.inference.html_tree import MarkupError, parse_like_a_browser, skeleton
+from translate.inference.markup import read_html
 
 MASTODON_POST = (
     '<p>Hello <span class="h-card" translate="no"><a href="https://m.social/@bob" class="u-url mention">'

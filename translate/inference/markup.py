@@ -41,23 +41,26 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
-from xml.dom.minidom import Node
 
-import html5lib
-from html5lib.serializer import HTMLSerializer
-
-from translate.errors import TranslateError
+from translate.inference.html_tree import (
+    MARKER,
+    NO_TRANSLATE_CLASSES,
+    NOT_PROSE,
+    MarkupError,
+    check_round_trip,
+    marker,
+    parse_like_a_browser,
+    render_marked,
+    skeleton,
+    walk,
+)
 from translate.inference.passthrough import protect
 from translate.inference.projection import proportional
 
-NOT_PROSE = frozenset({"script", "style", "code", "pre", "kbd", "samp", "textarea", "svg", "math",
-                       # raw text to a browser (never escaped when written), or content it does not show
-                       "xmp", "iframe", "noembed", "noframes", "noscript", "plaintext", "template"})
-NO_TRANSLATE_CLASSES = frozenset({"notranslate", "mention", "hashtag"})
 # elements that sit inside a line of text: text on both sides of them reads as one (`br` breaks a line)
 INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "img",
                     "ins", "kbd", "label", "mark", "nobr", "q", "rp", "rt", "ruby", "s", "samp", "small", "span",
@@ -88,10 +91,6 @@ class Block:
     text: str
     boundaries: tuple[int, ...]
     required: tuple[bool, ...]
-
-
-class MarkupError(TranslateError):
-    """A document whose translation could not be written back without changing its markup."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,7 @@ class Markup:
             out = self._render_positions(replacements)
             if self.marked is None or skeleton(parse_like_a_browser(out)) == self.expected:
                 return out
-        out = _render_tree(self.marked, replacements)
+        out = render_marked(self.marked, replacements)
         if skeleton(parse_like_a_browser(out)) != self.expected:
             raise MarkupError("this HTML cannot be written back with its translation without changing its markup "
                               "(html5lib reads it differently once serialised); send it well-formed")
@@ -318,7 +317,7 @@ def read_html(document: str) -> Markup:
     if marked is not None:
         return Markup(document, positional.runs, positional.blocks, True, marked, expected)
     markup = _read_tree(document, expected)
-    _check_round_trip(markup.marked)
+    check_round_trip(markup.marked)
     markup.render(markup.texts)  # MarkupError now, before any translation, if it cannot be
     return markup
 
@@ -352,91 +351,19 @@ def _run(start: int, end: int, decoded: str) -> Run:
     return Run(start, end, lead, stripped, decoded[len(lead) + len(stripped):])
 
 
-# html5lib's reading -------------------------------------------------------------------------------
-
-_WHOLE_DOCUMENT = re.compile(r"\A\s*(?:<!--.*?-->\s*)*<(?:!doctype|html|head|body)[\s>/]", re.IGNORECASE | re.DOTALL)
-_MARKER = re.compile("\ue000([0-9]+)\ue001")
-_AROUND_MARKER = re.compile("\\s*\ue000([0-9]+)\ue001\\s*")
-_SERIALIZER = HTMLSerializer(quote_attr_values="always", omit_optional_tags=False, minimize_boolean_attributes=False)
-
-
-def parse_like_a_browser(document: str) -> Any:
-    """html5lib's DOM of `document`: a whole document when it starts as one, else a body fragment."""
-    if _WHOLE_DOCUMENT.match(document):
-        return html5lib.parse(document, treebuilder="dom")
-    return html5lib.parseFragment(document, treebuilder="dom")
-
-
-def _walk(tree: Any) -> Iterator[tuple[str, Any, bool]]:
-    """Depth first, without recursion: ("start" | "end", element, skipped inside), ("text", node,
-    translatable place), ("comment" | "doctype", node, False)."""
-    stack: list[tuple[Any, bool, bool]] = [(child, False, False) for child in reversed(tree.childNodes)]
-    while stack:
-        node, skip, closing = stack.pop()
-        if closing:
-            yield "end", node, skip
-        elif node.nodeType == Node.ELEMENT_NODE:
-            inner = _skips(node, skip)
-            yield "start", node, inner
-            stack.append((node, inner, True))
-            stack.extend((child, inner, False) for child in reversed(node.childNodes))
-        elif node.nodeType == Node.TEXT_NODE:
-            yield "text", node, not skip
-        elif node.nodeType == Node.COMMENT_NODE:
-            yield "comment", node, False
-        elif node.nodeType == Node.DOCUMENT_TYPE_NODE:
-            yield "doctype", node, False
-
-
-def _skips(element: Any, inherited: bool) -> bool:
-    """Whether text inside `element` is left untranslated (the rules of the module's docstring)."""
-    name = element.localName or element.tagName
-    mark = (element.getAttribute("translate") or "").strip().lower()
-    classes = set((element.getAttribute("class") or "").split())
-    skip = inherited if mark not in ("no", "yes") else mark == "no"
-    return skip or name in NOT_PROSE or bool(classes & NO_TRANSLATE_CLASSES)
-
-
-def skeleton(tree: Any) -> list[tuple[Any, ...]]:
-    """Everything a translation must not change: elements with their attributes, comments, the
-    doctype, and the text of untranslated places (translatable text is left out)."""
-    out: list[tuple[Any, ...]] = []
-    for kind, node, flag in _walk(tree):
-        if kind == "start":
-            attributes = node.attributes
-            out.append(("start", node.namespaceURI, node.tagName,
-                        tuple(sorted((attributes.item(i).name, attributes.item(i).value)
-                                     for i in range(attributes.length)))))
-        elif kind == "end":
-            out.append(("end", node.tagName))
-        elif kind == "comment":
-            out.append(("comment", node.data))
-        elif kind == "doctype":
-            out.append(("doctype", node.name, node.publicId, node.systemId))
-        elif not flag and out and out[-1][0] == "text":  # html5lib may split one text in two nodes
-            out[-1] = ("text", out[-1][1] + node.data)
-        elif not flag:
-            out.append(("text", node.data))
-    return out
-
-
-def _marker(index: int) -> str:
-    return f"\ue000{index}\ue001"
-
-
 def _marked_tree(markup: Markup, expected: list[tuple[Any, ...]]) -> Any:
     """html5lib's tree of `markup`'s document with each run's place holding a marker, when html5lib
     reads it as the positions do: the same skeleton as the document, every marker once, in order, in
     translatable text, and no translatable text with a letter left without one; else None."""
-    marked = [run.leading + _marker(i) + run.trailing for i, run in enumerate(markup.runs)]
+    marked = [run.leading + marker(i) + run.trailing for i, run in enumerate(markup.runs)]
     tree = parse_like_a_browser(markup._render_positions(marked))
     if skeleton(tree) != expected:
         return None
     found: list[int] = []
-    for kind, node, translatable in _walk(tree):
+    for kind, node, translatable in walk(tree):
         if kind != "text":
             continue
-        markers = [int(m) for m in _MARKER.findall(node.data)]
+        markers = [int(m) for m in MARKER.findall(node.data)]
         if not translatable and markers:
             return None
         if translatable and not markers and any(c.isalpha() for c in node.data):
@@ -452,7 +379,7 @@ def _read_tree(document: str, expected: list[tuple[Any, ...]]) -> Markup:
     items: list[tuple[str, Run | None]] = []
     nodes: dict[int, Any] = {}
     stack: list[tuple[bool, bool]] = []  # per open element: (skipped inside, inside an untranslated inline element)
-    for kind, node, flag in _walk(tree):
+    for kind, node, flag in walk(tree):
         inline_skip = bool(stack) and stack[-1][1]
         if kind == "start":
             name = node.localName or node.tagName
@@ -471,40 +398,7 @@ def _read_tree(document: str, expected: list[tuple[Any, ...]]) -> Markup:
             items.append(("inline" if kind == "comment" or (kind == "text" and inline_skip) else "break", None))
     runs, blocks = _grouped(items)
     for index, run in enumerate(runs):
-        nodes[id(run)].data = run.leading + _marker(index) + run.trailing
+        nodes[id(run)].data = run.leading + marker(index) + run.trailing
     return Markup(document, tuple(runs), tuple(blocks), False, tree, expected)
 
 
-_SAFE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9:_.-]*")
-_UNSAFE_COMMENT = re.compile(r"^-?>")
-
-
-def _check_round_trip(tree: Any) -> None:
-    """MarkupError for a tree that html5lib would write in a form browsers may read otherwise: a tag or
-    attribute name beyond letters, digits and `:_.-` (a NUL, a quote or a `<` read into it), or a
-    comment starting with `>` or `->` (written back, `<!-->` closes at once)."""
-    for kind, node, _ in _walk(tree):
-        if kind == "start":
-            names = [node.tagName, *(node.attributes.item(i).name for i in range(node.attributes.length))]
-            bad = next((name for name in names if not _SAFE_NAME.fullmatch(name)), None)
-            if bad is not None:
-                raise MarkupError(f"this HTML has a tag or attribute named {bad[:40]!r}, which browsers read in "
-                                  f"different ways; send it well-formed")
-        elif kind == "comment" and _UNSAFE_COMMENT.search(node.data):
-            raise MarkupError("this HTML has a comment that browsers read in different ways (one starting "
-                              "with `>` or `->`); send it well-formed")
-
-
-def _render_tree(tree: Any, replacements: Sequence[str]) -> str:
-    """The marked tree with each marker (and the whitespace around it) replaced by its run's
-    replacement, serialised by html5lib (text escaped); the tree itself is left as it was."""
-    changed = []
-    for kind, node, _ in _walk(tree):
-        if kind == "text" and "\ue000" in node.data:
-            changed.append((node, node.data))
-            node.data = _AROUND_MARKER.sub(lambda m: replacements[int(m.group(1))], node.data)
-    try:
-        return str(_SERIALIZER.render(html5lib.getTreeWalker("dom")(tree)))
-    finally:
-        for node, data in changed:
-            node.data = data

@@ -17,7 +17,8 @@ from starlette.exceptions import HTTPException
 
 from translate.errors import ConfigError
 from translate.inference.glossary import Glossary
-from translate.inference.markup import Markup, MarkupError, read_html
+from translate.inference.html_tree import MarkupError
+from translate.inference.markup import Markup, read_html
 from translate.inference.router import OTHER, direction_of
 from translate.serve import files as translate_files
 from translate.serve import libretranslate, study_routes
