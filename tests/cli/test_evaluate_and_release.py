@@ -123,7 +123,7 @@ def test_release_writes_an_fp16_copy_with_graphs_scores_and_card_and_rereleases_
 @pytest.mark.slow
 def test_a_copy_attention_model_releases_with_graphs_that_translate_as_its_pytorch_model(
         tmp_path: Path, tiny_config: RunConfig, tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    from translate.data.copying import copy_table
+    from translate.model.features.copy import copy_table
 
     cfg = apply_overrides(tiny_config, {"model.copy_attention": True})
     torch.manual_seed(0)

@@ -15,16 +15,15 @@ from translate.checkpoint.store import save_checkpoint
 from translate.config.loading import apply_overrides, load_config
 from translate.config.schema import RunConfig, TokenizerConfig
 from translate.data.batch import collate
-from translate.data.copying import copied_text, copy_table, spellings
+from translate.data.copying import copied_text
 from translate.data.tokenizer import Tokenizer, source_ids, target_ids, train_tokenizer
 from translate.errors import ConfigError
 from translate.inference.build import load_translator
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq, build_model
-from translate.model.copy import CopySwitch
+from translate.model.features.copy import CopySwitch, copy_table, spellings
 from translate.tokens import EOS_ID, UNK_ID
-from translate.training.copy_targets import copy_targets
-from translate.training.loss import compute_loss
+from translate.training.loss import compute_loss, feature_targets
 
 
 def test_copy_ids_map_shared_pieces_and_gather_repeats_of_a_source_only_piece() -> None:
@@ -150,7 +149,7 @@ def test_a_tiny_model_learns_to_copy_a_piece_its_target_vocabulary_lacks(tiny_co
     model.decoder.copy.set_table(table, spellings(src_tok, tgt_tok, table))
     batch = collate([source_ids(s) for s in src_tok.encode([en for en, _ in pairs])],
                     [target_ids(t) for t in tgt_tok.encode([zh for _, zh in pairs])])
-    rewritten = copy_targets(model.decoder.copy, batch)
+    rewritten = feature_targets(model, batch)
     assert int((rewritten.tgt_out >= len(tgt_tok)).sum()) == len(with_z)  # each reference's first "z"
     optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
     for _ in range(120):

@@ -1,4 +1,4 @@
-"""Coverage (`translate.model.attention.coverage`): the attention each source position has received is
+"""Coverage (`translate.model.features.coverage`): the attention each source position has received is
 observable in the decoder state, the coverage loss is zero exactly for a monotone one-to-one attention,
 the coverage vector reaches the additive score, the loss enters training, and the configuration refuses
 coverage where no scorer can take it."""
@@ -13,7 +13,7 @@ from translate.config.schema import RunConfig
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.model import build_model
-from translate.model.attention.coverage import coverage_loss
+from translate.model.features.coverage import coverage_loss
 from translate.study.presets import PRESETS
 
 COVERAGE_PRESETS = [name for name, overrides in PRESETS.items() if "model.attention.coverage.kind" in overrides]
@@ -79,12 +79,12 @@ def test_accumulated_coverage_is_the_attention_received_and_feeds_the_score(
         for t in range(3):
             _, state, _ = model.decoder.step(tgt[:, t], ctx.state, ctx.memory)
             ctx = type(ctx)(state=state, memory=ctx.memory)
-        torch.testing.assert_close(ctx.state.coverage.squeeze(-1), ctx.state.attended)
+        torch.testing.assert_close(ctx.state.features["coverage"].squeeze(-1), ctx.state.attended)
         # the same query with another coverage: other weights (the coverage term enters the score)
         query = torch.randn(2, 16)
         attention = model.decoder.attention
-        fresh = attention(query, ctx.memory, attention.initial_coverage(ctx.memory.mask)).weights
-        covered = attention(query, ctx.memory, ctx.state.coverage).weights
+        fresh = attention(query, ctx.memory, attention.coverage.initial(ctx.memory.mask)).weights
+        covered = attention(query, ctx.memory, ctx.state.features["coverage"]).weights
         assert not torch.allclose(fresh, covered)
         torch.testing.assert_close(covered.sum(-1), torch.ones(2))
 
@@ -100,9 +100,9 @@ def test_neural_coverage_moves_with_each_step_and_trains(tiny_config: RunConfig,
     assert coverage_params and all(p.grad is not None and p.grad.abs().sum() > 0 for p in coverage_params.values())
     with torch.no_grad():
         ctx = model.eval().encode(src, lens)
-        assert ctx.state.coverage.shape == (2, 5, 4) and ctx.state.coverage.eq(0).all()
+        assert ctx.state.features["coverage"].shape == (2, 5, 4) and ctx.state.features["coverage"].eq(0).all()
         _, state, _ = model.decoder.step(tgt[:, 0], ctx.state, ctx.memory)
-        assert state.coverage.shape == (2, 5, 4) and not state.coverage.eq(0).all()
+        assert state.features["coverage"].shape == (2, 5, 4) and not state.features["coverage"].eq(0).all()
 
 
 def test_the_coverage_loss_enters_training_with_its_weight(tiny_config: RunConfig,

@@ -1,5 +1,5 @@
 """The fast path (`translate.inference.fast`) against the PyTorch model it is derived from, generated over
-every `translate compare` preset and the encoder/decoder variants: the same log-probabilities step by
+every `translate compare` preset, every decoder feature turned on by name and the encoder/decoder variants: the same log-probabilities step by
 step (to 1e-4) on padded batches, the same hypotheses and scores from the one search on either engine
 (greedy, beam, n-best, coverage penalty, lexically constrained, ensembles), the same checkpoint files (fp32, fp16, bf16)."""
 
@@ -16,14 +16,15 @@ import torch
 
 from tests.conftest import tiny_overrides
 from translate.checkpoint.store import load_checkpoint, save_checkpoint
+from translate.config.features import FEATURES
 from translate.config.loading import load_config
 from translate.data.batch import pad
-from translate.data.copying import copy_table
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError
 from translate.inference.build import load_translator
 from translate.inference.fast.graphs import fingerprint
 from translate.model import build_model
+from translate.model.features.copy import copy_table
 from translate.study.presets import PRESETS
 
 TINY_WIDTH = {"model.hidden_size": 16, "model.embedding_size": 16}  # presets of another width, at the tiny size
@@ -41,6 +42,10 @@ CONFIGS: dict[str, dict[str, Any]] = {
                               "model.attention.hard.marginal_decoding": "mixture", "model.rnn_type": "lstm"},
     "self-attention-multihead-lstm": {"model.encoder_self_attention": True, "model.attention.kind": "multihead",
                                       "model.rnn_type": "lstm", "model.attention.multihead.layer_norm": True},
+    **{f"feature:{name}": {"model.features": name} for name, info in FEATURES.items() if info.by_name},
+    "every-feature": {"model.features": ",".join(name for name, info in FEATURES.items() if info.by_name),
+                      "model.copy_attention": True, "model.attention.coverage.kind": "neural",
+                      "model.attention.coverage.size": 3},
 }
 SENTENCES = ["a cat sleeps on the sofa", "the dog", "I like tea and coffee very much", "where"]
 
@@ -56,7 +61,7 @@ def checkpoint(tmp: Path, tokenizers: tuple[Tokenizer, Tokenizer], half: bool = 
     cfg = load_config(None, tiny_overrides(tmp, **overrides))
     torch.manual_seed(seed)
     model = build_model(cfg.model, len(tokenizers[0]), len(tokenizers[1])).eval()
-    if model.decoder.copy is not None:  # the pieces both vocabularies hold copy to target ids, the rest to V + i
+    if model.decoder.feature("copy") is not None:  # the pieces both vocabularies hold copy to target ids, the rest to V + i
         model.decoder.copy.set_table(copy_table(*tokenizers, cfg.data.tgt_lang))
     with torch.no_grad():
         for name, p in model.named_parameters():

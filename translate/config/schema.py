@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from translate.config.attention import ATTENTION_KINDS
+from translate.config.features import FEATURES, check_features
 from translate.errors import ConfigError
 
 Direction = Literal["en-zh", "zh-en"]
@@ -230,6 +231,9 @@ class ModelConfig:
     # copy attention: a switch mixes the output layer with the attention over the source pieces, which
     # a translation may copy (names, numbers, codes: `translate.model.copy`); PyTorch engine only
     copy_attention: bool = False
+    # decoder features turned on by name, comma-separated (`translate.config.features`): "lexical" adds
+    # Nguyen & Chiang's lexical model (`translate.model.features.lexical`)
+    features: str = ""
     attention: AttentionConfig = field(default_factory=AttentionConfig)
 
     def __post_init__(self) -> None:
@@ -251,6 +255,7 @@ class ModelConfig:
             attention.kind == "hard" and attention.hard.training == "marginal")), "model.copy_attention",
                self.copy_attention, f"needs attention weights over the source (kind={attention.kind}"
                + (")" if attention.kind == "none" else ", training=marginal predicts a mixture over positions)"))
+        check_features(self)
         if self.encoder_self_attention:
             _check(self.hidden_size % self.self_attention_heads == 0, "model.self_attention_heads",
                    self.self_attention_heads, f"must divide model.hidden_size ({self.hidden_size})")
@@ -259,12 +264,8 @@ class ModelConfig:
     def mechanism(self) -> str:
         """A short human name of the attention, e.g. "soft additive", "multihead additive x4"."""
         name = ATTENTION_KINDS[self.attention.kind].name(self.attention)
-        coverage = self.attention.coverage
-        if coverage.kind != "off":
-            name += f" + {coverage.kind} coverage"
-        if coverage.loss > 0:
-            name += f" + coverage loss {coverage.loss:g}"
-        name += " + copy" if self.copy_attention else ""
+        for info in FEATURES.values():
+            name += f" + {info.name(self)}" if info.enabled(self) else ""
         return name + (" + encoder self-attention" if self.encoder_self_attention else "")
 
 
@@ -363,6 +364,8 @@ class ArtifactConfig(_Languages):
         data["model"]["attention"] = self.model.attention.relevant()
         if not self.model.copy_attention:  # off: config.json as before the option
             del data["model"]["copy_attention"]
+        if not self.model.features:  # none: config.json as before the option
+            del data["model"]["features"]
         return data
 
 

@@ -1,11 +1,5 @@
-"""What copy attention copies (`translate.model.copy`), in text: which target piece each source piece
-is, and the text of a translation holding copied source-only pieces.
-
-A source piece is the target piece of the same text. SentencePiece marks a word's first piece with ▁;
-a target language written with spaces takes the source piece as it is, else its ▁-less form, then
-the other one: en→zh copies "▁2019" as "2019" when the Chinese vocabulary holds it. Special and byte
-pieces are the same ids in both vocabularies. A piece the target vocabulary lacks is source-only (-1).
-"""
+"""What copy attention copied (`translate.model.features.copy`), in text: a translation holding
+copied source-only pieces written out."""
 
 from __future__ import annotations
 
@@ -16,39 +10,6 @@ MARK = "\u2581"  # SentencePiece's word-start mark
 
 def _is_byte(piece: str) -> bool:
     return piece.startswith("<0x") and piece.endswith(">") and len(piece) == 6
-
-
-def _special(tok: Tokenizer, i: int) -> bool:
-    """A control, <unk> or byte piece: the same id in every vocabulary of the project, never spelled out."""
-    return bool(tok.sp.IsControl(i) or tok.sp.IsUnknown(i)) or _is_byte(str(tok.sp.IdToPiece(i)))
-
-
-def copy_table(src: Tokenizer, tgt: Tokenizer, tgt_lang: str) -> list[int]:
-    """Per source piece id, the target id of the same piece, or -1."""
-    table = []
-    for i in range(len(src)):
-        piece = str(src.sp.IdToPiece(i))
-        if _special(src, i):
-            table.append(i if str(tgt.sp.IdToPiece(i)) == piece else -1)
-            continue
-        bare = piece.removeprefix(MARK)
-        candidates = [piece, bare, MARK + bare] if tgt_lang != "zh" else [bare, piece, MARK + bare]
-        found = [t for t in (int(tgt.sp.PieceToId(c)) for c in candidates if c)
-                 if t != tgt.sp.unk_id() and str(tgt.sp.IdToPiece(t)) in candidates]
-        table.append(found[0] if found else -1)
-    return table
-
-
-def spellings(src: Tokenizer, tgt: Tokenizer, table: list[int]) -> list[list[int]]:
-    """Per source piece id, how the target tokenizer spells a source-only piece's text (what a reference
-    holds where a translation copies it); [] for the pieces the target vocabulary holds, and specials."""
-    rows: list[list[int]] = []
-    for i, target in enumerate(table):
-        plain = target < 0 and not _special(src, i)
-        bare = str(src.sp.IdToPiece(i)).removeprefix(MARK)
-        spelled = tgt.encode([bare])[0] if plain and bare else []
-        rows.append([] if tgt.sp.unk_id() in spelled else spelled)  # <unk> would match any unknown text
-    return rows
 
 
 def copied_text(tokens: list[int], source: list[int], src: Tokenizer, tgt: Tokenizer, tgt_lang: str) -> str:

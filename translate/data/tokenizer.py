@@ -127,6 +127,23 @@ class Tokenizer:
         """The piece string of each id (specials as <s>, </s>, <pad>): labels for attention views."""
         return [str(self.sp.IdToPiece(i)) for i in ids]
 
+    def piece(self, i: int) -> str:
+        return str(self.sp.IdToPiece(i))
+
+    def piece_id(self, piece: str) -> int:
+        """The id of a piece (`unk_id` for a piece the vocabulary lacks)."""
+        return int(self.sp.PieceToId(piece))
+
+    @property
+    def unk_id(self) -> int:
+        return int(self.sp.unk_id())
+
+    def is_special(self, i: int) -> bool:
+        """A control, <unk> or byte piece: the same id in every vocabulary of the project, never spelled out."""
+        piece = self.piece(i)
+        return bool(self.sp.IsControl(i) or self.sp.IsUnknown(i)) or (
+            piece.startswith("<0x") and piece.endswith(">") and len(piece) == 6)
+
     def unk_rate(self, texts: list[str]) -> float:
         """Share of pieces that are <unk> (byte fallback counts as known)."""
         encoded = self.encode(texts)

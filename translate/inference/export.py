@@ -5,6 +5,11 @@ The graphs hold the structure only: every parameter is a named graph input (its 
 and `translate.inference.fast` feeds the checkpoint's own tensors to it. A graph therefore depends
 on the model configuration and the vocabulary sizes, never on weights, and two checkpoints of one
 architecture share it. Search stays outside the graphs (`translate.inference.search`, shared by both engines).
+
+The decoder state and the memory are flat tensors by name: the state every model has (`BASE_STATE`)
+then the decoder features' state, the memory (`MEMORY`) then the features' values fixed per sentence
+(`translate.model.features.base`). graphs.json lists both ("state", "memory"), and the runtime feeds
+them back by those names, so a new feature needs no change here nor a new graph format.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import torch
 from torch import nn
 
 from translate.config.schema import ModelConfig
-from translate.inference.fast.layout import COPY_IDS, ENCODER, GRAPHS_JSON, MEMORY, STATE, STEP
+from translate.inference.fast.layout import BASE_STATE, ENCODER, GRAPHS_JSON, LAYERED, MEMORY, STEP
 from translate.model import Seq2Seq, build_model
 from translate.model.attention import Memory
 from translate.model.decoder import DecoderState
@@ -32,44 +37,54 @@ OPSET = 17
 PREFIX = "model."  # the wrappers hold the model under this name; graph inputs drop it
 
 
+def state_names(model: Seq2Seq) -> list[str]:
+    """The decoder state's names, in the graphs' order: the base state, then each feature's."""
+    return [*BASE_STATE, *(name for feature in model.decoder.features for name in feature.state)]
+
+
+def memory_names(model: Seq2Seq) -> list[str]:
+    """The memory's names, in the graphs' order: keys, values, mask, then each feature's fixed values."""
+    return [*MEMORY, *(name for feature in model.decoder.features for name in feature.fixed)]
+
+
 class EncoderGraph(nn.Module):
-    """src (N, S) padded, src_lens (N,) -> the decoding context as flat tensors (STATE, then MEMORY)."""
+    """src (N, S) padded, src_lens (N,) -> the decoding context as flat tensors (the state, then the memory)."""
 
     def __init__(self, model: Seq2Seq) -> None:
         super().__init__()
         self.model = model
+        self.fixed = [name for feature in model.decoder.features for name in feature.fixed]
 
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor) -> tuple[torch.Tensor, ...]:
         ctx = self.model.encode(src, src_lens)
-        copies = () if ctx.state.copy_ids is None else (ctx.state.copy_ids,)
-        return (*_state(ctx.state), ctx.memory.keys, ctx.memory.values, ctx.memory.mask, *copies)
+        return (*_state(self.model, ctx.state), ctx.memory.keys, ctx.memory.values, ctx.memory.mask,
+                *(ctx.state.features[name] for name in self.fixed))
 
 
 class StepGraph(nn.Module):
-    """prev (N,), STATE, MEMORY (N rows) -> log-probabilities (N, V), next STATE: `Seq2Seq.step`. With
-    copy attention the source's copy ids come last among the MEMORY (they are fixed per sentence, as the
-    memory is), and the log-probabilities cover V + S ids."""
+    """prev (N,), the state, the memory (N rows; by `state_names` and `memory_names`) -> log-probabilities
+    (N, V) (V + S with copy attention), the next state: `Seq2Seq.step`."""
 
     def __init__(self, model: Seq2Seq) -> None:
         super().__init__()
         self.model, self.lstm = model, model.decoder.is_lstm
-        self.covers = model.decoder.attention.coverage is not None
+        self.states, self.memories = state_names(model), memory_names(model)
 
-    def forward(self, prev: torch.Tensor, hidden: torch.Tensor, cell: torch.Tensor, feed: torch.Tensor,
-                attended: torch.Tensor, coverage: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                mask: torch.Tensor, copy_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, ...]:
-        state = DecoderState(hidden=hidden, cell=cell if self.lstm else None, feed=feed, attended=attended,
-                             coverage=coverage if self.covers else None, copy_ids=copy_ids)
-        log_probs, ctx = self.model.step(prev, DecodingContext(state, Memory(keys=keys, values=values, mask=mask)))
-        return (log_probs, *_state(ctx.state))
+    def forward(self, prev: torch.Tensor, *flat: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        values = dict(zip([*self.states, *self.memories], flat, strict=True))
+        features = {name: values[name] for name in [*self.states[len(BASE_STATE):], *self.memories[len(MEMORY):]]}
+        state = DecoderState(hidden=values["hidden"], cell=values["cell"] if self.lstm else None, feed=values["feed"],
+                             attended=values["attended"], features=features)
+        memory = Memory(keys=values["keys"], values=values["values"], mask=values["mask"])
+        log_probs, ctx = self.model.step(prev, DecodingContext(state, memory))
+        return (log_probs, *_state(self.model, ctx.state))
 
 
-def _state(state: DecoderState) -> tuple[torch.Tensor, ...]:
-    """STATE: (hidden, cell, feed, attended, coverage); a GRU's cell and the coverage of an attention
-    without one are zeros, so every graph has the same inputs and outputs."""
+def _state(model: Seq2Seq, state: DecoderState) -> tuple[torch.Tensor, ...]:
+    """The state by `state_names`; a GRU's cell is zeros, so every graph has the base state."""
     cell = torch.zeros_like(state.hidden) if state.cell is None else state.cell
-    coverage = torch.zeros_like(state.attended).unsqueeze(-1) if state.coverage is None else state.coverage
-    return state.hidden, cell, state.feed, state.attended, coverage
+    base = {"hidden": state.hidden, "cell": cell, "feed": state.feed, "attended": state.attended}
+    return tuple(base[name] if name in base else state.features[name] for name in state_names(model))
 
 
 def _strip_weights(path: Path, parameters: set[str]) -> list[str]:
@@ -131,35 +146,46 @@ def _export(module: nn.Module, args: tuple[torch.Tensor, ...], path: Path, input
                           | {name for name, _ in module.named_buffers()})
 
 
-def _memory_axes(memory: Memory) -> dict[str, dict[int, str]]:
-    """keys/values (N, S, D) or (N, heads, S, d): the source axis is the second from the end."""
-    return {"keys": {0: "N", memory.keys.dim() - 2: "S"}, "values": {0: "N", memory.values.dim() - 2: "S"},
-            "mask": {0: "N", 1: "S"}, COPY_IDS: {0: "N", 1: "S"}}
+def _axes(names: list[str], flat: tuple[torch.Tensor, ...]) -> dict[str, dict[int, str]]:
+    """The dynamic axes of flat state or memory tensors: rows N (the second axis of hidden and cell, else
+    the first) and the source's length S: the second axis of attended, mask and every feature's value
+    ((N, S, ...) by the feature interface), the second from the end of keys and values."""
+    axes: dict[str, dict[int, str]] = {}
+    for name, value in zip(names, flat):
+        if name in LAYERED:
+            axes[name] = {1: "N"}
+        elif name == "feed":
+            axes[name] = {0: "N"}
+        elif name in ("keys", "values"):
+            axes[name] = {0: "N", value.dim() - 2: "S"}
+        else:
+            axes[name] = {0: "N", 1: "S"}
+    return axes
 
 
 def export_graphs(model: Seq2Seq, folder: Path, fingerprint: str) -> None:
-    """Write encoder.onnx, step.onnx and graphs.json (the fingerprint and the weight names) to `folder`."""
+    """Write encoder.onnx, step.onnx and graphs.json (the fingerprint, the weight names, and the
+    state's and memory's names) to `folder`."""
     model = model.float().eval()
-    memory_names = [*MEMORY, *([COPY_IDS] if model.decoder.copy is not None else [])]
+    states, memories = state_names(model), memory_names(model)
     encoder, step = EncoderGraph(model).eval(), StepGraph(model).eval()
     # two sentences of different lengths, so that the traced graph pads, packs and masks as a batch does
     src = torch.tensor([[BOS_ID + 2, BOS_ID + 3, BOS_ID + 4, EOS_ID], [BOS_ID + 5, EOS_ID, PAD_ID, PAD_ID]])
     src_lens = torch.tensor([4, 2])
     with torch.no_grad():
         flat = encoder(src, src_lens)
-    state_axes = {"hidden": {1: "N"}, "cell": {1: "N"}, "feed": {0: "N"}, "attended": {0: "N", 1: "S"},
-                  "coverage": {0: "N", 1: "S"}}
-    keys, values, mask = flat[len(STATE):len(STATE) + len(MEMORY)]
-    memory = Memory(keys=keys, values=values, mask=mask)
-    memory_axes = {name: axes for name, axes in _memory_axes(memory).items() if name in memory_names}
-    encoder_weights = _export(encoder, (src, src_lens), folder / ENCODER, ["src", "src_lens"], [*STATE, *memory_names],
-                              {"src": {0: "N", 1: "S"}, "src_lens": {0: "N"}, **state_axes, **memory_axes})
+    axes = _axes([*states, *memories], flat)
+    encoder_weights = _export(encoder, (src, src_lens), folder / ENCODER, ["src", "src_lens"], [*states, *memories],
+                              {"src": {0: "N", 1: "S"}, "src_lens": {0: "N"}, **axes})
     args = (torch.full((src.size(0),), BOS_ID), *flat)  # any N: rows are hypotheses
-    step_weights = _export(step, args, folder / STEP, ["prev", *STATE, *memory_names],
-                           ["log_probs", *(f"next_{name}" for name in STATE)],
-                           {"prev": {0: "N"}, "log_probs": {0: "N", 1: "ids"}, **state_axes, **memory_axes})
+    state_axes = {name: axes[name] for name in states}
+    step_weights = _export(step, args, folder / STEP, ["prev", *states, *memories],
+                           ["log_probs", *(f"next_{name}" for name in states)],
+                           {"prev": {0: "N"}, "log_probs": {0: "N", 1: "ids"}, **axes,
+                            **{f"next_{name}": value for name, value in state_axes.items()}})
     (folder / GRAPHS_JSON).write_text(json.dumps({"fingerprint": fingerprint, "opset": OPSET,
-                                                  "weights": sorted(set(encoder_weights) | set(step_weights))},
+                                                  "weights": sorted(set(encoder_weights) | set(step_weights)),
+                                                  "state": states, "memory": memories},
                                                  indent=1), encoding="utf-8")
 
 

@@ -2,11 +2,13 @@
 
 One `step()` computes a single target position; teacher forcing (`forward`) loops over it and
 beam search calls it directly. The attention module is injected: the decoder never asks its kind.
+Decoder features (coverage, copy, the lexical model: `translate.model.features`) are built from the
+registry and looped over; the decoder never names one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import torch
@@ -14,8 +16,8 @@ from torch import nn
 
 from translate.config.schema import ModelConfig
 from translate.model.attention import Attention, AttentionOutput, Memory
-from translate.model.copy import CopySwitch
 from translate.model.dropout import Dropout
+from translate.model.features import Feature, build_features
 from translate.tokens import PAD_ID
 
 
@@ -23,22 +25,20 @@ from translate.tokens import PAD_ID
 class DecoderState:
     """hidden / cell (layers, B, H) (cell only for LSTM); feed (B, H) the previous attentional output;
     attended (B, S) the attention each source position received so far (Σₜ αₜ, no gradient: what
-    search's coverage penalty reads); coverage (B, S, d) the attention's coverage vector, when it has one;
-    copy_ids (B, S) the ids copy attention copies each source position to (`translate.model.copy`)."""
+    search's coverage penalty reads); features: the decoder features' values by name (B, ...), their
+    state and their values fixed per sentence (`translate.model.features.base`)."""
 
     hidden: torch.Tensor
     cell: torch.Tensor | None
     feed: torch.Tensor
     attended: torch.Tensor
-    coverage: torch.Tensor | None = None
-    copy_ids: torch.Tensor | None = None
+    features: dict[str, torch.Tensor] = field(default_factory=dict)
 
     def select(self, indices: torch.Tensor) -> DecoderState:
         return DecoderState(hidden=self.hidden.index_select(1, indices),
                             cell=None if self.cell is None else self.cell.index_select(1, indices),
                             feed=self.feed.index_select(0, indices), attended=self.attended.index_select(0, indices),
-                            coverage=None if self.coverage is None else self.coverage.index_select(0, indices),
-                            copy_ids=None if self.copy_ids is None else self.copy_ids.index_select(0, indices))
+                            features={name: value.index_select(0, indices) for name, value in self.features.items()})
 
 
 @dataclass
@@ -49,7 +49,8 @@ class DecoderOutput:
     baseline_attentional (B, T, H), no gradient: the attentional output the expected context would
     have given, for attention whose REINFORCE baseline is the soft prediction; mixture_states
     (B, T, S, H) when the prediction is a mixture over source positions weighted by `weights`
-    (`Decoder.mixture_log_probs` turns them into log-probabilities)."""
+    (`Decoder.mixture_log_probs` turns them into log-probabilities); feature_states: the decoder
+    features' state after each step (B, T, ...), what their `output` reads in training."""
 
     attentional: torch.Tensor
     weights: torch.Tensor
@@ -58,6 +59,7 @@ class DecoderOutput:
     head_weights: torch.Tensor | None = None
     baseline_attentional: torch.Tensor | None = None
     mixture_states: torch.Tensor | None = None  # (B, T, S, H): one attentional output per source position
+    feature_states: dict[str, torch.Tensor] = field(default_factory=dict)  # (B, T, S, ...): each step's feature state
 
 
 def mixture_log_weights(weights: torch.Tensor) -> torch.Tensor:
@@ -88,18 +90,32 @@ class Decoder(nn.Module):
         self.generator = nn.Linear(hidden, vocab_size)
         if cfg.tie_embeddings:
             self.generator.weight = self.embedding.weight
-        self.copy = CopySwitch(hidden, src_vocab, vocab_size) if cfg.copy_attention else None
+        owned = {id(module) for module in self.modules()}
+        self.features: list[Feature] = build_features(cfg, attention, src_vocab, vocab_size)
+        for feature in self.features:  # registered here unless a part of the decoder holds it (coverage: the attention)
+            if id(feature) not in owned:
+                self.add_module(feature.name, feature)
+
+    def feature(self, name: str) -> Feature | None:
+        """The feature of that registry name, if the model has it."""
+        return next((f for f in self.features if f.name == name), None)
 
     def init_state(self, final: torch.Tensor, memory: Memory, src: torch.Tensor | None = None) -> DecoderState:
         """final (B, H) encoder summary -> initial state through a tanh bridge; nothing attended yet;
-        src (B, S) the source ids, which copy attention copies from."""
+        src (B, S) the source ids, from which features compute their values fixed per sentence."""
         hidden = torch.tanh(self.bridge(final)).view(final.size(0), self.layers, self.hidden_size).transpose(0, 1)
         hidden = hidden.contiguous()
         cell = torch.zeros_like(hidden) if self.is_lstm else None
+        values: dict[str, torch.Tensor] = {}
+        for feature in self.features:
+            values.update(feature.start(memory))
+            if src is not None:
+                values.update(feature.fixed_values(src))
         return DecoderState(hidden=hidden, cell=cell, feed=final.new_zeros(final.size(0), self.hidden_size),
-                            attended=torch.zeros_like(memory.mask, dtype=torch.float32),
-                            coverage=self.attention.initial_coverage(memory.mask),
-                            copy_ids=None if self.copy is None or src is None else self.copy.copy_ids(src))
+                            attended=torch.zeros_like(memory.mask, dtype=torch.float32), features=values)
+
+    def _attention_input(self, values: dict[str, torch.Tensor]) -> torch.Tensor | None:
+        return next((extra for f in self.features if (extra := f.attention_input(values)) is not None), None)
 
     def _attentional(self, attended: AttentionOutput, query: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """tanh(W[c; h]) (N, H) after dropout; for a mixture over positions, one per position
@@ -131,38 +147,49 @@ class Decoder(nn.Module):
                 h = cell(x, state.hidden[layer])
             hiddens.append(h)
             x = self.dropout(h) if layer < self.layers - 1 else h
-        attended = self.attention(x, memory, state.coverage)
+        attended = self.attention(x, memory, self._attention_input(state.features))
         out, mixture = self._attentional(attended, x)  # (B, H)
+        values = dict(state.features)
+        for feature in self.features:
+            values.update(feature.advance(state.features, attended.weights, x, memory))
         new_state = DecoderState(hidden=torch.stack(hiddens), cell=torch.stack(cells) if cells else None, feed=out,
-                                 attended=state.attended + attended.weights.detach().float(),
-                                 coverage=self.attention.next_coverage(state.coverage, attended.weights, x, memory),
-                                 copy_ids=state.copy_ids)
+                                 attended=state.attended + attended.weights.detach().float(), features=values)
         return out, new_state, attended, mixture
 
     def step(self, prev_tokens: torch.Tensor, state: DecoderState, memory: Memory) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
-        """prev_tokens (B,) -> logits (B, V) (log-probabilities for a mixture, and (B, V + S) ones for copy
-        attention), new state, attention weights (B, S)."""
+        """prev_tokens (B,) -> logits (B, V) as the features leave them (log-probabilities for a mixture,
+        and (B, V + S) ones for copy attention), new state, attention weights (B, S)."""
         out, state, attended, mixture = self._step(self.embedding_dropout(self.embed(prev_tokens)), state, memory)
         logits = self.generator(out) if mixture is None else self.mixture_log_probs(mixture, attended.weights)
-        if self.copy is not None:
-            assert state.copy_ids is not None, "copy attention needs the source ids: init_state(..., src)"
-            logits = self.copy.log_probs(logits, attended.weights, out, state.copy_ids)
-        return logits, state, attended.weights
+        return self.feature_output(logits, attended.weights, out, state.features), state, attended.weights
+
+    def feature_output(self, logits: torch.Tensor, weights: torch.Tensor, attentional: torch.Tensor,
+                       values: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The output scores (N, V) as each feature changes them, in the registry's order."""
+        for feature in self.features:
+            logits = feature.output(logits, weights, attentional, values)
+        return logits
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Target embeddings of tokens (a copied source-only piece, id >= V, reads as <unk>)."""
-        embedded: torch.Tensor = self.embedding(tokens if self.copy is None else self.copy.decoder_input(tokens))
+        """Target embeddings of tokens, read as the features say (a copied source-only piece as <unk>)."""
+        for feature in self.features:
+            tokens = feature.decoder_input(tokens)
+        embedded: torch.Tensor = self.embedding(tokens)
         return embedded
 
     def forward(self, tgt_in: torch.Tensor, state: DecoderState, memory: Memory) -> DecoderOutput:
         """Teacher forcing: tgt_in (B, T) -> DecoderOutput; `generator` then maps hidden to logits."""
         embedded = self.embedding_dropout(self.embed(tgt_in))  # (B, T, E)
-        if not self.input_feeding and state.coverage is None:  # coverage makes each step wait for the last
+        if not self.input_feeding and not any(f.sequential for f in self.features):  # a feature's state waits for the last step
             return self._forward_parallel(embedded, state, memory)
         outs, weights, log_probs, entropies, heads, baselines, mixtures = [], [], [], [], [], [], []
+        stateful = [name for feature in self.features for name in feature.state]
+        states: dict[str, list[torch.Tensor]] = {name: [] for name in stateful}
         for step_input in embedded.unbind(1):  # one backward node for all steps, not one zero-filled (B, T, E) each
             out, state, attended, mixture = self._step(step_input, state, memory)
             outs.append(out)
+            for name in stateful:
+                states[name].append(state.features[name])
             if mixture is not None:
                 mixtures.append(mixture)
             weights.append(attended.weights)
@@ -180,7 +207,8 @@ class Decoder(nn.Module):
         return DecoderOutput(attentional=torch.stack(outs, dim=1), weights=torch.stack(weights, dim=1),
                              choice_log_probs=stacked(log_probs), choice_entropies=stacked(entropies),
                              head_weights=stacked(heads), baseline_attentional=stacked(baselines),
-                             mixture_states=stacked(mixtures))
+                             mixture_states=stacked(mixtures),
+                             feature_states={name: torch.stack(values, 1) for name, values in states.items()})
 
     @torch.no_grad()
     def _baseline(self, expected_context: torch.Tensor, query: torch.Tensor) -> torch.Tensor:

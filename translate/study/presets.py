@@ -65,6 +65,8 @@ PRESETS: dict[str, dict[str, Any]] = {
                                          "model.attention.coverage.kind": "accumulated"},
     # copy attention (a pointer-generator, See et al. 2017): names, numbers and codes copied from the source
     "additive+copy": {**_SOFT, "model.attention.scorer": "additive", "model.copy_attention": True},
+    # the lexical model (Nguyen & Chiang 2018): the attention's sum of source embeddings straight to the output layer
+    "additive+lexical": {**_SOFT, "model.attention.scorer": "additive", "model.features": "lexical"},
     # the sqrt(d) check: the same two scorers at twice the width (d = 512 instead of 256)
     "dot-h512": {**_SOFT, "model.attention.scorer": "dot", "model.hidden_size": 512, "model.embedding_size": 512},
     "scaled-dot-h512": {**_SOFT, "model.attention.scorer": "scaled-dot", "model.hidden_size": 512,

@@ -13,11 +13,8 @@ from translate.config.schema import TrainConfig
 from translate.data.batch import Batch
 from translate.data.batching import BatchStream
 from translate.model import Seq2Seq
-from translate.model.attention.coverage import coverage_loss
-from translate.model.copy import CopySwitch
 from translate.model.decoder import DecoderOutput, mixture_log_weights
-from translate.tokens import PAD_ID
-from translate.training.copy_targets import copy_targets
+from translate.tokens import BOS_ID, PAD_ID
 
 
 @dataclass
@@ -31,19 +28,24 @@ class LossOutput:
 def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
                  forward: Callable[..., DecoderOutput] | None = None) -> LossOutput:
     """Token-normalised label-smoothed cross-entropy over non-pad targets, plus any attention loss
-    (hard attention's estimator, the coverage loss).
+    (hard attention's estimator) and the decoder features' losses (the coverage loss); targets as the
+    features rewrite them (copy attention's copy ids).
     `forward` runs the model (a DistributedDataParallel wrapper of `model` when data-parallel)."""
-    if model.decoder.copy is not None:  # references that spell a source-only piece: its copy id instead
-        batch = copy_targets(model.decoder.copy, batch)
+    batch = feature_targets(model, batch)
     out = (forward or model)(batch.src, batch.src_lens, batch.tgt_in)
     mask = batch.tgt_out != PAD_ID  # (B, T)
     targets = batch.tgt_out[mask]  # (N,)
+    features = model.decoder.features
     # the output layer and softmax run on real tokens only: padding costs nothing
-    if out.mixture_states is None and model.decoder.copy is not None:  # copy attention: log p over V + S ids
-        log_p = model.decoder.copy.log_probs(model.decoder.generator(out.attentional[mask]), out.weights[mask],
-                                             out.attentional[mask], _copy_ids(model.decoder.copy, batch.src, mask))
-        nll = -log_p.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-        uniform = -log_p[:, :model.decoder.copy.tgt_vocab].mean(-1)  # smoothing over the target vocabulary
+    if out.mixture_states is None and features:
+        scores = model.decoder.feature_output(model.decoder.generator(out.attentional[mask]), out.weights[mask],
+                                              out.attentional[mask], _per_token(model, out, batch.src, mask))
+        if any(f.extends_output for f in features):  # log p over V + more ids (copy attention's copies)
+            log_p = scores.float()
+            nll = -log_p.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+            uniform = -log_p[:, :model.decoder.generator.out_features].mean(-1)  # smoothing over the target vocabulary
+        else:
+            nll, uniform = smoothed_nll(scores.float(), targets)
     elif out.mixture_states is None:
         nll, uniform = smoothed_nll(model.decoder.generator(out.attentional[mask]).float(), targets)  # (N,), (N,)
     else:  # hard attention, exact marginal over the source position
@@ -56,15 +58,32 @@ def compute_loss(model: Seq2Seq, batch: Batch, label_smoothing: float,
         rewards = out.attentional.new_zeros(mask.shape).masked_scatter(mask, -nll.detach())  # (B, T)
         loss = loss + model.decoder.attention.auxiliary_loss(out.choice_log_probs, out.choice_entropies,
                                                               rewards, mask.float(), _baselines(model, out, batch, mask))
-    coverage_weight = model.decoder.attention.coverage_loss_weight
-    if coverage_weight > 0:  # See et al. 2017: attending again where attention has gone costs, per target token
-        loss = loss + coverage_weight * coverage_loss(out.weights.float(), mask) / max(tokens, 1)
+    for feature in features:  # per target token, as the cross-entropy (See et al.'s coverage loss)
+        term = feature.loss(out.weights, mask)
+        if term is not None:
+            loss = loss + term / max(tokens, 1)
     return LossOutput(loss=loss, nll=float(nll.detach().sum()), tokens=tokens, sentences=batch.src.size(0))
 
 
-def _copy_ids(copy: CopySwitch, src: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """The copy ids (N, S) of each real target token's sentence."""
-    return copy.copy_ids(src).unsqueeze(1).expand(-1, mask.size(1), -1)[mask]
+def feature_targets(model: Seq2Seq, batch: Batch) -> Batch:
+    """The batch with its targets as the decoder's features rewrite them (the decoder input follows)."""
+    for feature in model.decoder.features:
+        tgt_out = feature.targets(batch.src, batch.tgt_out)
+        if tgt_out is not None:
+            bos = torch.full_like(tgt_out[:, :1], BOS_ID)
+            batch = Batch(src=batch.src, src_lens=batch.src_lens, tgt_in=torch.cat([bos, tgt_out[:, :-1]], dim=1),
+                          tgt_out=tgt_out)
+    return batch
+
+
+def _per_token(model: Seq2Seq, out: DecoderOutput, src: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The features' values one row per real target token (N, S, ...): those fixed per sentence, and
+    their state after each step, as `Decoder.step` hands them to `output`."""
+    values = {name: value[mask] for name, value in out.feature_states.items()}
+    for feature in model.decoder.features:
+        for name, value in feature.fixed_values(src).items():
+            values[name] = value.unsqueeze(1).expand(-1, mask.size(1), *value.shape[1:])[mask]
+    return values
 
 
 class _SmoothedNLL(torch.autograd.Function):

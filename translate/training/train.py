@@ -17,7 +17,6 @@ from translate.checkpoint.store import Loaded, load_checkpoint, load_trainer_sta
 from translate.config.device import resolve_device
 from translate.config.loading import load_config, save_config
 from translate.config.schema import RunConfig
-from translate.data.copying import copy_table, spellings
 from translate.data.corpus import PreparedData, prepare_data
 from translate.data.tokenizer import Tokenizer
 from translate.errors import CheckpointError, TranslateError
@@ -156,9 +155,8 @@ def _new_trainer(cfg: RunConfig, files: RunFiles, init: Loaded | None, dist: Dis
     dist.barrier()
     data = _prepared(cfg, dist, None if init is None else (init.src_tokenizer, init.tgt_tokenizer))
     model = build_model(cfg.model, len(data.src_tokenizer), len(data.tgt_tokenizer)) if init is None else init.model
-    if model.decoder.copy is not None:  # which source pieces the target vocabulary holds
-        table = copy_table(data.src_tokenizer, data.tgt_tokenizer, cfg.data.tgt_lang)
-        model.decoder.copy.set_table(table, spellings(data.src_tokenizer, data.tgt_tokenizer, table))
+    for feature in model.decoder.features:  # what a feature learns from the vocabularies (copy: which pieces both hold)
+        feature.setup(data.src_tokenizer, data.tgt_tokenizer, cfg.data.tgt_lang)
     if dist.active:
         torch.manual_seed(cfg.train.seed + dist.rank)  # same initial weights, different dropout per process
     own_attention = " (attention: this run's model.attention)" if cfg.train.init_attention == "config" else ""

@@ -26,8 +26,9 @@ logger = logging.getLogger(__name__)
 def fingerprint(model: ModelConfig, src_vocab: int, tgt_vocab: int) -> str:
     """What a graph depends on: the model configuration, the vocabulary sizes and the graph format."""
     settings = dataclasses.asdict(model)
-    if not settings["copy_attention"]:  # off: the graphs of the models before the option keep their key
-        del settings["copy_attention"]
+    for option in ("copy_attention", "features"):  # off: the graphs of the models before the option keep their key
+        if not settings[option]:
+            del settings[option]
     data = {"model": settings, "src_vocab": src_vocab, "tgt_vocab": tgt_vocab, "format": GRAPH_FORMAT}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:20]
 

@@ -1,8 +1,11 @@
 """The model on ONNX Runtime: the exported encoder and decoder step (`translate.inference.export`)
-fed with a checkpoint's own weights, sentences in batches, without importing PyTorch."""
+fed with a checkpoint's own weights, sentences in batches, without importing PyTorch. The decoder
+state and the memory travel by the names the graphs list in graphs.json, whatever decoder features
+the model has."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from translate.errors import CheckpointError
-from translate.inference.fast.layout import COPY_IDS, ENCODER, MEMORY, STATE, STEP
+from translate.inference.fast.layout import BASE_STATE, ENCODER, GRAPHS_JSON, LAYERED, MEMORY, STEP
 from translate.inference.fast.weights import load_arrays
 from translate.tokens import PAD_ID
 
@@ -18,25 +21,24 @@ from translate.tokens import PAD_ID
 @dataclass(frozen=True)
 class FastContext:
     """What search carries between steps, one row per live hypothesis: the decoder state and the
-    encoder memory of the hypothesis's sentence."""
+    encoder memory of the hypothesis's sentence, by name (`translate.inference.export`)."""
 
-    state: tuple[np.ndarray, ...]  # STATE: hidden, cell (layers, N, H), feed (N, H), attended (N, S), coverage (N, S, d)
-    memory: tuple[np.ndarray, ...]  # keys, values (N, ...), mask (N, S); copy attention: copy_ids (N, S)
+    state: dict[str, np.ndarray]  # hidden, cell (layers, N, H), feed (N, H), attended (N, S), then the features'
+    memory: dict[str, np.ndarray]  # keys, values (N, ...), mask (N, S), then the features' fixed values (N, S, ...)
 
     def select(self, rows: np.ndarray) -> FastContext:
-        return FastContext(self._state(rows), tuple(value[rows] for value in self.memory))
+        return FastContext(self._state(rows), {name: value[rows] for name, value in self.memory.items()})
 
     def reorder(self, rows: np.ndarray) -> FastContext:
         """Rows that stay with their sentence: the memory rows are the same."""
         return FastContext(self._state(rows), self.memory)
 
-    def _state(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
-        hidden, cell, *per_row = self.state
-        return hidden[:, rows], cell[:, rows], *(value[rows] for value in per_row)
+    def _state(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        return {name: value[:, rows] if name in LAYERED else value[rows] for name, value in self.state.items()}
 
     def attended(self) -> np.ndarray:
         """(N, S): the attention each source position received so far; 1 on padding (nothing to cover)."""
-        return np.where(self.memory[2], self.state[3], np.float32(1))
+        return np.where(self.memory["mask"], self.state["attended"], np.float32(1))
 
 
 class _Graph:
@@ -70,8 +72,17 @@ class _Graph:
 
 class FastSeq2Seq:
     def __init__(self, graphs: Path, weights: Path, threads: int = 1) -> None:
+        try:
+            listed = json.loads((graphs / GRAPHS_JSON).read_text(encoding="utf-8"))
+            self.states, self.memories = list(listed["state"]), list(listed["memory"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CheckpointError(f"{graphs / GRAPHS_JSON}: no list of the graphs' state and memory ({exc}); "
+                                  f"delete the folder to derive it again") from None
+        if self.states[:len(BASE_STATE)] != list(BASE_STATE) or self.memories[:len(MEMORY)] != list(MEMORY):
+            raise CheckpointError(f"{graphs / GRAPHS_JSON}: the state or memory does not start with the base names; "
+                                  f"delete the folder to derive it again")
         self.encoder = _Graph(graphs / ENCODER, ("src", "src_lens"), weights, threads)
-        self.decoder = _Graph(graphs / STEP, ("prev", *STATE, *MEMORY, COPY_IDS), weights, threads)
+        self.decoder = _Graph(graphs / STEP, ("prev", *self.states, *self.memories), weights, threads)
 
     def encode(self, sources: list[list[int]]) -> FastContext:
         """Piece ids of source sentences (each ending with EOS) -> the decoding context, one row each."""
@@ -80,10 +91,10 @@ class FastSeq2Seq:
         for row, ids in enumerate(sources):
             src[row, :len(ids)] = ids
         out = self.encoder.run({"src": src, "src_lens": np.array([len(ids) for ids in sources], dtype=np.int64)})
-        return FastContext(tuple(out[:len(STATE)]), tuple(out[len(STATE):]))
+        return FastContext(dict(zip(self.states, out[:len(self.states)], strict=True)),
+                           dict(zip(self.memories, out[len(self.states):], strict=True)))
 
     def step(self, tokens: np.ndarray, ctx: FastContext) -> tuple[np.ndarray, FastContext]:
         """tokens (N,) -> log-probabilities (N, V) float32 (V + S with copy attention) and the next context."""
-        out = self.decoder.run({"prev": tokens.astype(np.int64), **dict(zip(STATE, ctx.state)),
-                                **dict(zip((*MEMORY, COPY_IDS), ctx.memory))})
-        return out[0], FastContext(tuple(out[1:]), ctx.memory)
+        out = self.decoder.run({"prev": tokens.astype(np.int64), **ctx.state, **ctx.memory})
+        return out[0], FastContext(dict(zip(self.states, out[1:], strict=True)), ctx.memory)

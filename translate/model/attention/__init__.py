@@ -18,5 +18,4 @@ __all__ = ["ATTENTION_KINDS", "SCORERS", "Attention", "AttentionOutput", "Memory
 def build_attention(cfg: AttentionConfig, query_size: int, memory_size: int) -> Attention:
     """The decoder attention `cfg` names (its kind was validated by AttentionConfig, the one place)."""
     built: Attention = importlib.import_module(ATTENTION_KINDS[cfg.kind].module).build(cfg, query_size, memory_size)
-    built.coverage_loss_weight = cfg.coverage.loss  # the configuration refused it where there are no weights to spread
     return built

@@ -8,8 +8,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from translate.model.attention.coverage import Coverage
-
 
 @dataclass
 class Memory:
@@ -49,13 +47,13 @@ class AttentionOutput:
 class Attention(nn.Module):
     """Base class of every decoder attention; the decoder only ever calls these methods.
 
-    An attention with a coverage model (`translate.model.attention.coverage`) is handed its coverage
-    vector (B, S, d) at each step and says how it moves on; the others get None and keep None.
+    An attention with a coverage vector (`translate.model.features.coverage`, a decoder feature whose
+    module it holds, as its scorer was built to the vector's width) is handed that vector (B, S, d) at
+    each step; the others get None.
     """
 
     context_size: int
-    coverage: Coverage | None  # set per instance: a class-level default would hide the registered module
-    coverage_loss_weight: float = 0.0  # λ of See et al.'s coverage loss (`coverage.coverage_loss`), added by training
+    coverage: nn.Module | None  # set per instance: a class-level default would hide the registered module
 
     def __init__(self) -> None:
         super().__init__()
@@ -66,17 +64,6 @@ class Attention(nn.Module):
 
     def forward(self, query: torch.Tensor, memory: Memory, coverage: torch.Tensor | None = None) -> AttentionOutput:
         raise NotImplementedError
-
-    def initial_coverage(self, mask: torch.Tensor) -> torch.Tensor | None:
-        """The coverage vector before the first step (B, S, d), or None without coverage."""
-        return None if self.coverage is None else self.coverage.initial(mask)
-
-    def next_coverage(self, coverage: torch.Tensor | None, weights: torch.Tensor, query: torch.Tensor,
-                      memory: Memory) -> torch.Tensor | None:
-        """The coverage vector after a step that attended with `weights` (B, S)."""
-        if coverage is None or self.coverage is None:
-            return None
-        return self.coverage.update(coverage, weights, query, memory.values)
 
     def auxiliary_loss(self, log_probs: torch.Tensor, entropies: torch.Tensor, rewards: torch.Tensor,
                        mask: torch.Tensor, baselines: torch.Tensor | None = None) -> torch.Tensor:

@@ -9,8 +9,8 @@ from torch import nn
 
 from translate.config.schema import AttentionConfig
 from translate.model.attention.base import Attention, AttentionOutput, Memory
-from translate.model.attention.coverage import Coverage, build_coverage
 from translate.model.attention.scoring import SCORERS, AdditiveScorer, Scorer, masked_softmax
+from translate.model.features.coverage import Coverage, build_coverage
 
 
 @dataclass

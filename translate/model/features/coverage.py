@@ -12,10 +12,15 @@ scorer, sᵢ = vᵀ tanh(W kᵢ + U q + V cᵢ), and updates it after each step:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import torch
 from torch import nn
 
 from translate.config.schema import CoverageConfig
+from translate.model.attention.base import Memory
+from translate.model.features.base import Feature
 
 
 def coverage_loss(weights: torch.Tensor, target_mask: torch.Tensor) -> torch.Tensor:
@@ -28,10 +33,34 @@ def coverage_loss(weights: torch.Tensor, target_mask: torch.Tensor) -> torch.Ten
     return torch.minimum(weights, before).sum()
 
 
-class Coverage(nn.Module):
+class CoverageLoss(Feature):
+    """See et al.'s coverage loss weighted by `loss_weight`, without a coverage vector."""
+
+    name = "coverage"
+
+    def __init__(self, loss_weight: float = 0.0) -> None:
+        super().__init__()
+        self.loss_weight = loss_weight
+
+    def loss(self, weights: torch.Tensor, target_mask: torch.Tensor) -> torch.Tensor | None:
+        return self.loss_weight * coverage_loss(weights.float(), target_mask) if self.loss_weight > 0 else None
+
+
+class Coverage(CoverageLoss):
     """How a coverage vector starts and is updated; `size` its width per source position."""
 
+    state = ("coverage",)
     size: int
+
+    def start(self, memory: Memory) -> dict[str, torch.Tensor]:
+        return {"coverage": self.initial(memory.mask)}
+
+    def attention_input(self, values: Mapping[str, torch.Tensor]) -> torch.Tensor | None:
+        return values["coverage"]
+
+    def advance(self, values: Mapping[str, torch.Tensor], weights: torch.Tensor, query: torch.Tensor,
+                memory: Memory) -> dict[str, torch.Tensor]:
+        return {"coverage": self.update(values["coverage"], weights, query, memory.values)}
 
     def initial(self, mask: torch.Tensor) -> torch.Tensor:
         """mask (B, S) -> zeros (B, S, size): nothing covered yet."""
@@ -55,8 +84,8 @@ class NeuralCoverage(Coverage):
     """A GRU per source position, its input [αᵢ, vᵢ, q] projected in three parts so that nothing of size
     (B, S, Dv + Dq) is built."""
 
-    def __init__(self, size: int, query_size: int, value_size: int) -> None:
-        super().__init__()
+    def __init__(self, size: int, query_size: int, value_size: int, loss_weight: float = 0.0) -> None:
+        super().__init__(loss_weight)
         self.size = size
         self.from_weight = nn.Parameter(torch.empty(3 * size).uniform_(-0.1, 0.1))
         self.from_value = nn.Linear(value_size, 3 * size, bias=True)
@@ -76,9 +105,17 @@ class NeuralCoverage(Coverage):
 
 
 def build_coverage(cfg: CoverageConfig, query_size: int, value_size: int) -> Coverage | None:
-    """The coverage model `cfg` names; None for kind=off."""
+    """The coverage vector `cfg` names (for the attention that feeds it to its scorer); None for kind=off."""
     if cfg.kind == "accumulated":
-        return AccumulatedCoverage()
+        return AccumulatedCoverage(cfg.loss)
     if cfg.kind == "neural":
-        return NeuralCoverage(cfg.size, query_size, value_size)
+        return NeuralCoverage(cfg.size, query_size, value_size, cfg.loss)
     return None
+
+
+def build(cfg: Any, attention: Any, src_vocab: int, tgt_vocab: int) -> Feature | None:
+    """The registry's builder (`translate.config.features`): the attention's coverage vector, or the
+    loss alone where the attention has none."""
+    if attention.coverage is not None:
+        return attention.coverage  # type: ignore[no-any-return]
+    return CoverageLoss(cfg.attention.coverage.loss) if cfg.attention.coverage.loss > 0 else None
