@@ -37,6 +37,17 @@ SweepOpt = Annotated[list[str] | None, typer.Option(
         "Tune each mechanism on dev first: train every combination of the swept values (repeat the option for several "
         "keys) with the first seed, then all seeds with the combination best on dev BLEU. The test split is read only "
         "for the final table. E.g. --sweep train.learning_rate=5e-4,1e-3,2e-3"))]
+TuneOpt = Annotated[int | None, typer.Option(
+    "--tune", metavar="N", min=1, help=(
+        "Tune each mechanism on dev first with Optuna's TPE sampler: N trials per mechanism, each one run of the study's "
+        "budget with the first seed (the same budget in updates for every mechanism), values drawn from --space; then "
+        "all seeds train with the best trial's values. tune.md shows every trial, the expected best dev BLEU after n "
+        "trials and the values chosen at an edge of their range. Resumes from <out>/tune/optuna.db."))]
+SpaceOpt = Annotated[list[str] | None, typer.Option(
+    "--space", metavar="KEY=KIND:LOW:HIGH", help=(
+        "--tune's search space, KIND log, float or int (repeat for several keys); default: "
+        "train.learning_rate=log:1e-4:1e-2, data.batch_tokens=int:300:2400, model.dropout=float:0.1:0.5, "
+        "train.warmup_steps=int:0:1000"))]
 JobsOpt = Annotated[int, typer.Option(min=1, help=(
     "Runs at a time, each in its own worker process; the cores are shared among them (train.threads per run, if set). "
     "A study gives the same results with any --jobs for the same threads per run."))]
@@ -59,7 +70,8 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
             out: OutOpt = Path("runs/compare"), work: WorkOpt = None, report_only: ReportOnlyOpt = False,
-            verify: VerifyOpt = False, sweep: SweepOpt = None, jobs: JobsOpt = 1,
+            verify: VerifyOpt = False, sweep: SweepOpt = None, tune: TuneOpt = None, space: SpaceOpt = None,
+            jobs: JobsOpt = 1,
             executor: ExecutorOpt = "local", address: AddressOpt = None, gpus_per_run: GpusOpt = 0.0,
             status: StatusOpt = False, config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
             direction: DirectionOpt = None) -> None:
@@ -76,6 +88,7 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
     Example:
       translate compare --steps 6000 --mechanisms none,additive,dot \\
         --seeds 1,2,3 --out docs/compare-study --work runs/compare-study
+      translate compare --steps 2000 --mechanisms additive,dot --tune 12 --seeds 1,2,3 --jobs 2 --out docs/tuned
       translate compare --status --out docs/compare-study
     """
     if list_presets:
@@ -108,9 +121,21 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
 
     result_dir = run_compare(cfg, names, seed_list, out, work, _executor(executor, jobs, cfg.train.threads, address,
                                                                          gpus_per_run),
-                             parse_sweep(sweep or [], cfg) or None)
+                             parse_sweep(sweep or [], cfg) or None, _tuning(tune, space, cfg))
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
+
+
+def _tuning(trials: int | None, space: list[str] | None, cfg: Any) -> Any:
+    """--tune and --space as the study's Tuning (None without --tune)."""
+    from translate.study.compare import Tuning
+    from translate.study.tune import DEFAULT_SPACE, parse_space
+
+    if trials is None:
+        if space:
+            raise typer.BadParameter("--space is the search space of --tune: give --tune N too", param_hint="'--space'")
+        return None
+    return Tuning(trials, parse_space(space or DEFAULT_SPACE, cfg))
 
 
 def _seeds(text: str) -> list[int]:

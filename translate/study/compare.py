@@ -29,6 +29,7 @@ from translate.study.presets import study_presets
 from translate.study.report import RunFigures, write_report
 from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
+from translate.study.tune import Space, Tuner, choose_tuned, tune_rounds, tuned_records, write_tune_report
 from translate.training.resume import changed_settings
 from translate.training.trainer import Validated
 
@@ -99,8 +100,9 @@ class StudyRun:
     mechanism: str
     seed: int
     train_only: bool = False
-    tuned: Combination = ()  # values a sweep tries (sweep=True) or chose
+    tuned: Combination = ()  # values a sweep or a tuner's trial tries (sweep=True) or chose
     sweep: bool = False  # a sweep run: scored on dev only, recorded under <out>/sweep/
+    trial: int | None = None  # a tuner's trial (`translate.study.tune`): its number in the mechanism's Optuna study
 
     @property
     def name(self) -> str:
@@ -173,6 +175,8 @@ def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path) -> dict[str, Any]:
     record = {"mechanism": run.mechanism, "seed": run.seed, "values": [list(pair) for pair in run.tuned],
               "dev_bleu": round(scored.report.bleu, 2), "steps": summary["state"]["step"],
               "curve": [(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h], "machine": describe()}
+    if run.trial is not None:
+        record.update(tune=True, trial=run.trial)
     (results / "sweep.json").write_text(json.dumps(record), encoding="utf-8")
     return record
 
@@ -218,8 +222,17 @@ def sweep_plan(mechanisms: list[str], seed: int, sweep: dict[str, list[str]], ou
     return _waves([r for r in runs if not (out_dir / SWEEP_DIR / r.name / "sweep.json").is_file()], work_dir)
 
 
+@dataclass(frozen=True)
+class Tuning:
+    """`translate compare --tune`: `trials` per mechanism in `space` (`translate.study.tune`)."""
+
+    trials: int
+    space: Space
+
+
 def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None,
-            executor: Executor | None = None, sweep: dict[str, list[str]] | None = None) -> Path:
+            executor: Executor | None = None, sweep: dict[str, list[str]] | None = None,
+            tune: Tuning | None = None) -> Path:
     """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir
     from every finished run there (also those of earlier commands with other mechanisms or seeds).
 
@@ -230,26 +243,32 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     where `executor` says (default: one after another here); each run's state is in out_dir/status.json.
     A run that fails is reported and the others go on; the command then fails naming it. With `sweep`,
     each mechanism first trains every combination of its values with the first seed, and all its seeds
-    train with the combination best on dev (translate.study.sweep).
+    train with the combination best on dev (translate.study.sweep); with `tune`, the values come from
+    Optuna's trials instead (translate.study.tune).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     work_dir = work_dir or out_dir / "runs"
     check_settings(base, mechanisms, seeds, out_dir, work_dir)
     executor = executor or Sequential()
+    if sweep and tune:
+        raise ConfigError("--sweep and --tune both choose values: give one")
     sweeping = sweep_plan(mechanisms, seeds[0], sweep, out_dir, work_dir) if sweep else []
-    known = chosen_values(out_dir) if sweep else {}  # what the sweep chose when it last ran (for the status)
+    known = chosen_values(out_dir) if sweep else choose_tuned(tuned_records(out_dir)) if tune else {}
     final = [f"{m}-seed{s}" for m in mechanisms for s in seeds
              if not _recorded_as(out_dir / "runs" / f"{m}-seed{s}" / "compare.json", known.get(m, ()))]
     status = StudyStatus(out_dir, executor.name, [r.name for wave in sweeping for r in wave if not r.train_only] + final)
     failed = _execute(base, out_dir, work_dir, executor, sweeping, status, len(final))
+    if tune:
+        failed.update(_tune(base, mechanisms, seeds[0], out_dir, work_dir, executor, status, tune, len(final)))
     tuned: dict[str, Combination] = {}
-    if sweep:
-        tuned = write_sweep_report(out_dir, mechanisms, sweep)
-        for mechanism in [m for m in mechanisms if m not in tuned]:  # no sweep run finished: no seed trains
+    if sweep or tune:
+        tuned = write_sweep_report(out_dir, mechanisms, sweep) if sweep else write_tune_report(
+            out_dir, mechanisms, tune.space if tune else {})
+        for mechanism in [m for m in mechanisms if m not in tuned]:  # no sweep run or trial finished: no seed trains
             for name in [n for n in final if n.rsplit("-seed", 1)[0] == mechanism]:
-                failed[name] = "none of its sweep runs finished"
+                failed[name] = "none of its sweep runs finished" if sweep else "none of its trials finished"
                 status.set(name, "failed", reason=failed[name])
-    waves = [[r for r in wave if r.train_only or r.mechanism in tuned or not sweep]
+    waves = [[r for r in wave if r.train_only or r.mechanism in tuned or not (sweep or tune)]
              for wave in plan(mechanisms, seeds, out_dir, work_dir, tuned)]
     failed.update(_execute(base, out_dir, work_dir, executor, [w for w in waves if w], status, 0))
     if any((out_dir / "runs").glob("*/compare.json")):
@@ -258,6 +277,28 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
         raise TrainingError(f"{len(failed)} run(s) failed: " + "; ".join(f"{n} ({r})" for n, r in failed.items())
                             + f"; the others are in {out_dir}; rerun the command to try them again")
     return out_dir
+
+
+def _tune(base: RunConfig, mechanisms: list[str], seed: int, out_dir: Path, work_dir: Path, executor: Executor,
+          status: StudyStatus, tune: Tuning, later: int) -> dict[str, str]:
+    """The tuner's rounds (`translate.study.tune.tune_rounds`): each round's trials run as sweep runs on the
+    executor; returns the failed runs and their reasons."""
+    tuner, failed = Tuner(out_dir, tune.space, seed), {}
+
+    def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], float | None]:
+        runs = [StudyRun(m, seed, tuned=values, sweep=True, trial=number) for m, number, values in asked]
+        for run in runs:
+            status.set(run.name, "pending")
+        failed.update(_execute(base, out_dir, work_dir, executor, _waves(runs, work_dir), status, later))
+        scores: dict[tuple[str, int], float | None] = {}
+        for run in runs:
+            record = out_dir / SWEEP_DIR / run.name / "sweep.json"
+            scores[(run.mechanism, int(run.trial or 0))] = (
+                float(json.loads(record.read_text(encoding="utf-8"))["dev_bleu"]) if record.is_file() else None)
+        return scores
+
+    tune_rounds(tuner, mechanisms, tune.trials, executor.slots, run_round)
+    return failed
 
 
 def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor, waves: list[list[StudyRun]],

@@ -1,0 +1,125 @@
+"""`translate compare --tune`: Optuna's TPE trials asked and told around the study's own runs, the same
+trial budget for every mechanism, resumable, and the seeds trained with the values best on dev."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from translate.config.schema import RunConfig
+from translate.errors import ConfigError
+from translate.study import compare as compare_module
+from translate.study.compare import Tuning, compare
+from translate.study.sweep import Combination
+from translate.study.tune import DEFAULT_SPACE, Dimension, Tuner, choose_tuned, parse_space, tune_rounds
+
+
+def test_the_search_space_is_checked_and_the_default_spans_two_decades_of_learning_rate(tiny_config: RunConfig) -> None:
+    space = parse_space(DEFAULT_SPACE, tiny_config)
+    assert space["train.learning_rate"] == Dimension("log", 1e-4, 1e-2)
+    assert space["data.batch_tokens"].kind == "int" and set(space) == {
+        "train.learning_rate", "data.batch_tokens", "model.dropout", "train.warmup_steps"}
+    assert Dimension("log", 1e-4, 1e-2).format(0.0012345) == "0.00123" and Dimension("int", 1, 9).format(4.6) == "5"
+    for spec, message in (("train.learning_rate=1e-4:1e-2", "expected KEY=KIND:LOW:HIGH"),
+                          ("train.learning_rate=cubic:1:2", "expected KEY=KIND:LOW:HIGH"),
+                          ("train.learning_rate=log:0:1e-2", "LOW > 0 on a log scale"),
+                          ("train.learning_rate=float:2:1", "needs LOW < HIGH"),
+                          ("train.learnin_rate=log:1e-4:1e-2", "did you mean"),
+                          ("model.dropout=float:0.1:1.5", "model.dropout"),  # the bound fails the config's own check
+                          ("train.seed=int:1:5", "set by the study"), ("model.dropout=float:a:b", "must be numbers")):
+        with pytest.raises(ConfigError, match=message):
+            parse_space([spec], tiny_config)
+    with pytest.raises(ConfigError, match="given twice"):
+        parse_space(["model.dropout=float:0.1:0.5"] * 2, tiny_config)
+
+
+def _objective(values: Combination) -> float:
+    """A smooth dev score whose best learning rate is 3e-3 (log scale)."""
+    lr = float(dict(values)["train.learning_rate"])
+    return 30.0 - 4.0 * (math.log10(lr) - math.log10(3e-3)) ** 2
+
+
+def test_every_mechanism_gets_its_trials_tpe_finds_the_optimum_and_the_same_command_asks_the_same(tmp_path: Path) -> None:
+    space = {"train.learning_rate": Dimension("log", 1e-4, 1e-2)}
+    rounds: list[int] = []
+
+    def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], float | None]:
+        rounds.append(len(asked))
+        return {(m, n): _objective(values) for m, n, values in asked}
+
+    for folder in ("a", "b"):
+        tune_rounds(Tuner(tmp_path / folder, space, seed=1), ["additive", "dot"], 24, 4, run_round)
+    a, b = Tuner(tmp_path / "a", space, 1), Tuner(tmp_path / "b", space, 1)
+    assert a.done("additive") == a.done("dot") == 24 and max(rounds) <= 4  # at most `slots` trials at a time
+    asked_a = [t.params for t in a.study("dot").get_trials()]
+    assert asked_a == [t.params for t in b.study("dot").get_trials()]  # seeded: the same values again
+    assert asked_a != [t.params for t in a.study("additive").get_trials()]  # each mechanism its own draws
+    best = max(a.study("additive").get_trials(), key=lambda t: t.value).params["train.learning_rate"]
+    assert 1.5e-3 < best < 6e-3  # TPE found the optimum's neighbourhood in 24 trials
+
+
+def test_an_interrupted_round_resumes_with_the_trials_it_had_asked(tmp_path: Path) -> None:
+    space = {"train.learning_rate": Dimension("log", 1e-4, 1e-2)}
+    asked_first: list[tuple[str, int, Combination]] = []
+
+    def interrupted(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], float | None]:
+        asked_first.extend(asked)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tune_rounds(Tuner(tmp_path, space, 1), ["additive"], 3, 2, interrupted)
+    again: list[tuple[str, int, Combination]] = []
+
+    def resumed(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], float | None]:
+        again.extend(asked)
+        return {(m, n): None if n == 0 else _objective(v) for m, n, v in asked}  # trial 0 fails: it counts as told
+
+    tune_rounds(Tuner(tmp_path, space, 1), ["additive"], 3, 2, resumed)
+    assert again[:2] == asked_first and len(again) == 3  # the open trials first, with their own values
+    assert Tuner(tmp_path, space, 1).done("additive") == 3
+
+
+def test_the_choice_is_the_best_trial_on_dev() -> None:
+    records = [{"mechanism": "dot", "trial": 0, "values": [["train.learning_rate", "0.001"]], "dev_bleu": 20.0},
+               {"mechanism": "dot", "trial": 1, "values": [["train.learning_rate", "0.003"]], "dev_bleu": 22.0},
+               {"mechanism": "dot", "trial": 2, "values": [["train.learning_rate", "0.005"]], "dev_bleu": 22.0}]
+    assert choose_tuned(records) == {"dot": (("train.learning_rate", "0.003"),)}  # a tie: the earlier trial
+
+
+@pytest.mark.slow
+def test_a_tuned_study_trains_its_seeds_with_the_best_trial(tmp_path: Path, tiny_config: RunConfig,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[str] = []
+    load = compare_module.load_eval_split
+    monkeypatch.setattr(compare_module, "load_eval_split", lambda cfg, split: read.append(split) or load(cfg, split))
+    report = compare_module.write_tune_report
+    at_choice: list[list[str]] = []
+
+    def after_the_trials(*args: Any) -> Any:
+        at_choice.append(list(read))
+        return report(*args)
+    monkeypatch.setattr(compare_module, "write_tune_report", after_the_trials)
+    out, work = tmp_path / "study", tmp_path / "work"
+    tuning = Tuning(3, parse_space(["train.learning_rate=log:1e-3:3e-2"], tiny_config))
+    compare(tiny_config, ["additive"], [1, 2], out, work, tune=tuning)
+    assert at_choice[0] and set(at_choice[0]) == {"dev"}  # the trials scored on dev and never read the test split
+    table = json.loads((out / "tune.json").read_text(encoding="utf-8"))
+    trials = table["trials"]["additive"]
+    assert [t["trial"] for t in trials] == [0, 1, 2] and len(table["expected_best"]["additive"]) == 3
+    best = max(trials, key=lambda t: (t["dev_bleu"], -t["trial"]))
+    assert table["chosen"]["additive"] == best["values"]
+    for seed in (1, 2):
+        config = yaml.safe_load((out / "runs" / f"additive-seed{seed}" / "config.yaml").read_text(encoding="utf-8"))
+        assert str(config["train"]["learning_rate"]) == best["values"]["train.learning_rate"]
+    assert "Optuna's TPE sampler" in (out / "tune.md").read_text(encoding="utf-8")
+    stamps = {p: p.stat().st_mtime_ns for p in [*out.glob("runs/*/compare.json"), *out.glob("sweep/*/sweep.json")]}
+    assert len(stamps) == 5
+    compare(tiny_config, ["additive"], [1, 2], out, work, tune=tuning)  # resuming: nothing trains again
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    with pytest.raises(ConfigError, match="--sweep and --tune both choose values"):
+        compare(tiny_config, ["additive"], [1], out, work, sweep={"model.dropout": ["0.1"]}, tune=tuning)

@@ -1,0 +1,217 @@
+"""Tuning with an existing tuner (`translate compare --tune N`): each mechanism gets N trials of its
+own, each trial a run trained for the study's budget (so every mechanism gets the same budget in
+updates) with values that Optuna's TPE sampler (Bergstra et al. 2011) asks
+for in a search space, scored on **dev** only. The best trial's values are what all the mechanism's
+seeds then train with, as with `--sweep`; the test split is read only for the final table.
+
+Why Optuna: its ask-and-tell interface lets the study's own executors (this process, local workers,
+a Ray cluster) run the trials, so a trial is a run like any other (resumed, recorded, shipped), and
+its storage is one SQLite file in the study folder that resumes with it. Ray Tune would take over the
+scheduling of runs that `translate compare` already does.
+
+Trials are asked in rounds, as many at a time as the executor runs (`slots`); a run's dev BLEU is told
+to the mechanism's Optuna study once it finishes. An interrupted round resumes: a trial asked but not
+told is run again with its own values (its run resumes from its last checkpoint). The sampler is
+seeded per mechanism, so the same command asks the same values. Pruning (stopping weak trials early
+by their dev curves) is not done: every trial trains its full budget.
+
+Each trial leaves `<out>/sweep/<mechanism>~<values>-seed<n>/sweep.json` like a sweep run, marked
+`"tune": true`; `<out>/tune.json` and `tune.md` hold every trial, the choices, the expected best dev
+BLEU after n trials (Dodge et al. 2019) and the values chosen within 10 % of a bound of their range
+(`translate.study.budget.edges`): a range to widen before calling the mechanism tuned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from translate.config.loading import apply_overrides
+from translate.config.schema import RunConfig
+from translate.errors import ConfigError
+from translate.study.budget import edges, expected_best_curve
+from translate.study.sweep import Combination, edge_note, read_records
+
+TUNE_DB = "optuna.db"
+KINDS = ("log", "float", "int")
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One key's range: `log` (log-uniform, positive), `float` (uniform) or `int` (uniform integers)."""
+
+    kind: str
+    low: float
+    high: float
+
+    def format(self, value: float) -> str:
+        """The value as the run's configuration gets it (3 significant digits, integers exact)."""
+        return str(round(value)) if self.kind == "int" else f"{value:.3g}"
+
+
+Space = dict[str, Dimension]
+
+# the default search space: the learning rate over two decades, batch size, dropout, warm-up
+DEFAULT_SPACE = ["train.learning_rate=log:1e-4:1e-2", "data.batch_tokens=int:300:2400", "model.dropout=float:0.1:0.5",
+                 "train.warmup_steps=int:0:1000"]
+
+
+def parse_space(specs: list[str], base: RunConfig) -> Space:
+    """["train.learning_rate=log:1e-4:1e-2", ...] -> {key: Dimension}; both bounds are checked against the config."""
+    space: Space = {}
+    for spec in specs:
+        key, sep, rest = spec.partition("=")
+        parts = rest.split(":")
+        key = key.strip()
+        if not sep or not key or len(parts) != 3 or parts[0] not in KINDS:
+            raise ConfigError(f"--space '{spec}': expected KEY=KIND:LOW:HIGH with KIND one of {', '.join(KINDS)} "
+                              "(e.g. train.learning_rate=log:1e-4:1e-2)")
+        try:
+            low, high = float(parts[1]), float(parts[2])
+        except ValueError:
+            raise ConfigError(f"--space '{spec}': the bounds must be numbers") from None
+        if not low < high or (parts[0] == "log" and low <= 0):
+            raise ConfigError(f"--space '{spec}': needs LOW < HIGH" + (" and LOW > 0 on a log scale" if parts[0] == "log" else ""))
+        if key in space:
+            raise ConfigError(f"--space: {key} is given twice")
+        if key in ("train.seed", "name", "runs_dir"):
+            raise ConfigError(f"--space: {key} is set by the study itself")
+        dimension = Dimension(parts[0], low, high)
+        for bound in (low, high):
+            apply_overrides(base, {key: dimension.format(bound)})  # an unknown key or a bad value names itself here
+        space[key] = dimension
+    return space
+
+
+def _sampler_seed(mechanism: str, seed: int) -> int:
+    return seed * 1_000_003 + int(hashlib.sha256(mechanism.encode()).hexdigest()[:8], 16)
+
+
+class Tuner:
+    """The mechanisms' Optuna studies in `<out>/tune/optuna.db`: `ask` the next trials' values, `tell`
+    their dev BLEU; trials asked and not yet told are asked again (their values) first."""
+
+    def __init__(self, out_dir: Path, space: Space, seed: int) -> None:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.optuna, self.space, self.seed = optuna, space, seed
+        folder = out_dir / "tune"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.storage = f"sqlite:///{folder / TUNE_DB}"
+
+    def study(self, mechanism: str) -> Any:
+        """The mechanism's Optuna study, its sampler seeded by the mechanism, the study's seed and the number
+        of trials so far: the same history asks the same next values, and no two rounds repeat a draw."""
+        study = self.optuna.create_study(study_name=mechanism, storage=self.storage, direction="maximize",
+                                         load_if_exists=True)
+        asked = len(study.get_trials(deepcopy=False))
+        study.sampler = self.optuna.samplers.TPESampler(seed=_sampler_seed(mechanism, self.seed) + asked)
+        return study
+
+    def combination(self, params: dict[str, Any]) -> Combination:
+        return tuple((key, self.space[key].format(params[key])) for key in self.space)
+
+    def ask(self, mechanism: str, trials: int, wanted: int) -> list[tuple[int, Combination]]:
+        """Up to `wanted` trials to run now: those asked before and never told, then new ones, within `trials` in all."""
+        study = self.study(mechanism)
+        states = self.optuna.trial.TrialState
+        open_ = [t for t in study.get_trials(deepcopy=False) if t.state == states.RUNNING]
+        out = [(t.number, self.combination(t.params)) for t in open_][:wanted]
+        while len(out) < wanted and len(study.get_trials(deepcopy=False)) < trials:
+            trial = study.ask({key: self._distribution(d) for key, d in self.space.items()})
+            out.append((trial.number, self.combination(trial.params)))
+        return out
+
+    def _distribution(self, dimension: Dimension) -> Any:
+        distributions = self.optuna.distributions
+        if dimension.kind == "int":
+            return distributions.IntDistribution(int(dimension.low), int(dimension.high))
+        return distributions.FloatDistribution(dimension.low, dimension.high, log=dimension.kind == "log")
+
+    def tell(self, mechanism: str, number: int, dev_bleu: float | None) -> None:
+        """A trial's dev BLEU (None: it failed)."""
+        study = self.study(mechanism)
+        state = self.optuna.trial.TrialState.COMPLETE if dev_bleu is not None else self.optuna.trial.TrialState.FAIL
+        study.tell(number, dev_bleu if dev_bleu is not None else None, state=state, skip_if_finished=True)
+
+    def done(self, mechanism: str) -> int:
+        """Trials told (finished or failed)."""
+        states = self.optuna.trial.TrialState
+        return sum(t.state in (states.COMPLETE, states.FAIL) for t in self.study(mechanism).get_trials(deepcopy=False))
+
+
+def tune_rounds(tuner: Tuner, mechanisms: list[str], trials: int, slots: int,
+                run_round: Callable[[list[tuple[str, int, Combination]]], dict[tuple[str, int], float | None]]) -> None:
+    """Ask, run and tell until every mechanism has `trials` trials told: each round asks up to `slots`
+    trials over the mechanisms (in turn) and `run_round` trains them, returning each one's dev BLEU."""
+    while True:
+        asked: list[tuple[str, int, Combination]] = []
+        per_mechanism = max(1, math.ceil(slots / max(1, len(mechanisms))))
+        for mechanism in mechanisms:
+            left = trials - tuner.done(mechanism)
+            if left > 0:
+                asked += [(mechanism, n, c) for n, c in tuner.ask(mechanism, trials, min(left, per_mechanism))]
+        if not asked:
+            return
+        results = run_round(asked)
+        for mechanism, number, _ in asked:
+            tuner.tell(mechanism, number, results.get((mechanism, number)))
+
+
+def tuned_records(out_dir: Path) -> list[dict[str, Any]]:
+    return [r for r in read_records(out_dir) if r.get("tune")]
+
+
+def choose_tuned(records: list[dict[str, Any]]) -> dict[str, Combination]:
+    """Each mechanism's trial with the best dev BLEU (a tie: the earlier trial). Only dev counts."""
+    best: dict[str, tuple[float, int, Combination]] = {}
+    for record in records:
+        key = (float(record["dev_bleu"]), -int(record.get("trial", 0)), tuple((k, str(v)) for k, v in record["values"]))
+        if record["mechanism"] not in best or key[:2] > best[record["mechanism"]][:2]:
+            best[record["mechanism"]] = key
+    return {mechanism: entry[2] for mechanism, entry in best.items()}
+
+
+def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dict[str, Combination]:
+    """tune.json and tune.md from the finished trials; returns each mechanism's choice."""
+    records = tuned_records(out_dir)
+    chosen = choose_tuned(records)
+    by_mechanism: dict[str, list[dict[str, Any]]] = {}
+    for record in sorted(records, key=lambda r: int(r.get("trial", 0))):
+        by_mechanism.setdefault(record["mechanism"], []).append(record)
+    names = [m for m in mechanisms if m in by_mechanism] + sorted(set(by_mechanism) - set(mechanisms))
+    searched = {key: [d.format(d.low), d.format(d.high)] for key, d in space.items()}
+    curves = {m: [round(v, 2) for v in expected_best_curve([r["dev_bleu"] for r in by_mechanism[m]])] for m in names}
+    at_edge = {m: edges(dict(chosen[m]), searched) for m in names if m in chosen}
+    (out_dir / "tune.json").write_text(json.dumps({
+        "space": {key: {"kind": d.kind, "low": d.low, "high": d.high} for key, d in space.items()},
+        "trials": {m: [{"trial": r.get("trial"), "values": dict(r["values"]), "dev_bleu": r["dev_bleu"],
+                        "steps": r.get("steps")} for r in by_mechanism[m]] for m in names},
+        "chosen": {m: dict(chosen[m]) for m in names if m in chosen}, "expected_best": curves,
+        "at_edge": {m: sides for m, sides in at_edge.items() if sides}}, indent=1) + "\n", encoding="utf-8")
+    lines = [("Tuned on dev with Optuna's TPE sampler (`translate compare --tune`; each trial one run of the study's "
+              "budget, the study's first seed). The search space:"), "",
+             "| key | scale | range |", "|---|---|---|"]
+    lines += [f"| {key} | {d.kind} | {d.format(d.low)} – {d.format(d.high)} |" for key, d in space.items()]
+    for m in names:
+        lines += ["", f"**{m}** ({len(by_mechanism[m])} trials; the best, in bold, is what every seed trains with):", "",
+                  "| trial | " + " | ".join(space) + " | dev BLEU |", "|---|" + "---|" * (len(space) + 1)]
+        for r in by_mechanism[m]:
+            values = dict(r["values"])
+            best = m in chosen and tuple((k, str(v)) for k, v in r["values"]) == chosen[m]
+            score = f"**{r['dev_bleu']:.2f}**" if best else f"{r['dev_bleu']:.2f}"
+            lines.append(f"| {r.get('trial')} | " + " | ".join(str(values.get(k, "")) for k in space) + f" | {score} |")
+    width = max((len(c) for c in curves.values()), default=0)
+    lines += ["", ("Expected best dev BLEU after n trials (Dodge et al. 2019: the best of n trials drawn from those "
+                   "run; a curve still rising at its end says more trials would have paid):"), "",
+              "| mechanism | " + " | ".join(f"n = {n}" for n in range(1, width + 1)) + " |", "|---|" + "---|" * width]
+    lines += [f"| {m} | " + " | ".join(f"{v:.2f}" for v in curves[m]) + " |" for m in names]
+    lines += ["", edge_note(at_edge)]
+    (out_dir / "tune.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return chosen
