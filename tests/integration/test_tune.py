@@ -16,7 +16,16 @@ from translate.errors import ConfigError
 from translate.study import compare as compare_module
 from translate.study.compare import Tuning, compare
 from translate.study.sweep import Combination
-from translate.study.tune import DEFAULT_SPACE, Dimension, Tuner, choose_tuned, parse_space, tune_rounds
+from translate.study.tune import (
+    DEFAULT_SPACE,
+    Dimension,
+    Outcome,
+    Tuner,
+    choose_tuned,
+    parse_space,
+    pruning_hook,
+    tune_rounds,
+)
 
 
 def test_the_search_space_is_checked_and_the_default_spans_two_decades_of_learning_rate(tiny_config: RunConfig) -> None:
@@ -48,9 +57,9 @@ def test_every_mechanism_gets_its_trials_tpe_finds_the_optimum_and_the_same_comm
     space = {"train.learning_rate": Dimension("log", 1e-4, 1e-2)}
     rounds: list[int] = []
 
-    def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], float | None]:
+    def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
         rounds.append(len(asked))
-        return {(m, n): _objective(values) for m, n, values in asked}
+        return {(m, n): (_objective(values), False) for m, n, values in asked}
 
     for folder in ("a", "b"):
         tune_rounds(Tuner(tmp_path / folder, space, seed=1), ["additive", "dot"], 24, 4, run_round)
@@ -67,7 +76,7 @@ def test_an_interrupted_round_resumes_with_the_trials_it_had_asked(tmp_path: Pat
     space = {"train.learning_rate": Dimension("log", 1e-4, 1e-2)}
     asked_first: list[tuple[str, int, Combination]] = []
 
-    def interrupted(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], float | None]:
+    def interrupted(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
         asked_first.extend(asked)
         raise KeyboardInterrupt
 
@@ -75,20 +84,46 @@ def test_an_interrupted_round_resumes_with_the_trials_it_had_asked(tmp_path: Pat
         tune_rounds(Tuner(tmp_path, space, 1), ["additive"], 3, 2, interrupted)
     again: list[tuple[str, int, Combination]] = []
 
-    def resumed(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], float | None]:
+    def resumed(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
         again.extend(asked)
-        return {(m, n): None if n == 0 else _objective(v) for m, n, v in asked}  # trial 0 fails: it counts as told
+        return {(m, n): (None, False) if n == 0 else (_objective(v), False) for m, n, v in asked}  # 0 fails: told too
 
     tune_rounds(Tuner(tmp_path, space, 1), ["additive"], 3, 2, resumed)
     assert again[:2] == asked_first and len(again) == 3  # the open trials first, with their own values
     assert Tuner(tmp_path, space, 1).done("additive") == 3
 
 
+def test_a_trial_whose_dev_curve_falls_behind_is_pruned_and_never_chosen(tmp_path: Path) -> None:
+    """Trials report each validation's dev BLEU through the training hook; successive halving stops one
+    that falls below the best third at a rung, and the tuner tells it as pruned."""
+    import optuna
+
+    tuner = Tuner(tmp_path, {"train.learning_rate": Dimension("log", 1e-4, 1e-2)}, 1)
+    asked = tuner.ask("additive", 10, 4)
+    for number, _ in asked[:3]:  # three trials, each better than the last, complete their curves
+        hook = pruning_hook(tmp_path, "additive", number)
+        assert hook is not None
+        assert [hook({"step": step, "dev_bleu": bleu + number}) for step, bleu in ((500, 20), (1000, 25), (1500, 30))] \
+            == [None, None, None]
+        tuner.tell("additive", number, 30.0 + number)
+    weak = pruning_hook(tmp_path, "additive", asked[3][0])
+    assert weak is not None
+    reasons = [weak({"step": step, "dev_bleu": 1.0}) for step in (500, 1000, 1500)]
+    assert reasons[0] is not None and reasons[0].startswith("pruned by the tuner at update 500")
+    tuner.tell("additive", asked[3][0], None, pruned=True)
+    states = [t.state for t in tuner.study("additive").get_trials()]
+    assert states == [optuna.trial.TrialState.COMPLETE] * 3 + [optuna.trial.TrialState.PRUNED]
+    assert tuner.done("additive") == 4 and pruning_hook(tmp_path / "elsewhere", "additive", 0) is None
+
+
 def test_the_choice_is_the_best_trial_on_dev() -> None:
     records = [{"mechanism": "dot", "trial": 0, "values": [["train.learning_rate", "0.001"]], "dev_bleu": 20.0},
                {"mechanism": "dot", "trial": 1, "values": [["train.learning_rate", "0.003"]], "dev_bleu": 22.0},
-               {"mechanism": "dot", "trial": 2, "values": [["train.learning_rate", "0.005"]], "dev_bleu": 22.0}]
+               {"mechanism": "dot", "trial": 2, "values": [["train.learning_rate", "0.005"]], "dev_bleu": 22.0},
+               {"mechanism": "dot", "trial": 3, "values": [["train.learning_rate", "0.009"]], "dev_bleu": 9.0,
+                "pruned": "pruned by the tuner at update 500 (greedy dev BLEU 9.0)"}]
     assert choose_tuned(records) == {"dot": (("train.learning_rate", "0.003"),)}  # a tie: the earlier trial
+    # (choose_tuned sees what tuned_records gives it: the trials trained in full, never a pruned one)
 
 
 @pytest.mark.slow

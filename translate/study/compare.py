@@ -29,7 +29,16 @@ from translate.study.presets import study_presets
 from translate.study.report import RunFigures, write_report
 from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
-from translate.study.tune import Space, Tuner, choose_tuned, tune_rounds, tuned_records, write_tune_report
+from translate.study.tune import (
+    Outcome,
+    Space,
+    Tuner,
+    choose_tuned,
+    pruning_hook,
+    tune_rounds,
+    tuned_records,
+    write_tune_report,
+)
 from translate.training.resume import changed_settings
 from translate.training.trainer import Validated
 
@@ -160,14 +169,16 @@ def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun, s
         train_or_reuse(cfg)
         return None
     if run.sweep:
-        return _sweep_run(cfg, run, out_dir / SWEEP_DIR / run.name)
+        hook = None if run.trial is None else pruning_hook(out_dir, run.mechanism, run.trial)
+        return _sweep_run(cfg, run, out_dir / SWEEP_DIR / run.name, hook)
     return evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir),
                          run.tuned)
 
 
-def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path) -> dict[str, Any]:
-    """A sweep run: trained, then scored on dev only (the test split is for the final table)."""
-    summary = train_or_reuse(cfg)
+def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path, hook: Validated | None = None) -> dict[str, Any]:
+    """A sweep run or a tuner's trial: trained (a trial may be pruned by `hook`), then scored on dev only
+    (the test split is for the final table)."""
+    summary = train_or_reuse(cfg, hook)
     results.mkdir(parents=True, exist_ok=True)
     sources, refs = load_eval_split(cfg.data, "dev")
     scored = translate_and_score(load_translator(cfg.run_dir), sources, refs, cfg.data.tgt_lang,
@@ -177,6 +188,9 @@ def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path) -> dict[str, Any]:
               "curve": [(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h], "machine": describe()}
     if run.trial is not None:
         record.update(tune=True, trial=run.trial)
+        reason = str(summary.get("stop_reason", ""))
+        if reason.startswith("pruned by the tuner"):
+            record["pruned"] = reason
     (results / "sweep.json").write_text(json.dumps(record), encoding="utf-8")
     return record
 
@@ -285,17 +299,18 @@ def _tune(base: RunConfig, mechanisms: list[str], seed: int, out_dir: Path, work
     executor; returns the failed runs and their reasons."""
     tuner, failed = Tuner(out_dir, tune.space, seed), {}
 
-    def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], float | None]:
+    def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
         runs = [StudyRun(m, seed, tuned=values, sweep=True, trial=number) for m, number, values in asked]
         for run in runs:
             status.set(run.name, "pending")
         failed.update(_execute(base, out_dir, work_dir, executor, _waves(runs, work_dir), status, later))
-        scores: dict[tuple[str, int], float | None] = {}
+        outcomes: dict[tuple[str, int], Outcome] = {}
         for run in runs:
-            record = out_dir / SWEEP_DIR / run.name / "sweep.json"
-            scores[(run.mechanism, int(run.trial or 0))] = (
-                float(json.loads(record.read_text(encoding="utf-8"))["dev_bleu"]) if record.is_file() else None)
-        return scores
+            path = out_dir / SWEEP_DIR / run.name / "sweep.json"
+            record = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+            outcomes[(run.mechanism, int(run.trial or 0))] = (
+                (None, False) if record is None else (float(record["dev_bleu"]), bool(record.get("pruned"))))
+        return outcomes
 
     tune_rounds(tuner, mechanisms, tune.trials, executor.slots, run_round)
     return failed

@@ -12,8 +12,13 @@ scheduling of runs that `translate compare` already does.
 Trials are asked in rounds, as many at a time as the executor runs (`slots`); a run's dev BLEU is told
 to the mechanism's Optuna study once it finishes. An interrupted round resumes: a trial asked but not
 told is run again with its own values (its run resumes from its last checkpoint). The sampler is
-seeded per mechanism, so the same command asks the same values. Pruning (stopping weak trials early
-by their dev curves) is not done: every trial trains its full budget.
+seeded per mechanism, so the same command asks the same values.
+
+Weak trials stop early: at each of its validations a trial reports its (greedy) dev BLEU to Optuna's
+successive-halving pruner (`pruning_hook`, in the worker that trains it), which stops it where it falls
+below the best third of the trials that reached that step before it. A pruned trial is told as such
+and never chosen; the updates it did not train are the pruner's saving. Runs shipped to a Ray node
+that shares no disk with the study are not pruned (the storage is a file of the study folder).
 
 Each trial leaves `<out>/sweep/<mechanism>~<values>-seed<n>/sweep.json` like a sweep run, marked
 `"tune": true`; `<out>/tune.json` and `tune.md` hold every trial, the choices, the expected best dev
@@ -109,7 +114,7 @@ class Tuner:
         """The mechanism's Optuna study, its sampler seeded by the mechanism, the study's seed and the number
         of trials so far: the same history asks the same next values, and no two rounds repeat a draw."""
         study = self.optuna.create_study(study_name=mechanism, storage=self.storage, direction="maximize",
-                                         load_if_exists=True)
+                                         load_if_exists=True, pruner=pruner())
         asked = len(study.get_trials(deepcopy=False))
         study.sampler = self.optuna.samplers.TPESampler(seed=_sampler_seed(mechanism, self.seed) + asked)
         return study
@@ -134,22 +139,62 @@ class Tuner:
             return distributions.IntDistribution(int(dimension.low), int(dimension.high))
         return distributions.FloatDistribution(dimension.low, dimension.high, log=dimension.kind == "log")
 
-    def tell(self, mechanism: str, number: int, dev_bleu: float | None) -> None:
-        """A trial's dev BLEU (None: it failed)."""
-        study = self.study(mechanism)
-        state = self.optuna.trial.TrialState.COMPLETE if dev_bleu is not None else self.optuna.trial.TrialState.FAIL
-        study.tell(number, dev_bleu if dev_bleu is not None else None, state=state, skip_if_finished=True)
+    def tell(self, mechanism: str, number: int, dev_bleu: float | None, pruned: bool = False) -> None:
+        """A trial's dev BLEU (None: it failed; `pruned`: the pruner stopped it)."""
+        study, states = self.study(mechanism), self.optuna.trial.TrialState
+        if pruned:
+            study.tell(number, state=states.PRUNED, skip_if_finished=True)
+        elif dev_bleu is None:
+            study.tell(number, state=states.FAIL, skip_if_finished=True)
+        else:
+            study.tell(number, dev_bleu, skip_if_finished=True)
 
     def done(self, mechanism: str) -> int:
-        """Trials told (finished or failed)."""
+        """Trials told (finished, pruned or failed)."""
         states = self.optuna.trial.TrialState
-        return sum(t.state in (states.COMPLETE, states.FAIL) for t in self.study(mechanism).get_trials(deepcopy=False))
+        return sum(t.state in (states.COMPLETE, states.PRUNED, states.FAIL)
+                   for t in self.study(mechanism).get_trials(deepcopy=False))
+
+
+def pruner() -> Any:
+    """Successive halving (Jamieson & Talwalkar 2016; Li et al. 2018): at rungs of reported steps, a trial
+    continues only among the best third of the trials that reached that rung."""
+    import optuna
+
+    return optuna.pruners.SuccessiveHalvingPruner(min_resource="auto", reduction_factor=3)
+
+
+def pruning_hook(out_dir: Path, mechanism: str, number: int) -> Callable[[dict[str, Any]], str | None] | None:
+    """The validation hook of a trial's run (`translate.training.trainer.Validated`): report the dev BLEU
+    at that step to the trial and return a stop reason when the pruner prunes it; None where the study's
+    storage is not on this disk."""
+    database = out_dir / "tune" / TUNE_DB
+    if not database.is_file():
+        return None
+
+    def report(record: dict[str, Any]) -> str | None:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        study = optuna.load_study(study_name=mechanism, storage=f"sqlite:///{database}", pruner=pruner())
+        frozen = next((t for t in study.get_trials(deepcopy=False) if t.number == number), None)
+        if frozen is None or frozen.state != optuna.trial.TrialState.RUNNING:
+            return None
+        trial = optuna.trial.Trial(study, frozen._trial_id)
+        trial.report(float(record["dev_bleu"]), int(record["step"]))
+        if trial.should_prune():
+            return f"pruned by the tuner at update {record['step']} (greedy dev BLEU {record['dev_bleu']})"
+        return None
+    return report
+
+
+Outcome = tuple[float | None, bool]  # a trial's dev BLEU (None: failed) and whether the pruner stopped it
 
 
 def tune_rounds(tuner: Tuner, mechanisms: list[str], trials: int, slots: int,
-                run_round: Callable[[list[tuple[str, int, Combination]]], dict[tuple[str, int], float | None]]) -> None:
+                run_round: Callable[[list[tuple[str, int, Combination]]], dict[tuple[str, int], Outcome]]) -> None:
     """Ask, run and tell until every mechanism has `trials` trials told: each round asks up to `slots`
-    trials over the mechanisms (in turn) and `run_round` trains them, returning each one's dev BLEU."""
+    trials over the mechanisms (in turn) and `run_round` trains them, returning each one's outcome."""
     while True:
         asked: list[tuple[str, int, Combination]] = []
         per_mechanism = max(1, math.ceil(slots / max(1, len(mechanisms))))
@@ -161,11 +206,13 @@ def tune_rounds(tuner: Tuner, mechanisms: list[str], trials: int, slots: int,
             return
         results = run_round(asked)
         for mechanism, number, _ in asked:
-            tuner.tell(mechanism, number, results.get((mechanism, number)))
+            score, pruned = results.get((mechanism, number), (None, False))
+            tuner.tell(mechanism, number, score, pruned)
 
 
-def tuned_records(out_dir: Path) -> list[dict[str, Any]]:
-    return [r for r in read_records(out_dir) if r.get("tune")]
+def tuned_records(out_dir: Path, pruned: bool = False) -> list[dict[str, Any]]:
+    """The trials' records (those the pruner stopped only with `pruned`)."""
+    return [r for r in read_records(out_dir) if r.get("tune") and (pruned or not r.get("pruned"))]
 
 
 def choose_tuned(records: list[dict[str, Any]]) -> dict[str, Combination]:
@@ -185,6 +232,9 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
     by_mechanism: dict[str, list[dict[str, Any]]] = {}
     for record in sorted(records, key=lambda r: int(r.get("trial", 0))):
         by_mechanism.setdefault(record["mechanism"], []).append(record)
+    pruned: dict[str, list[dict[str, Any]]] = {}
+    for record in sorted((r for r in tuned_records(out_dir, pruned=True) if r.get("pruned")), key=lambda r: int(r["trial"])):
+        pruned.setdefault(record["mechanism"], []).append(record)
     names = [m for m in mechanisms if m in by_mechanism] + sorted(set(by_mechanism) - set(mechanisms))
     searched = {key: [d.format(d.low), d.format(d.high)] for key, d in space.items()}
     curves = {m: [round(v, 2) for v in expected_best_curve([r["dev_bleu"] for r in by_mechanism[m]])] for m in names}
@@ -193,6 +243,8 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
         "space": {key: {"kind": d.kind, "low": d.low, "high": d.high} for key, d in space.items()},
         "trials": {m: [{"trial": r.get("trial"), "values": dict(r["values"]), "dev_bleu": r["dev_bleu"],
                         "steps": r.get("steps")} for r in by_mechanism[m]] for m in names},
+        "pruned": {m: [{"trial": r["trial"], "values": dict(r["values"]), "steps": r.get("steps"), "reason": r["pruned"]}
+                       for r in found] for m, found in pruned.items()},
         "chosen": {m: dict(chosen[m]) for m in names if m in chosen}, "expected_best": curves,
         "at_edge": {m: sides for m, sides in at_edge.items() if sides}}, indent=1) + "\n", encoding="utf-8")
     lines = [("Tuned on dev with Optuna's TPE sampler (`translate compare --tune`; each trial one run of the study's "
@@ -200,7 +252,10 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
              "| key | scale | range |", "|---|---|---|"]
     lines += [f"| {key} | {d.kind} | {d.format(d.low)} – {d.format(d.high)} |" for key, d in space.items()]
     for m in names:
-        lines += ["", f"**{m}** ({len(by_mechanism[m])} trials; the best, in bold, is what every seed trains with):", "",
+        stopped = f"; {len(pruned[m])} more pruned early: trials {', '.join(str(r['trial']) for r in pruned[m])}" \
+            if pruned.get(m) else ""
+        lines += ["", (f"**{m}** ({len(by_mechanism[m])} trials trained in full{stopped}; the best, in bold, is what "
+                       "every seed trains with):"), "",
                   "| trial | " + " | ".join(space) + " | dev BLEU |", "|---|" + "---|" * (len(space) + 1)]
         for r in by_mechanism[m]:
             values = dict(r["values"])

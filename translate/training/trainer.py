@@ -32,7 +32,8 @@ from translate.training.run_dir import RunFiles, average_weights
 from translate.training.signals import StopSignals
 
 logger = logging.getLogger("translate.training.train")
-Validated = Callable[[dict[str, Any]], None]  # a hook on each validation's record
+# a hook on each validation's record; a string it returns stops training there, with that reason (a tuner's pruner)
+Validated = Callable[[dict[str, Any]], "str | None"]
 
 
 def make_optimizer(model: Seq2Seq, lr: float, weight_decay: float) -> torch.optim.AdamW:
@@ -68,6 +69,7 @@ class Trainer:
         self.history: list[dict[str, Any]] = []
         # called with each validation's record once its checkpoints are written (main process); may raise to stop
         self.on_validation: Validated | None = None
+        self.asked_to_stop: str | None = None  # a reason the validation hook gave
         self.signals = StopSignals()  # Ctrl-C / SIGTERM, held until the update under way is complete
         # False from the start of an update to the end of its validation: a KeyboardInterrupt then (a second
         # signal, which does not wait) leaves a state no checkpoint may hold (some optimizer moments written)
@@ -166,7 +168,7 @@ class Trainer:
             return f"reached train.max_epochs={train.max_epochs}"
         if train.patience and self.state.validations_without_gain >= train.patience:
             return f"early stopping: no dev BLEU gain in {train.patience} validations"
-        return None
+        return self.asked_to_stop
 
     def run(self) -> str:
         meter, started, start_seconds = Meter(), time.monotonic(), self.state.seconds
@@ -229,7 +231,7 @@ class Trainer:
         if not tag:
             self.after_validation(bleu)
             if self.on_validation is not None:
-                self.on_validation(record)
+                self.asked_to_stop = self.on_validation(record) or self.asked_to_stop
         return bleu
 
     def after_validation(self, bleu: float) -> None:
