@@ -98,14 +98,19 @@ def write_sweep_report(out_dir: Path, mechanisms: list[str], sweep: dict[str, li
         cells = [("–" if lab not in table[m] else f"**{table[m][lab]:.2f}**" if m in chosen and label(chosen[m]) == lab
                   else f"{table[m][lab]:.2f}") for lab in labels]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    width = max((len(c) for c in curves.values()), default=0)
-    lines += ["", ("Expected best dev BLEU after n trials (Dodge et al. 2019: the best of n trials drawn from those "
-                   "run; a curve still rising at its end says more trials would have paid):"), "",
-              "| mechanism | " + " | ".join(f"n = {n}" for n in range(1, width + 1)) + " |", "|---|" + "---|" * width]
-    lines += [f"| {m} | " + " | ".join(f"{v:.2f}" for v in curves[m]) + " |" for m in names]
-    lines += ["", edge_note(at_edge)]
+    lines += budget_lines(curves, names, at_edge)
     (out_dir / "sweep.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return chosen
+
+
+def budget_lines(curves: dict[str, list[float]], names: list[str], at_edge: dict[str, dict[str, str]]) -> list[str]:
+    """The report's expected-best table (one row per mechanism in `names`) and its note on edges."""
+    width = max((len(c) for c in curves.values()), default=0)
+    lines = ["", ("Expected best dev BLEU after n trials (Dodge et al. 2019: the best of n trials drawn from those "
+                  "run; a curve still rising at its end says more trials would have paid):"), "",
+             "| mechanism | " + " | ".join(f"n = {n}" for n in range(1, width + 1)) + " |", "|---|" + "---|" * width]
+    lines += [f"| {m} | " + " | ".join(f"{v:.2f}" for v in curves[m]) + " |" for m in names]
+    return [*lines, "", edge_note(at_edge)]
 
 
 def edge_note(at_edge: dict[str, dict[str, str]]) -> str:

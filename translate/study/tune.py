@@ -40,7 +40,7 @@ from translate.config.loading import apply_overrides
 from translate.config.schema import RunConfig
 from translate.errors import ConfigError
 from translate.study.budget import edges, expected_best_curve
-from translate.study.sweep import Combination, edge_note, read_records
+from translate.study.sweep import Combination, budget_lines, read_records
 
 TUNE_DB = "optuna.db"
 KINDS = ("log", "float", "int")
@@ -262,11 +262,6 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
             best = m in chosen and tuple((k, str(v)) for k, v in r["values"]) == chosen[m]
             score = f"**{r['dev_bleu']:.2f}**" if best else f"{r['dev_bleu']:.2f}"
             lines.append(f"| {r.get('trial')} | " + " | ".join(str(values.get(k, "")) for k in space) + f" | {score} |")
-    width = max((len(c) for c in curves.values()), default=0)
-    lines += ["", ("Expected best dev BLEU after n trials (Dodge et al. 2019: the best of n trials drawn from those "
-                   "run; a curve still rising at its end says more trials would have paid):"), "",
-              "| mechanism | " + " | ".join(f"n = {n}" for n in range(1, width + 1)) + " |", "|---|" + "---|" * width]
-    lines += [f"| {m} | " + " | ".join(f"{v:.2f}" for v in curves[m]) + " |" for m in names]
-    lines += ["", edge_note(at_edge)]
+    lines += budget_lines(curves, names, at_edge)
     (out_dir / "tune.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return chosen
