@@ -24,6 +24,7 @@ from translate.study.tune import (
     choose_tuned,
     parse_space,
     pruning_hook,
+    startup_trials,
     tune_rounds,
 )
 
@@ -70,6 +71,15 @@ def test_every_mechanism_gets_its_trials_tpe_finds_the_optimum_and_the_same_comm
     assert asked_a != [t.params for t in a.study("additive").get_trials()]  # each mechanism its own draws
     best = max(a.study("additive").get_trials(), key=lambda t: t.value).params["train.learning_rate"]
     assert 1.5e-3 < best < 6e-3  # TPE found the optimum's neighbourhood in 24 trials
+
+
+def test_a_budget_of_12_draws_4_at_random_and_asks_tpe_for_the_rest(tmp_path: Path) -> None:
+    assert [startup_trials(n) for n in (1, 3, 12, 30)] == [1, 1, 4, 10]
+    space = {"train.learning_rate": Dimension("log", 1e-4, 1e-2)}
+    tune_rounds(Tuner(tmp_path, space, seed=3), ["dot"], 12, 1,
+                lambda asked: {(m, n): (_objective(v), False) for m, n, v in asked})
+    study = Tuner(tmp_path, space, 3).study("dot", 12)
+    assert len(study.get_trials()) == 12 and study.sampler._n_startup_trials == 4  # TPE asks trials 5-12
 
 
 def test_an_interrupted_round_resumes_with_the_trials_it_had_asked(tmp_path: Path) -> None:
