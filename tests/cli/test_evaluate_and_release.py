@@ -194,3 +194,17 @@ def test_length_penalty_tuning_decodes_with_or_without_the_names_lexicon_as_aske
         alone, _ = evaluate_checkpoint(soft_checkpoint, "dev", str(data), lexicon=lexicon)
         assert (row.report.bleu, row.report.chrf) == (alone.report.bleu, alone.report.chrf)
         assert ("咖啡" in alone.hypotheses[0]) == lexicon, alone.hypotheses
+
+
+def test_decide_applies_the_release_rule_and_says_why_a_candidate_does_not_ship(soft_checkpoint: Path,
+                                                                                tmp_path: Path) -> None:
+    base = ["decide", "--candidate", str(soft_checkpoint), "--against", str(soft_checkpoint), "--data-dir",
+            str(TINY_DIR), "--beam", "1"]
+    same = runner.invoke(app, [*base, "--decision-dir", str(TINY_DIR), "-o", str(tmp_path / "verdict.json")])
+    assert same.exit_code == 3, same.output  # the same model: nothing gained, it does not ship
+    assert "decision split (8 sentences)" in same.output and "does not ship: not better on the decision split" in same.output
+    record = json.loads((tmp_path / "verdict.json").read_text(encoding="utf-8"))
+    assert record["ships"] is False and record["direction"] == "en-zh"
+    assert record["candidate"]["decision"] == record["against"]["decision"] and len(record["candidate"]["test"][0]) == 8
+    missing = runner.invoke(app, [*base, "--decision-dir", str(tmp_path)])
+    assert missing.exit_code == 1 and f"no decision split at {tmp_path / 'test.tsv'}" in missing.output

@@ -32,6 +32,7 @@ from translate.cli.common import (
     quiet_datasets,
     resolve_config,
 )
+from translate.cli.decide import decide
 from translate.cli.serve import serve
 from translate.cli.study import compare
 from translate.cli.translation import EngineOpt, LexiconOpt, file, glossaries, models, text
@@ -315,7 +316,7 @@ def distil(out: Annotated[Path, typer.Option("--out", "-o", help=(
     typer.echo(f"wrote {out / 'train.tsv'}")
 
 
-for command in (text, file, models, serve, compare):  # defined in cli/translation.py, cli/serve.py, cli/study.py
+for command in (text, file, models, serve, compare, decide):  # cli/translation.py, serve.py, study.py, decide.py
     app.command()(command)
 for registered in app.registered_commands:
     registered.help = help_text(registered.callback.__doc__ or "") if registered.callback else None

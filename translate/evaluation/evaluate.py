@@ -104,7 +104,7 @@ def split_overrides(overrides: dict[str, Any]) -> tuple[dict[str, Any], dict[str
     return attention, decode
 
 
-def _translator(ckpts: list[Path], device: str, overrides: dict[str, Any], beam: int | None) -> Translator:
+def evaluation_translator(ckpts: list[Path], device: str, overrides: dict[str, Any], beam: int | None) -> Translator:
     """The translator of one checkpoint, or of several as an ensemble, with `--set` and `--beam` applied."""
     attention, decode = split_overrides(overrides)
     return load_translator(ckpts, device=device, attention=attention,
@@ -130,7 +130,7 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
     dropped/repeated content measures too (`translate.evaluation.adequacy`)."""
     ckpts = _checkpoints(checkpoint, ensemble)
     ckpt = ckpts[0]
-    translator = _translator(ckpts, device, overrides or {}, beam)
+    translator = evaluation_translator(ckpts, device, overrides or {}, beam)
     artifact_direction = f"{translator.src_lang}-{translator.tgt_lang}"
     if direction is not None and direction != artifact_direction:
         raise ConfigError(f"the checkpoint translates {artifact_direction}, but {direction} was asked for; "
@@ -183,7 +183,7 @@ def tune_penalties(checkpoint: Path | str | Sequence[Path | str], alphas: list[f
     coverage penalty (GNMT beta), alphas outer; a list not given is the model's own setting. `lexicon`: the
     names lexicon too (None: as the model's `decode.lexicon` says)."""
     ckpts = _checkpoints(checkpoint, ensemble)
-    translator = _translator(ckpts, device, overrides or {}, None)
+    translator = evaluation_translator(ckpts, device, overrides or {}, None)
     direction = f"{translator.src_lang}-{translator.tgt_lang}"
     data = _data_config(_run_folder(ckpts[0]) if len(ckpts) == 1 else None, direction, data_dir)
     sources, refs = load_eval_split(data, split)

@@ -1,0 +1,80 @@
+"""`translate decide`: the release rule (translate.release.rule) applied to a candidate and the released model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from translate.cli.common import BeamOpt, DataDirOpt, handle_errors, quiet_datasets
+
+NOT_SHIPPED = 3  # the exit status of a candidate that does not meet the rule
+
+CandidateOpt = Annotated[list[str], typer.Option(
+    "--candidate", "-c", help=("The candidate: a run folder (its best/), a checkpoint folder or a released name. "
+                               "Give it once per seed: the seeds then vary in the test as the sentences do."))]
+AgainstOpt = Annotated[list[str] | None, typer.Option(
+    "--against", "-a", help=("What it must beat: by default the released model of the candidate's direction; give "
+                             "it several times for several seeds."))]
+CandidateSetOpt = Annotated[list[str] | None, typer.Option(
+    "--candidate-set", help=("Decode the candidate with these settings (decode.* or model.attention.*), e.g. "
+                             "decode.coverage_penalty=0.4: a decoding candidate on the released weights."))]
+AgainstSetOpt = Annotated[list[str] | None, typer.Option(
+    "--against-set", help="Decode the model it must beat with these settings (as --candidate-set).")]
+DecisionDirOpt = Annotated[Path | None, typer.Option(help=(
+    "Folder whose test.tsv is the decision split; default: data/everyday (its dev.tsv is for choices)."))]
+OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=(
+    "Write the verdict, both comparisons and every side's hypotheses here (JSON)."))]
+
+
+@handle_errors
+def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: CandidateSetOpt = None,
+           against_set: AgainstSetOpt = None, decision_dir: DecisionDirOpt = None, data_dir: DataDirOpt = None,
+           beam: BeamOpt = None, output: OutputOpt = None) -> None:
+    """Whether a candidate may replace the released model, by the release rule: it must beat it on the
+    everyday decision split (data/everyday/test.tsv, which no choice reads) with p < 0.05, the sentences
+    and, where several are given, the seeds resampled; and it must not be worse on Tatoeba test beyond
+    that difference's 95 % interval. Each side decodes as `translate evaluate` does (its own decoding
+    settings, the names lexicon where they turn it on). Prints both comparisons and the verdict; exit
+    status 0 when the candidate ships, 3 when it does not (every missed condition named).
+
+    Example: translate decide --candidate zh-en --candidate-set decode.coverage_penalty=0.4"""
+    from translate.config.loading import parse_set
+    from translate.errors import ConfigError
+    from translate.evaluation.evaluate import evaluation_translator
+    from translate.inference.build import model_paths
+    from translate.inference.glossary import with_glossaries
+    from translate.release.rule import decide as apply_rule
+    from translate.release.rule import splits
+
+    quiet_datasets()
+    sides: dict[str, dict[str, Any]] = {}
+    direction = None
+    for side, models, sets in (("candidate", candidate, candidate_set), ("against", against, against_set)):
+        translators = [evaluation_translator(model_paths(m), "cpu", parse_set(sets or []), beam)
+                       for m in models or [str(direction)]]
+        for model, translator in zip(models or [str(direction)], translators):
+            pair = f"{translator.src_lang}-{translator.tgt_lang}"
+            if direction is not None and pair != direction:
+                raise ConfigError(f"--{side} {model} translates {pair}, the candidate {direction}")
+            direction = pair
+        decision, test = splits(str(direction), decision_dir, data_dir)
+        sides[side] = {"models": list(models or [str(direction)]), "set": sets or [],
+                       "decision": [with_glossaries(t).translate(decision.sources) for t in translators],
+                       "test": [with_glossaries(t).translate(test.sources) for t in translators]}
+    verdict = apply_rule(sides["candidate"]["decision"], sides["against"]["decision"], sides["candidate"]["test"],
+                         sides["against"]["test"], decision, test, str(direction).split("-")[1])
+    for label, comparison, size in (("decision split", verdict.decision, len(decision.refs)),
+                                    ("Tatoeba test", verdict.test, len(test.refs))):
+        typer.echo(f"{label} ({size} sentences): candidate {comparison.mean_a:.2f}, against {comparison.mean_b:.2f} "
+                   f"BLEU, difference {comparison.delta:+.2f} [{comparison.ci_low:+.2f}, {comparison.ci_high:+.2f}], "
+                   f"p {comparison.p_value:.3f}")
+    typer.echo("ships: it meets the release rule" if verdict.ships else "does not ship: " + "; ".join(verdict.reasons))
+    if output is not None:
+        output.write_text(json.dumps({**verdict.to_dict(), "direction": direction, **sides}, indent=1,
+                                     ensure_ascii=False), encoding="utf-8")
+        typer.echo(f"wrote {output}")
+    if not verdict.ships:
+        raise typer.Exit(NOT_SHIPPED)
