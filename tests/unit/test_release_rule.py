@@ -25,15 +25,15 @@ def test_each_missed_condition_is_named() -> None:
     assert not worse.ships and len(worse.reasons) == 2
     assert "not better on the decision split" in worse.reasons[0] and "worse on Tatoeba test" in worse.reasons[1]
     lost_on_test = judge(comparison(2.0, 1.0, 3.0, 0.001), comparison(-0.8, -1.5, -0.1, 0.02))
-    assert not lost_on_test.ships and lost_on_test.reasons == ["worse on Tatoeba test beyond its interval "
-                                                               "(-0.80 BLEU, [-1.50, -0.10])"]
+    expected = "worse on Tatoeba test beyond its interval (-0.80 BLEU, [-1.50, -0.10])"
+    assert not lost_on_test.ships and lost_on_test.reasons == [expected]
     # p exactly at alpha does not ship
     assert not judge(comparison(1.0, 0.0, 2.0, 0.05), comparison(0.0, -0.5, 0.5, 1.0)).ships
 
 
 def test_from_hypotheses_identical_outputs_never_ship_and_a_clear_gain_does() -> None:
     rng = random.Random(0)
-    words = "the cat dog sat on a mat ran far home quickly".split()
+    words = ["the", "cat", "dog", "sat", "on", "a", "mat", "ran", "far", "home", "quickly"]
     refs = [" ".join(rng.choice(words) for _ in range(8)) for _ in range(300)]
     decision = test = Split("x", refs, refs)
     released = [" ".join(r.split()[:4]) for r in refs]  # half of each reference
