@@ -22,10 +22,12 @@ from translate.study.tune import (
     Outcome,
     Tuner,
     choose_tuned,
+    drawn_ranges,
     parse_space,
     pruning_hook,
     startup_trials,
     tune_rounds,
+    widening_lines,
 )
 
 
@@ -80,6 +82,23 @@ def test_a_budget_of_12_draws_4_at_random_and_asks_tpe_for_the_rest(tmp_path: Pa
                 lambda asked: {(m, n): (_objective(v), False) for m, n, v in asked})
     study = Tuner(tmp_path, space, 3).study("dot", 12)
     assert len(study.get_trials()) == 12 and study.sampler._n_startup_trials == 4  # TPE asks trials 5-12
+
+
+def test_a_space_widened_during_the_study_is_told_trial_by_trial(tmp_path: Path) -> None:
+    narrow = {"train.learning_rate": Dimension("log", 1e-4, 1e-2)}
+    wide = {"train.learning_rate": Dimension("log", 1e-4, 3e-2)}
+
+    def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
+        return {(m, n): (_objective(v), False) for m, n, v in asked}
+
+    tune_rounds(Tuner(tmp_path, narrow, 1), ["additive", "dot"], 3, 2, run_round)
+    assert widening_lines(drawn_ranges(tmp_path, narrow), narrow) == []  # one range: nothing to tell
+    tune_rounds(Tuner(tmp_path, wide, 1), ["additive", "dot"], 5, 2, run_round)
+    drawn = drawn_ranges(tmp_path, wide)["train.learning_rate"]
+    assert [(r["low"], r["high"]) for r in drawn] == [(1e-4, 1e-2), (1e-4, 3e-2)]
+    assert drawn[1]["trials"] == {"additive": [3, 4], "dot": [3, 4]}
+    assert widening_lines(drawn_ranges(tmp_path, wide), wide)[-1] == (
+        "- train.learning_rate: 0.0001 – 0.01 in trials 0–2; 0.0001 – 0.03 in trials 3–4")
 
 
 def test_an_interrupted_round_resumes_with_the_trials_it_had_asked(tmp_path: Path) -> None:

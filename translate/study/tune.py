@@ -234,6 +234,55 @@ def choose_tuned(records: list[dict[str, Any]]) -> dict[str, Combination]:
     return {mechanism: entry[2] for mechanism, entry in best.items()}
 
 
+def drawn_ranges(out_dir: Path, space: Space) -> dict[str, list[dict[str, Any]]]:
+    """For each key, the ranges its trials were drawn from, as Optuna's storage records them, with the
+    trial numbers of each mechanism: more than one range where the space was widened during the study."""
+    import optuna
+
+    path = out_dir / "tune" / TUNE_DB
+    if not path.is_file():
+        return {}
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = f"sqlite:///{path}"
+    found: dict[str, dict[tuple[float, float], dict[str, list[int]]]] = {}
+    for summary in optuna.get_all_study_summaries(storage):
+        for trial in optuna.load_study(study_name=summary.study_name, storage=storage).get_trials(deepcopy=False):
+            for key, distribution in trial.distributions.items():
+                if key in space and isinstance(distribution, (optuna.distributions.FloatDistribution,
+                                                              optuna.distributions.IntDistribution)):
+                    bounds = (float(distribution.low), float(distribution.high))
+                    found.setdefault(key, {}).setdefault(bounds, {}).setdefault(summary.study_name, []).append(trial.number)
+    return {key: [{"low": low, "high": high, "trials": {m: sorted(n) for m, n in sorted(by.items())}}
+                  for (low, high), by in sorted(ranges.items(), key=lambda item: min(min(n) for n in item[1].values()))]
+            for key, ranges in found.items()}
+
+
+def _numbers(numbers: list[int]) -> str:
+    """[0, 1, 2, 5] -> "0–2, 5"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def widening_lines(drawn: dict[str, list[dict[str, Any]]], space: Space) -> list[str]:
+    """tune.md's account of a space widened during the study: each key drawn from more than one range."""
+    lines = []
+    for key, ranges in drawn.items():
+        if len(ranges) > 1:
+            parts = []
+            for r in ranges:
+                numbers = sorted({n for found in r["trials"].values() for n in found})
+                parts.append(f"{space[key].format(r['low'])} – {space[key].format(r['high'])} in trials {_numbers(numbers)}")
+            lines.append(f"- {key}: " + "; ".join(parts))
+    if not lines:
+        return []
+    return ["", "The space was widened during the study (choices within 10 % of a bound); the trials drew:", "", *lines]
+
+
 def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dict[str, Combination]:
     """tune.json and tune.md from the finished trials; returns each mechanism's choice."""
     records = tuned_records(out_dir)
@@ -248,8 +297,10 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
     searched = {key: [d.format(d.low), d.format(d.high)] for key, d in space.items()}
     curves = {m: [round(v, 2) for v in expected_best_curve([r["dev_bleu"] for r in by_mechanism[m]])] for m in names}
     at_edge = {m: edges(dict(chosen[m]), searched) for m in names if m in chosen}
+    drawn = drawn_ranges(out_dir, space)
     (out_dir / "tune.json").write_text(json.dumps({
         "space": {key: {"kind": d.kind, "low": d.low, "high": d.high} for key, d in space.items()},
+        "drawn": {key: ranges for key, ranges in drawn.items() if len(ranges) > 1},
         "trials": {m: [{"trial": r.get("trial"), "values": dict(r["values"]), "dev_bleu": r["dev_bleu"],
                         "steps": r.get("steps")} for r in by_mechanism[m]] for m in names},
         "pruned": {m: [{"trial": r["trial"], "values": dict(r["values"]), "steps": r.get("steps"), "reason": r["pruned"]}
@@ -260,6 +311,7 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
               "budget, the study's first seed). The search space:"), "",
              "| key | scale | range |", "|---|---|---|"]
     lines += [f"| {key} | {d.kind} | {d.format(d.low)} – {d.format(d.high)} |" for key, d in space.items()]
+    lines += widening_lines(drawn, space)
     for m in names:
         stopped = f"; {len(pruned[m])} more pruned early: trials {', '.join(str(r['trial']) for r in pruned[m])}" \
             if pruned.get(m) else ""
