@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -41,40 +41,25 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
     status 0 when the candidate ships, 3 when it does not (every missed condition named).
 
     Example: translate decide --candidate zh-en --candidate-set decode.coverage_penalty=0.4"""
+    import dataclasses
+
     from translate.config.loading import parse_set
-    from translate.errors import ConfigError
-    from translate.evaluation.evaluate import evaluation_translator
-    from translate.inference.build import model_paths
-    from translate.inference.glossary import with_glossaries
-    from translate.release.rule import decide as apply_rule
-    from translate.release.rule import splits
+    from translate.release.rule import decide_models
 
     quiet_datasets()
-    sides: dict[str, dict[str, Any]] = {}
-    direction = None
-    for side, models, sets in (("candidate", candidate, candidate_set), ("against", against, against_set)):
-        translators = [evaluation_translator(model_paths(m), "cpu", parse_set(sets or []), beam)
-                       for m in models or [str(direction)]]
-        for model, translator in zip(models or [str(direction)], translators):
-            pair = f"{translator.src_lang}-{translator.tgt_lang}"
-            if direction is not None and pair != direction:
-                raise ConfigError(f"--{side} {model} translates {pair}, the candidate {direction}")
-            direction = pair
-        decision, test = splits(str(direction), decision_dir, data_dir)
-        sides[side] = {"models": list(models or [str(direction)]), "set": sets or [],
-                       "decision": [with_glossaries(t).translate(decision.sources) for t in translators],
-                       "test": [with_glossaries(t).translate(test.sources) for t in translators]}
-    verdict = apply_rule(sides["candidate"]["decision"], sides["against"]["decision"], sides["candidate"]["test"],
-                         sides["against"]["test"], decision, test, str(direction).split("-")[1])
-    for label, comparison, size in (("decision split", verdict.decision, len(decision.refs)),
-                                    ("Tatoeba test", verdict.test, len(test.refs))):
+    verdict, direction, sides = decide_models(candidate, against, parse_set(candidate_set or []),
+                                              parse_set(against_set or []), decision_dir, data_dir, beam)
+    sizes = len(sides["candidate"].decision[0]), len(sides["candidate"].test[0])
+    for label, comparison, size in (("decision split", verdict.decision, sizes[0]),
+                                    ("Tatoeba test", verdict.test, sizes[1])):
         typer.echo(f"{label} ({size} sentences): candidate {comparison.mean_a:.2f}, against {comparison.mean_b:.2f} "
                    f"BLEU, difference {comparison.delta:+.2f} [{comparison.ci_low:+.2f}, {comparison.ci_high:+.2f}], "
                    f"p {comparison.p_value:.3f}")
     typer.echo("ships: it meets the release rule" if verdict.ships else "does not ship: " + "; ".join(verdict.reasons))
     if output is not None:
-        output.write_text(json.dumps({**verdict.to_dict(), "direction": direction, **sides}, indent=1,
-                                     ensure_ascii=False), encoding="utf-8")
+        output.write_text(json.dumps({**verdict.to_dict(), "direction": direction,
+                                      **{name: dataclasses.asdict(side) for name, side in sides.items()}},
+                                     indent=1, ensure_ascii=False), encoding="utf-8")
         typer.echo(f"wrote {output}")
     if not verdict.ships:
         raise typer.Exit(NOT_SHIPPED)

@@ -24,7 +24,10 @@ from translate.config.paths import default_data_dir
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.errors import ConfigError
+from translate.evaluation.evaluate import evaluation_translator
 from translate.evaluation.significance import Comparison, compare_runs
+from translate.inference.build import model_paths
+from translate.inference.glossary import with_glossaries
 
 ALPHA = 0.05
 DECISION_SPLIT = "test"  # of the everyday folder; its dev.tsv is for choices
@@ -95,3 +98,41 @@ def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]]
     on_test = compare_runs([list(h) for h in candidate_test], [list(h) for h in released_test], test.refs, tgt_lang,
                            samples, aso=False)
     return judge(on_decision, on_test)
+
+
+@dataclass
+class Side:
+    """One side of a decision: its models (one a seed), decoding settings and hypotheses on both splits."""
+
+    models: list[str]
+    settings: dict[str, Any]
+    decision: list[list[str]] = field(default_factory=list)
+    test: list[list[str]] = field(default_factory=list)
+
+
+def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None,
+                  candidate_settings: dict[str, Any] | None = None, against_settings: dict[str, Any] | None = None,
+                  decision_dir: Path | None = None, data_dir: str | None = None,
+                  beam: int | None = None) -> tuple[Verdict, str, dict[str, Side]]:
+    """The rule for models: each side's models (checkpoints, runs or released names; one a seed) decode
+    both splits as `translate evaluate` does (their own decoding settings with `*_settings` applied, the
+    names lexicon where those turn it on); `against` defaults to the released model of the candidate's
+    direction. Returns the verdict, the direction and both sides."""
+    sides = {"candidate": Side(list(candidate), dict(candidate_settings or {})),
+             "against": Side(list(against or []), dict(against_settings or {}))}
+    direction: str | None = None
+    for name, side in sides.items():
+        if not side.models:
+            side.models = [str(direction)]
+        translators = [evaluation_translator(model_paths(m), "cpu", side.settings, beam) for m in side.models]
+        for model, translator in zip(side.models, translators):
+            pair = f"{translator.src_lang}-{translator.tgt_lang}"
+            if direction is not None and pair != direction:
+                raise ConfigError(f"--{name} {model} translates {pair}, the candidate {direction}")
+            direction = pair
+        decision, test = splits(str(direction), decision_dir, data_dir)
+        side.decision = [with_glossaries(t).translate(decision.sources) for t in translators]
+        side.test = [with_glossaries(t).translate(test.sources) for t in translators]
+    verdict = decide(sides["candidate"].decision, sides["against"].decision, sides["candidate"].test,
+                     sides["against"].test, decision, test, str(direction).split("-")[1])
+    return verdict, str(direction), sides
