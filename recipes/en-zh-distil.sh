@@ -15,6 +15,10 @@ set -euo pipefail
 STEPS=${1:-6000}
 STUDENT_STEPS=${2:-4000}
 DATA=data/tatoeba-cmn-eng
+# The released model of 2026-12-01, which the teacher and the student start from: checkpoints/en-zh is
+# this recipe's student since 2026-12-05, so the earlier one comes from git.
+BASE=runs/en-zh-2026-12-01
+[ -f "$BASE/model.safetensors" ] || { mkdir -p "$BASE" && git archive 57adc36 checkpoints/en-zh | tar -x -C "$BASE" --strip-components 2; }
 mkdir -p runs/en-zh-sampled-sources runs/en-zh-kd-all
 
 # 1. Two more teachers, trained side by side on one thread each.
@@ -25,9 +29,9 @@ for seed in 2 3; do
       > "runs/en-zh-sa512-seed$seed.log" 2>&1 &
 done
 wait
-cmp checkpoints/en-zh/src.spm.model runs/en-zh-sa512-seed2/best/src.spm.model
-cmp checkpoints/en-zh/tgt.spm.model runs/en-zh-sa512-seed3/best/tgt.spm.model
-TEACHER=(-m checkpoints/en-zh -m runs/en-zh-sa512-seed2 -m runs/en-zh-sa512-seed3)
+cmp "$BASE/src.spm.model" runs/en-zh-sa512-seed2/best/src.spm.model
+cmp "$BASE/tgt.spm.model" runs/en-zh-sa512-seed3/best/tgt.spm.model
+TEACHER=(-m "$BASE" -m runs/en-zh-sa512-seed2 -m runs/en-zh-sa512-seed3)
 
 # 2. The ensemble on the real English of the train split, references kept beside.
 translate distil "${TEACHER[@]}" --direction en-zh --out runs/kd-en-zh --keep-references --max-length-ratio 2.5
@@ -59,7 +63,11 @@ cp "$DATA/dev.tsv" "$DATA/test.tsv" runs/en-zh-kd-all/
 
 # 6. The student, then the control on the references alone: the released en->zh model's weights and
 #    tokenizers, the same updates and learning rate.
-student=(-c recipes/sa512.yaml --direction en-zh --init-from en-zh --max-minutes 0 --max-steps "$STUDENT_STEPS"
+student=(-c recipes/sa512.yaml --direction en-zh --init-from "$BASE" --max-minutes 0 --max-steps "$STUDENT_STEPS"
          --set train.threads=2 --set train.learning_rate=1e-3)
 translate train "${student[@]}" --data-dir runs/en-zh-kd-all --name en-zh-student
 translate train "${student[@]}" --name en-zh-refs-control
+
+# 7. The release rule (docs/results/decisions.md): the student shipped on 2026-12-05 with
+#    translate decide --candidate runs/en-zh-student --against "$BASE"   (exit 0: it ships)
+#    translate release runs/en-zh-student checkpoints/en-zh --no-lexicon
