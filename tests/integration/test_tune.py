@@ -143,6 +143,13 @@ def test_a_trial_whose_dev_curve_falls_behind_is_pruned_and_never_chosen(tmp_pat
     states = [t.state for t in tuner.study("additive").get_trials()]
     assert states == [optuna.trial.TrialState.COMPLETE] * 3 + [optuna.trial.TrialState.PRUNED]
     assert tuner.done("additive") == 4 and pruning_hook(tmp_path / "elsewhere", "additive", 0) is None
+    # the study's first rung at half its budget: a slow start is not reported, so not pruned
+    slow = tuner.ask("additive", 10, 1)[0][0]
+    late = pruning_hook(tmp_path, "additive", slow, from_step=1000)
+    assert late is not None and late({"step": 500, "dev_bleu": 1.0}) is None
+    assert str(late({"step": 1000, "dev_bleu": 1.0})).startswith("pruned by the tuner at update 1000")
+    reported = next(t for t in tuner.study("additive").get_trials() if t.number == slow).intermediate_values
+    assert reported == {1000: 1.0}
 
 
 def test_the_choice_is_the_best_trial_on_dev() -> None:

@@ -169,7 +169,8 @@ def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun, s
         train_or_reuse(cfg)
         return None
     if run.sweep:
-        hook = None if run.trial is None else pruning_hook(out_dir, run.mechanism, run.trial)
+        hook = None if run.trial is None else pruning_hook(out_dir, run.mechanism, run.trial,
+                                                           from_step=cfg.train.max_steps // 2)
         return _sweep_run(cfg, run, out_dir / SWEEP_DIR / run.name, hook)
     return evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir),
                          run.tuned)

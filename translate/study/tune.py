@@ -15,9 +15,9 @@ told is run again with its own values (its run resumes from its last checkpoint)
 seeded per mechanism, so the same command asks the same values. The first third of a mechanism's
 trials are drawn at random (`startup_trials`), the rest by TPE from the trials told so far.
 
-Weak trials stop early: at each of its validations a trial reports its (greedy) dev BLEU to Optuna's
-successive-halving pruner (`pruning_hook`, in the worker that trains it), which stops it where it falls
-below the best third of the trials that reached that step before it. A pruned trial is told as such
+Weak trials stop early: at each of its validations from half the budget on, a trial reports its
+(greedy) dev BLEU to Optuna's successive-halving pruner (`pruning_hook`, in the worker that trains it),
+which stops it where it falls below the best third of the trials that reached that step before it. A pruned trial is told as such
 and never chosen; the updates it did not train are the pruner's saving. Runs shipped to a Ray node
 that shares no disk with the study are not pruned (the storage is a file of the study folder).
 
@@ -173,10 +173,13 @@ def pruner() -> Any:
     return optuna.pruners.SuccessiveHalvingPruner(min_resource="auto", reduction_factor=3)
 
 
-def pruning_hook(out_dir: Path, mechanism: str, number: int) -> Callable[[dict[str, Any]], str | None] | None:
+def pruning_hook(out_dir: Path, mechanism: str, number: int,
+                 from_step: int = 0) -> Callable[[dict[str, Any]], str | None] | None:
     """The validation hook of a trial's run (`translate.training.trainer.Validated`): report the dev BLEU
     at that step to the trial and return a stop reason when the pruner prunes it; None where the study's
-    storage is not on this disk."""
+    storage is not on this disk. Validations before `from_step` are not reported, so no trial is pruned
+    before it: the study passes half its budget, where a slow start (a long warm-up, a low learning
+    rate) no longer reads as a weak trial."""
     database = out_dir / "tune" / TUNE_DB
     if not database.is_file():
         return None
@@ -184,6 +187,8 @@ def pruning_hook(out_dir: Path, mechanism: str, number: int) -> Callable[[dict[s
     def report(record: dict[str, Any]) -> str | None:
         import optuna
 
+        if int(record["step"]) < from_step:
+            return None
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         study = optuna.load_study(study_name=mechanism, storage=f"sqlite:///{database}", pruner=pruner())
         frozen = next((t for t in study.get_trials(deepcopy=False) if t.number == number), None)
