@@ -21,7 +21,7 @@ import torch
 from translate.checkpoint.files import META
 from translate.checkpoint.store import Loaded, load_checkpoint, save_checkpoint
 from translate.config.loading import apply_overrides
-from translate.config.paths import MEMBERS, default_data_dir, ensemble_members
+from translate.config.paths import MEMBERS, ensemble_members
 from translate.config.schema import ArtifactConfig, DataConfig
 from translate.data.corpus import load_eval_split
 from translate.evaluation.by_length import bleu_by_length, length_buckets
@@ -32,6 +32,7 @@ from translate.inference.fast.graphs import ship_graphs
 from translate.inference.glossary import Glossary, term_use, with_glossaries
 from translate.inference.translator import Translator, check_loaded
 from translate.release.card import EVERYDAY, model_card
+from translate.release.rule import everyday_dir
 
 DIGITS = re.compile(r"\d+")
 CARRIED = ("training", "extra_data", "stages", "recipe")  # facts a re-release keeps from the released meta.json
@@ -184,7 +185,7 @@ def everyday_scores(translator: Translator, direction: str, glossary: bool = Tru
     """BLEU/chrF on the project's out-of-domain dev set (data/everyday, in a checkout) with the model's
     decoding settings, without and (with `glossary`) with the set's glossary; None where the set is not
     at hand (an installed package)."""
-    folder = default_data_dir().parent / "everyday"
+    folder = everyday_dir()
     if not (folder / "dev.tsv").is_file():
         return None
     sources, refs = load_eval_split(apply_overrides(DataConfig(), {"direction": direction, "data_dir": str(folder)}),

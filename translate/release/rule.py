@@ -121,6 +121,7 @@ def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None
     sides = {"candidate": Side(list(candidate), dict(candidate_settings or {})),
              "against": Side(list(against or []), dict(against_settings or {}))}
     direction: str | None = None
+    splits_read: tuple[Split, Split] | None = None
     for name, side in sides.items():
         if not side.models:
             side.models = [str(direction)]
@@ -130,7 +131,7 @@ def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None
             if direction is not None and pair != direction:
                 raise ConfigError(f"--{name} {model} translates {pair}, the candidate {direction}")
             direction = pair
-        decision, test = splits(str(direction), decision_dir, data_dir)
+        decision, test = splits_read = splits_read or splits(str(direction), decision_dir, data_dir)
         side.decision = [with_glossaries(t).translate(decision.sources) for t in translators]
         side.test = [with_glossaries(t).translate(test.sources) for t in translators]
     verdict = decide(sides["candidate"].decision, sides["against"].decision, sides["candidate"].test,
