@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from translate.config.loading import apply_overrides
 from translate.config.schema import RunConfig
 from translate.errors import ConfigError
 from translate.study import compare as compare_module
@@ -21,6 +22,7 @@ from translate.study.tune import (
     Dimension,
     Outcome,
     Tuner,
+    base_values,
     choose_tuned,
     drawn_ranges,
     parse_space,
@@ -99,6 +101,31 @@ def test_a_space_widened_during_the_study_is_told_trial_by_trial(tmp_path: Path)
     assert drawn[1]["trials"] == {"additive": [3, 4], "dot": [3, 4]}
     assert widening_lines(drawn_ranges(tmp_path, wide), wide)[-1] == (
         "- train.learning_rate: 0.0001 – 0.01 in trials 0–2; 0.0001 – 0.03 in trials 3–4")
+
+
+def test_the_first_trial_is_the_base_configuration_clipped_into_the_space(tmp_path: Path, tiny_config: RunConfig) -> None:
+    space = parse_space(["train.learning_rate=log:1e-4:1e-2", "data.batch_tokens=int:700:900",
+                         "model.dropout=float:0.1:0.5"], tiny_config)
+    config = apply_overrides(tiny_config, {"train.learning_rate": "2e-3", "data.batch_tokens": "600", "model.dropout": "0.3"})
+    base = base_values(space, config)
+    assert base == {"train.learning_rate": 2e-3, "data.batch_tokens": 700, "model.dropout": 0.3}  # 600 clipped up
+    assert isinstance(base["data.batch_tokens"], int)
+    told: list[tuple[str, int, Combination]] = []
+
+    def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
+        told.extend(asked)
+        return {(m, n): (_objective(v), False) for m, n, v in asked}
+
+    tune_rounds(Tuner(tmp_path, space, 1, first={"dot": base}), ["additive", "dot"], 3, 2, run_round)
+    dot = sorted((n, v) for m, n, v in told if m == "dot")
+    assert len(dot) == 3 and dot[0] == (0, (("train.learning_rate", "0.002"), ("data.batch_tokens", "700"),
+                                            ("model.dropout", "0.3")))  # within the budget of 3, not on top of it
+    assert all(v != dot[0][1] for n, v in dot[1:])  # then the sampler's own draws
+    additive = sorted((n, v) for m, n, v in told if m == "additive")
+    assert len(additive) == 3 and additive[0][1] != dot[0][1]  # no base values given: drawn
+    one = tmp_path / "one"
+    tune_rounds(Tuner(one, space, 1, first={"dot": base}), ["dot"], 1, 1, run_round)
+    assert [t.params for t in Tuner(one, space, 1).study("dot").get_trials()] == [base]  # a budget of 1: the base
 
 
 def test_an_interrupted_round_resumes_with_the_trials_it_had_asked(tmp_path: Path) -> None:
@@ -182,6 +209,8 @@ def test_a_tuned_study_trains_its_seeds_with_the_best_trial(tmp_path: Path, tiny
     table = json.loads((out / "tune.json").read_text(encoding="utf-8"))
     trials = table["trials"]["additive"]
     assert [t["trial"] for t in trials] == [0, 1, 2] and len(table["expected_best"]["additive"]) == 3
+    lr = Dimension("log", 1e-3, 3e-2)
+    assert trials[0]["values"]["train.learning_rate"] == lr.format(min(max(tiny_config.train.learning_rate, 1e-3), 3e-2))
     best = max(trials, key=lambda t: (t["dev_bleu"], -t["trial"]))
     assert table["chosen"]["additive"] == best["values"]
     for seed in (1, 2):

@@ -48,6 +48,11 @@ SpaceOpt = Annotated[list[str] | None, typer.Option(
         "--tune's search space, KIND log, float or int (repeat for several keys); default: "
         "train.learning_rate=log:1e-4:1e-2, data.batch_tokens=int:300:2400, model.dropout=float:0.1:0.5, "
         "train.warmup_steps=int:0:1000"))]
+TuneBaseOpt = Annotated[bool, typer.Option(
+    "--tune-base/--no-tune-base", help=(
+        "--tune's first trial for each mechanism is the configuration's own values (clipped into --space), so the "
+        "tuner's choice is never worse on dev than training without it; it counts as one of the N trials. Applies "
+        "when a mechanism's trials begin (a resumed study keeps its first trial)."))]
 JobsOpt = Annotated[int, typer.Option(min=1, help=(
     "Runs at a time, each in its own worker process; the cores are shared among them (train.threads per run, if set). "
     "A study gives the same results with any --jobs for the same threads per run."))]
@@ -71,6 +76,7 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
             out: OutOpt = Path("runs/compare"), work: WorkOpt = None, report_only: ReportOnlyOpt = False,
             verify: VerifyOpt = False, sweep: SweepOpt = None, tune: TuneOpt = None, space: SpaceOpt = None,
+            tune_base: TuneBaseOpt = True,
             jobs: JobsOpt = 1,
             executor: ExecutorOpt = "local", address: AddressOpt = None, gpus_per_run: GpusOpt = 0.0,
             status: StatusOpt = False, config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
@@ -121,12 +127,12 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
 
     result_dir = run_compare(cfg, names, seed_list, out, work, _executor(executor, jobs, cfg.train.threads, address,
                                                                          gpus_per_run),
-                             parse_sweep(sweep or [], cfg) or None, _tuning(tune, space, cfg))
+                             parse_sweep(sweep or [], cfg) or None, _tuning(tune, space, cfg, tune_base))
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
 
 
-def _tuning(trials: int | None, space: list[str] | None, cfg: Any) -> Any:
+def _tuning(trials: int | None, space: list[str] | None, cfg: Any, from_base: bool = True) -> Any:
     """--tune and --space as the study's Tuning (None without --tune)."""
     from translate.study.compare import Tuning
     from translate.study.tune import DEFAULT_SPACE, parse_space
@@ -135,7 +141,7 @@ def _tuning(trials: int | None, space: list[str] | None, cfg: Any) -> Any:
         if space:
             raise typer.BadParameter("--space is the search space of --tune: give --tune N too", param_hint="'--space'")
         return None
-    return Tuning(trials, parse_space(space or DEFAULT_SPACE, cfg))
+    return Tuning(trials, parse_space(space or DEFAULT_SPACE, cfg), from_base)
 
 
 def _seeds(text: str) -> list[int]:

@@ -33,6 +33,7 @@ from translate.study.tune import (
     Outcome,
     Space,
     Tuner,
+    base_values,
     choose_tuned,
     pruning_hook,
     tune_rounds,
@@ -243,6 +244,7 @@ class Tuning:
 
     trials: int
     space: Space
+    from_base: bool = True  # each mechanism's first trial is the base configuration's values (`tune.base_values`)
 
 
 def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None,
@@ -298,7 +300,9 @@ def _tune(base: RunConfig, mechanisms: list[str], seed: int, out_dir: Path, work
           status: StudyStatus, tune: Tuning, later: int) -> dict[str, str]:
     """The tuner's rounds (`translate.study.tune.tune_rounds`): each round's trials run as sweep runs on the
     executor; returns the failed runs and their reasons."""
-    tuner, failed = Tuner(out_dir, tune.space, seed), {}
+    first = {m: base_values(tune.space, apply_overrides(base, study_presets()[m])) for m in mechanisms} \
+        if tune.from_base else None
+    tuner, failed = Tuner(out_dir, tune.space, seed, first), {}
 
     def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
         runs = [StudyRun(m, seed, tuned=values, sweep=True, trial=number) for m, number, values in asked]

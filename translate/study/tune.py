@@ -12,8 +12,11 @@ scheduling of runs that `translate compare` already does.
 Trials are asked in rounds, as many at a time as the executor runs (`slots`); a run's dev BLEU is told
 to the mechanism's Optuna study once it finishes. An interrupted round resumes: a trial asked but not
 told is run again with its own values (its run resumes from its last checkpoint). The sampler is
-seeded per mechanism, so the same command asks the same values. The first third of a mechanism's
-trials are drawn at random (`startup_trials`), the rest by TPE from the trials told so far.
+seeded per mechanism, so the same command asks the same values. A mechanism's first trial is the base
+configuration's own values (`base_values`, clipped into the space; `translate compare --no-tune-base` leaves
+it out): the tuner's choice is then never a setting worse on dev than the one a user would train without it.
+The first third of a mechanism's trials (that one included) are drawn at random (`startup_trials`), the rest
+by TPE from the trials told so far.
 
 Weak trials stop early: at each of its validations from half the budget on, a trial reports its
 (greedy) dev BLEU to Optuna's successive-halving pruner (`pruning_hook`, in the worker that trains it),
@@ -94,19 +97,33 @@ def parse_space(specs: list[str], base: RunConfig) -> Space:
     return space
 
 
+def base_values(space: Space, base: RunConfig) -> dict[str, float]:
+    """The base configuration's value of each key of the space, clipped into its range (an int range gets an int)."""
+    values: dict[str, float] = {}
+    for key, dimension in space.items():
+        node: Any = base
+        for part in key.split("."):
+            node = getattr(node, part)
+        value = min(max(float(node), dimension.low), dimension.high)
+        values[key] = round(value) if dimension.kind == "int" else value
+    return values
+
+
 def _sampler_seed(mechanism: str, seed: int) -> int:
     return seed * 1_000_003 + int(hashlib.sha256(mechanism.encode()).hexdigest()[:8], 16)
 
 
 class Tuner:
     """The mechanisms' Optuna studies in `<out>/tune/optuna.db`: `ask` the next trials' values, `tell`
-    their dev BLEU; trials asked and not yet told are asked again (their values) first."""
+    their dev BLEU; trials asked and not yet told are asked again (their values) first. A mechanism in
+    `first` gets those values as its first trial (enqueued when its study is created)."""
 
-    def __init__(self, out_dir: Path, space: Space, seed: int) -> None:
+    def __init__(self, out_dir: Path, space: Space, seed: int,
+                 first: dict[str, dict[str, float]] | None = None) -> None:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
-        self.optuna, self.space, self.seed = optuna, space, seed
+        self.optuna, self.space, self.seed, self.first = optuna, space, seed, first or {}
         folder = out_dir / "tune"
         folder.mkdir(parents=True, exist_ok=True)
         self.storage = f"sqlite:///{folder / TUNE_DB}"
@@ -117,6 +134,8 @@ class Tuner:
         Of a budget of `trials`, the first `startup_trials(trials)` are drawn at random, the rest by TPE."""
         study = self.optuna.create_study(study_name=mechanism, storage=self.storage, direction="maximize",
                                          load_if_exists=True, pruner=pruner())
+        if mechanism in self.first and not study.get_trials(deepcopy=False):
+            study.enqueue_trial(self.first[mechanism])
         asked = len(study.get_trials(deepcopy=False))
         study.sampler = self.optuna.samplers.TPESampler(seed=_sampler_seed(mechanism, self.seed) + asked,
                                                         n_startup_trials=startup_trials(trials))
@@ -131,7 +150,7 @@ class Tuner:
         states = self.optuna.trial.TrialState
         open_ = [t for t in study.get_trials(deepcopy=False) if t.state == states.RUNNING]
         out = [(t.number, self.combination(t.params)) for t in open_][:wanted]
-        while len(out) < wanted and len(study.get_trials(deepcopy=False)) < trials:
+        while len(out) < wanted and sum(t.state != states.WAITING for t in study.get_trials(deepcopy=False)) < trials:
             trial = study.ask({key: self._distribution(d) for key, d in self.space.items()})
             out.append((trial.number, self.combination(trial.params)))
         return out
