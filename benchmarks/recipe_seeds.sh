@@ -53,15 +53,14 @@ for seed in $SEEDS; do
   echo "[recipe-seeds] OpenNMT-py, seed $seed, $MINUTES min ($(date -u +%T), load $before)" >&2
   THREADS=$THREADS bash "$dir/run.sh" "$MINUTES"
   "$PY" - /tmp/opennmt-peer/summary.json "$RESULTS/$DATE-recipe-seeds-peer-seed$seed.json" "$seed" "$before" "$(loads)" \
-    "$(nproc)" <<'PY'
-import json, sys
-src, dst, seed, before, after, cores = sys.argv[1:]
-figures = json.load(open(src, encoding="utf-8"))
-before_l, after_l = [float(x) for x in before.split(",")], [float(x) for x in after.split(",")]
-figures["seed"] = int(seed)
-figures["machine_load"] = {"before": before_l, "after": after_l, "cores": int(cores),
-                           "busy": before_l[0] > 0.5 * int(cores)}  # the rule of benchmarks.record_load
-json.dump(figures, open(dst, "w", encoding="utf-8"), indent=1)
+    <<'PY'
+import json, os, sys
+from pathlib import Path
+from benchmarks import record_load  # the rule every benchmark's JSON follows
+src, dst, seed, before, after = sys.argv[1:]
+figures = {**json.loads(Path(src).read_text(encoding="utf-8")), "seed": int(seed)}
+Path(dst).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+record_load([Path(dst)], [float(x) for x in before.split(",")], [float(x) for x in after.split(",")], os.cpu_count() or 1)
 PY
   cp /tmp/opennmt-peer/run/train.log "/tmp/recipe-seeds-peer/seed$seed/train.log"
 done
