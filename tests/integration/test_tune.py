@@ -30,6 +30,7 @@ from translate.study.tune import (
     startup_trials,
     tune_rounds,
     widening_lines,
+    write_tune_report,
 )
 
 
@@ -50,6 +51,35 @@ def test_the_search_space_is_checked_and_the_default_spans_two_decades_of_learni
             parse_space([spec], tiny_config)
     with pytest.raises(ConfigError, match="given twice"):
         parse_space(["model.dropout=float:0.1:0.5"] * 2, tiny_config)
+
+
+def test_a_bound_the_key_cannot_pass_is_not_a_range_to_widen(tmp_path: Path, tiny_config: RunConfig) -> None:
+    """Dropout 0 and warm-up 0 end what the config accepts: a choice there is reported, not sent to be widened.
+    A bound that only another key holds (the learning rate at train.min_learning_rate) stays widenable."""
+    specs = ["train.learning_rate=log:1e-4:3e-2", "data.batch_tokens=int:300:4000", "model.dropout=float:0:0.6",
+             "train.warmup_steps=int:0:2000"]
+    config = apply_overrides(tiny_config, {"train.min_learning_rate": "1e-4"})
+    space = parse_space(specs, config)
+    assert {key: set(d.ends) for key, d in space.items()} == {
+        "train.learning_rate": set(), "data.batch_tokens": set(), "model.dropout": {"lower"},
+        "train.warmup_steps": {"lower"}}
+    assert parse_space(["model.dropout=float:0.05:0.6"], config)["model.dropout"].ends == frozenset()
+    trials = [("0.004", "600", "0.3", "300", 20.0), ("0.00847", "3923", "0.0206", "488", 35.6)]
+    for number, (lr, batch, dropout, warmup, bleu) in enumerate(trials):
+        folder = tmp_path / "sweep" / f"dot-trial{number}"
+        folder.mkdir(parents=True)
+        values = [["train.learning_rate", lr], ["data.batch_tokens", batch], ["model.dropout", dropout],
+                  ["train.warmup_steps", warmup]]
+        (folder / "sweep.json").write_text(json.dumps({"mechanism": "dot", "seed": 1, "values": values, "dev_bleu": bleu,
+                                                       "steps": 2000, "tune": True, "trial": number}), encoding="utf-8")
+    write_tune_report(tmp_path, ["dot"], space)
+    table = json.loads((tmp_path / "tune.json").read_text(encoding="utf-8"))
+    assert table["at_edge"] == {"dot": {"data.batch_tokens": "upper"}}
+    assert table["at_domain_end"] == {"dot": {"model.dropout": "lower"}}
+    note = (tmp_path / "tune.md").read_text(encoding="utf-8").rstrip().splitlines()[-1]
+    assert note == ("At an edge of the searched range, where the best may lie beyond it: dot (batch_tokens at the upper "
+                    "end). Widen the range before calling these mechanisms tuned. At the end of what the configuration "
+                    "accepts, where nothing lies beyond: dot (dropout at the lower end).")
 
 
 def _objective(values: Combination) -> float:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from translate.study.budget import edge, edges, expected_best, expected_best_curve
-from translate.study.sweep import sweep_markdown
+from translate.study.sweep import edge_note, sweep_markdown
 
 TUNED = Path(__file__).resolve().parents[2] / "docs" / "compare-tuned-en-zh"
 
@@ -42,6 +42,14 @@ def test_a_choice_at_a_bound_of_its_range_is_at_an_edge() -> None:
     assert edges({"train.learning_rate": "2e-3", "model.attention.scorer": "dot"},
                  {"train.learning_rate": ["5e-4", "1e-3", "2e-3"], "model.attention.scorer": ["dot", "additive"]}) == {
         "train.learning_rate": "upper"}
+
+
+def test_the_edge_note_asks_to_widen_only_what_can_be_widened() -> None:
+    assert edge_note({"dot": {}}) == "No choice lies at an edge of its searched range."
+    only_ends = edge_note({"dot": {}}, {"dot": {"model.dropout": "lower", "train.warmup_steps": "lower"}})
+    assert only_ends == ("No choice lies at an edge that can be widened. At the end of what the configuration accepts, "
+                         "where nothing lies beyond: dot (dropout at the lower end, warmup_steps at the lower end).")
+    assert "Widen" in edge_note({"dot": {"train.learning_rate": "upper"}}, {"dot": {}})
 
 
 def test_the_committed_tuned_study_says_its_learning_rates_lie_at_the_grids_upper_end(tmp_path: Path) -> None:

@@ -103,26 +103,32 @@ def write_sweep_report(out_dir: Path, mechanisms: list[str], sweep: dict[str, li
     return chosen
 
 
-def budget_lines(curves: dict[str, list[float]], names: list[str], at_edge: dict[str, dict[str, str]]) -> list[str]:
+def budget_lines(curves: dict[str, list[float]], names: list[str], at_edge: dict[str, dict[str, str]],
+                 at_end: dict[str, dict[str, str]] | None = None) -> list[str]:
     """The report's expected-best table (one row per mechanism in `names`) and its note on edges."""
     width = max((len(c) for c in curves.values()), default=0)
     lines = ["", ("Expected best dev BLEU after n trials (Dodge et al. 2019: the best of n trials drawn from those "
                   "run; a curve still rising at its end says more trials would have paid):"), "",
              "| mechanism | " + " | ".join(f"n = {n}" for n in range(1, width + 1)) + " |", "|---|" + "---|" * width]
     lines += [f"| {m} | " + " | ".join(f"{v:.2f}" for v in curves[m]) + " |" for m in names]
-    return [*lines, "", edge_note(at_edge)]
+    return [*lines, "", edge_note(at_edge, at_end)]
 
 
-def edge_note(at_edge: dict[str, dict[str, str]]) -> str:
-    """One sentence on the choices at an edge of their searched range ("" where none is)."""
+def edge_note(at_edge: dict[str, dict[str, str]], at_end: dict[str, dict[str, str]] | None = None) -> str:
+    """The note on the choices at an edge of their searched range: those to widen (`at_edge`) and those
+    at the end of what the configuration accepts (`at_end`, e.g. dropout 0), where nothing lies beyond."""
     def ends(sides: dict[str, str]) -> str:
         return ", ".join(f"{key.rsplit('.', 1)[-1]} at the {side} end" for key, side in sides.items())
 
     marked = [f"{m} ({ends(sides)})" for m, sides in at_edge.items() if sides]
+    closed = [f"{m} ({ends(sides)})" for m, sides in (at_end or {}).items() if sides]
+    beyond = (f" At the end of what the configuration accepts, where nothing lies beyond: {'; '.join(closed)}."
+              if closed else "")
     if not marked:
-        return "No choice lies at an edge of its searched range."
+        return ("No choice lies at an edge that can be widened." if closed
+                else "No choice lies at an edge of its searched range.") + beyond
     return (f"At an edge of the searched range, where the best may lie beyond it: {'; '.join(marked)}. Widen the "
-            "range before calling these mechanisms tuned.")
+            "range before calling these mechanisms tuned." + beyond)
 
 
 def searched_values(data: dict[str, Any]) -> dict[str, list[str]]:

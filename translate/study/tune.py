@@ -27,7 +27,9 @@ that shares no disk with the study are not pruned (the storage is a file of the 
 Each trial leaves `<out>/sweep/<mechanism>~<values>-seed<n>/sweep.json` like a sweep run, marked
 `"tune": true`; `<out>/tune.json` and `tune.md` hold every trial, the choices, the expected best dev
 BLEU after n trials (Dodge et al. 2019) and the values chosen within 10 % of a bound of their range
-(`translate.study.budget.edges`): a range to widen before calling the mechanism tuned.
+(`translate.study.budget.edges`): a range to widen before calling the mechanism tuned, unless that bound
+is also the end of what the configuration accepts (dropout 0, warm-up 0: `Dimension.ends`), where nothing
+lies beyond it.
 """
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ KINDS = ("log", "float", "int")
 
 @dataclass(frozen=True)
 class Dimension:
-    """One key's range: `log` (log-uniform, positive), `float` (uniform) or `int` (uniform integers)."""
+    """One key's range: `log` (log-uniform, positive), `float` (uniform) or `int` (uniform integers);
+    `ends` names the bounds ("lower", "upper") beyond which the configuration accepts no value."""
 
     kind: str
     low: float
     high: float
+    ends: frozenset[str] = frozenset()
 
     def format(self, value: float) -> str:
         """The value as the run's configuration gets it (3 significant digits, integers exact)."""
@@ -93,8 +97,23 @@ def parse_space(specs: list[str], base: RunConfig) -> Space:
         dimension = Dimension(parts[0], low, high)
         for bound in (low, high):
             apply_overrides(base, {key: dimension.format(bound)})  # an unknown key or a bad value names itself here
-        space[key] = dimension
+        space[key] = Dimension(parts[0], low, high, domain_ends(key, dimension, base))
     return space
+
+
+def domain_ends(key: str, dimension: Dimension, base: RunConfig) -> frozenset[str]:
+    """The bounds of a range beyond which the key accepts nothing: the nearest value past the bound (one
+    step for an int, a hair for a float) fails the key's own check (dropout below 0), not another key's
+    (the learning rate below `train.min_learning_rate` is a range to widen with that key)."""
+    step = 1.0 if dimension.kind == "int" else 1e-9 * max(1.0, abs(dimension.low), abs(dimension.high))
+    ends = set()
+    for side, beyond in (("lower", dimension.low - step), ("upper", dimension.high + step)):
+        try:
+            apply_overrides(base, {key: str(round(beyond)) if dimension.kind == "int" else repr(beyond)})
+        except ConfigError as error:
+            if str(error).startswith(f"{key}="):  # `schema._check` names the key at fault first
+                ends.add(side)
+    return frozenset(ends)
 
 
 def base_values(space: Space, base: RunConfig) -> dict[str, float]:
@@ -320,7 +339,9 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
     names = [m for m in mechanisms if m in by_mechanism] + sorted(set(by_mechanism) - set(mechanisms))
     searched = {key: [d.format(d.low), d.format(d.high)] for key, d in space.items()}
     curves = {m: [round(v, 2) for v in expected_best_curve([r["dev_bleu"] for r in by_mechanism[m]])] for m in names}
-    at_edge = {m: edges(dict(chosen[m]), searched) for m in names if m in chosen}
+    found = {m: edges(dict(chosen[m]), searched) for m in names if m in chosen}
+    at_edge = {m: {k: side for k, side in sides.items() if side not in space[k].ends} for m, sides in found.items()}
+    at_end = {m: {k: side for k, side in sides.items() if side in space[k].ends} for m, sides in found.items()}
     drawn = drawn_ranges(out_dir, space)
     (out_dir / "tune.json").write_text(json.dumps({
         "space": {key: {"kind": d.kind, "low": d.low, "high": d.high} for key, d in space.items()},
@@ -330,7 +351,8 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
         "pruned": {m: [{"trial": r["trial"], "values": dict(r["values"]), "steps": r.get("steps"), "reason": r["pruned"]}
                        for r in found] for m, found in pruned.items()},
         "chosen": {m: dict(chosen[m]) for m in names if m in chosen}, "expected_best": curves,
-        "at_edge": {m: sides for m, sides in at_edge.items() if sides}}, indent=1) + "\n", encoding="utf-8")
+        "at_edge": {m: sides for m, sides in at_edge.items() if sides},
+        "at_domain_end": {m: sides for m, sides in at_end.items() if sides}}, indent=1) + "\n", encoding="utf-8")
     lines = [("Tuned on dev with Optuna's TPE sampler (`translate compare --tune`; each trial one run of the study's "
               "budget, the study's first seed). The search space:"), "",
              "| key | scale | range |", "|---|---|---|"]
@@ -347,6 +369,6 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
             best = m in chosen and tuple((k, str(v)) for k, v in r["values"]) == chosen[m]
             score = f"**{r['dev_bleu']:.2f}**" if best else f"{r['dev_bleu']:.2f}"
             lines.append(f"| {r.get('trial')} | " + " | ".join(str(values.get(k, "")) for k in space) + f" | {score} |")
-    lines += budget_lines(curves, names, at_edge)
+    lines += budget_lines(curves, names, at_edge, at_end)
     (out_dir / "tune.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return chosen
