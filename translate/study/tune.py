@@ -339,9 +339,9 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
     names = [m for m in mechanisms if m in by_mechanism] + sorted(set(by_mechanism) - set(mechanisms))
     searched = {key: [d.format(d.low), d.format(d.high)] for key, d in space.items()}
     curves = {m: [round(v, 2) for v in expected_best_curve([r["dev_bleu"] for r in by_mechanism[m]])] for m in names}
-    found = {m: edges(dict(chosen[m]), searched) for m in names if m in chosen}
-    at_edge = {m: {k: side for k, side in sides.items() if side not in space[k].ends} for m, sides in found.items()}
-    at_end = {m: {k: side for k, side in sides.items() if side in space[k].ends} for m, sides in found.items()}
+    near_bound = {m: edges(dict(chosen[m]), searched) for m in names if m in chosen}
+    at_edge = {m: {k: side for k, side in sides.items() if side not in space[k].ends} for m, sides in near_bound.items()}
+    at_end = {m: {k: side for k, side in sides.items() if side in space[k].ends} for m, sides in near_bound.items()}
     drawn = drawn_ranges(out_dir, space)
     (out_dir / "tune.json").write_text(json.dumps({
         "space": {key: {"kind": d.kind, "low": d.low, "high": d.high} for key, d in space.items()},
