@@ -179,6 +179,35 @@ def test_an_interrupted_round_resumes_with_the_trials_it_had_asked(tmp_path: Pat
     assert Tuner(tmp_path, space, 1).done("additive") == 3
 
 
+def test_a_trial_that_finished_before_an_interruption_is_told_from_its_results_without_its_weights(
+        tmp_path: Path, tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A study resumed on another machine (its work folder gone) trains only the trials without results."""
+    from translate.study.executors import Sequential
+    from translate.study.status import StudyStatus
+
+    out, work = tmp_path / "study", tmp_path / "elsewhere"
+    tuning = Tuning(2, parse_space(["train.learning_rate=log:1e-3:3e-2"], tiny_config), from_base=False)
+    [(first, values)] = Tuner(out, tuning.space, 1).ask("additive", 2, 1)  # asked; the round was interrupted
+    finished = compare_module.StudyRun("additive", 1, tuned=values, sweep=True, trial=first).name
+    (out / "sweep" / finished).mkdir(parents=True)
+    (out / "sweep" / finished / "sweep.json").write_text(json.dumps({"dev_bleu": 12.5}), encoding="utf-8")
+    trained: list[str] = []
+
+    def execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Any, waves: list[list[Any]],
+                status: StudyStatus, later: int) -> dict[str, str]:
+        for run in [r for wave in waves for r in wave]:
+            trained.append(run.name)
+            (out_dir / "sweep" / run.name).mkdir(parents=True)
+            (out_dir / "sweep" / run.name / "sweep.json").write_text(json.dumps({"dev_bleu": 3.0}), encoding="utf-8")
+        return {}
+    monkeypatch.setattr(compare_module, "_execute", execute)
+    status = StudyStatus(out, "sequential", [])
+    assert compare_module._tune(tiny_config, ["additive"], 1, out, work, Sequential(), status, tuning, 0) == {}
+    assert len(trained) == 1 and finished not in trained  # only the trial asked after it
+    told = {t.number: t.value for t in Tuner(out, tuning.space, 1).study("additive").get_trials()}
+    assert told == {first: 12.5, first + 1: 3.0}
+
+
 def test_a_trial_whose_dev_curve_falls_behind_is_pruned_and_never_chosen(tmp_path: Path) -> None:
     """Trials report each validation's dev BLEU through the training hook; successive halving stops one
     that falls below the best third at a rung, and the tuner tells it as pruned."""

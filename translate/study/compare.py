@@ -306,9 +306,11 @@ def _tune(base: RunConfig, mechanisms: list[str], seed: int, out_dir: Path, work
 
     def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
         runs = [StudyRun(m, seed, tuned=values, sweep=True, trial=number) for m, number, values in asked]
+        # a trial of an interrupted round whose results exist is told from them, even without its weights
+        todo = [r for r in runs if not (out_dir / SWEEP_DIR / r.name / "sweep.json").is_file()]
         for run in runs:
-            status.set(run.name, "pending")
-        failed.update(_execute(base, out_dir, work_dir, executor, _waves(runs, work_dir), status, later))
+            status.set(run.name, "pending" if run in todo else "done")
+        failed.update(_execute(base, out_dir, work_dir, executor, _waves(todo, work_dir), status, later))
         outcomes: dict[tuple[str, int], Outcome] = {}
         for run in runs:
             path = out_dir / SWEEP_DIR / run.name / "sweep.json"
