@@ -85,15 +85,15 @@ def pairs_markdown(pairs: list[dict[str, Any]], marked: dict[str, str] | None = 
     lines = ["", ("Pairs the study asks about (A against B over their common seeds): A − B in test BLEU with its "
                   "95 % interval, the p-value and its Holm correction over the pairs asked, ASO's ε_min over the "
                   "seeds' BLEU (< 0.5: A tends to score above B), and the seeds per side that would resolve a "
-                  "difference of this size at the spread observed (0: more seeds cannot, the test sentences "
-                  "themselves vary more). Bold: decided (2 or more seeds a side, interval excludes 0, Holm p < 0.05)."), "",
+                  "difference of this size at the spread observed (\"cannot\": more seeds cannot, the test "
+                  "sentences themselves vary more). Bold: decided (2 or more seeds a side, interval excludes 0, Holm p < 0.05)."), "",
              "| A | B | what it isolates | seeds | BLEU A | BLEU B | A − B [95 % CI], p (Holm) | ASO ε_min | seeds to resolve |",
              "|" + "---|" * 9]
     for p in pairs:
         test = p if "ci95" in p else None  # pairs of reports older than the two-level test carry a p-value only
         shown = _test_cell(test) if test else _p_cell(p.get("p_value"), None)
         aso = "–" if p.get("aso_eps_min") is None else f"{p['aso_eps_min']:.2f}"
-        needed = "–" if p.get("seeds_needed") is None else str(p["seeds_needed"])
+        needed = "–" if p.get("seeds_needed") is None else str(p["seeds_needed"] or "cannot")
         lines.append(f"| {marked.get(p['a'], p['a'])} | {marked.get(p['b'], p['b'])} | {p['question']} | {', '.join(map(str, p['seeds']))} | {p['bleu_a']:.2f} | "
                      f"{p['bleu_b']:.2f} | {shown} | {aso} | {needed} |")
     return "\n".join(lines) + "\n"
