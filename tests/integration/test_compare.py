@@ -221,6 +221,17 @@ def test_a_committed_study_rebuilds_its_report_from_a_fresh_clone(tmp_path: Path
         rebuild_report(cfg, cloned)
 
 
+def test_report_only_refuses_a_direction_other_than_the_runs_trained_in(tmp_path: Path) -> None:
+    """The direction picks the BLEU tokenizer and how source lengths are counted: rewriting a zh→en study's
+    tables as en→zh would score English with the Chinese tokenizer, so the command names the option instead."""
+    study = tmp_path / "study"
+    shutil.copytree(REPO / "docs" / "compare-converged-zh-en" / "runs", study / "runs")
+    with pytest.raises(ConfigError, match=r"additive-seed1/config.yaml translates zh-en, this command en-zh "
+                                          r"\(data.direction\): give --direction zh-en"):
+        rebuild_report(load_config(None, {}), study)
+    assert not (study / "results.md").exists()
+
+
 @pytest.mark.slow
 def test_the_committed_zh_en_study_rebuilds_every_table_and_figure_from_its_files(tmp_path: Path) -> None:
     """docs/compare-converged-zh-en holds every run's hypotheses and attention matrices: with its questions

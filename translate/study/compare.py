@@ -375,6 +375,11 @@ def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
     found = [RunFigures.load(path) for path in (out_dir / "runs").glob("*/compare.json")]
     if not found:
         raise ConfigError(f"no finished runs in {out_dir / 'runs'} (each has a compare.json)")
+    for record in sorted((out_dir / "runs").glob("*/config.yaml")):  # the direction picks the BLEU tokenizer
+        direction = load_config(record).data.direction
+        if direction != base.data.direction:
+            raise ConfigError(f"{record} translates {direction}, this command {base.data.direction} (data.direction): "
+                              f"give --direction {direction} to rewrite its tables")
     rank = {name: i for i, name in enumerate(study_presets())}
     other_sizes = frozenset(n for n, overrides in study_presets().items() if "model.hidden_size" in overrides)
     write_report(base, sorted(found, key=lambda f: (rank.get(f.mechanism, len(rank)), f.mechanism, f.seed)), out_dir,
