@@ -235,7 +235,12 @@ def sweep_plan(mechanisms: list[str], seed: int, sweep: dict[str, list[str]], ou
                work_dir: Path) -> list[list[StudyRun]]:
     """The sweep runs still to do: every mechanism × combination, with one seed."""
     runs = [StudyRun(m, seed, tuned=c, sweep=True) for m in mechanisms for c in combinations(sweep)]
-    return _waves([r for r in runs if not (out_dir / SWEEP_DIR / r.name / "sweep.json").is_file()], work_dir)
+    return _waves(_without_results(runs, out_dir), work_dir)
+
+
+def _without_results(runs: list[StudyRun], out_dir: Path) -> list[StudyRun]:
+    """The sweep runs (or trials) with no sweep.json in out_dir/sweep/: those still to train, here or anywhere."""
+    return [r for r in runs if not (out_dir / SWEEP_DIR / r.name / "sweep.json").is_file()]
 
 
 @dataclass(frozen=True)
@@ -307,7 +312,7 @@ def _tune(base: RunConfig, mechanisms: list[str], seed: int, out_dir: Path, work
     def run_round(asked: list[tuple[str, int, Combination]]) -> dict[tuple[str, int], Outcome]:
         runs = [StudyRun(m, seed, tuned=values, sweep=True, trial=number) for m, number, values in asked]
         # a trial of an interrupted round whose results exist is told from them, even without its weights
-        todo = [r for r in runs if not (out_dir / SWEEP_DIR / r.name / "sweep.json").is_file()]
+        todo = _without_results(runs, out_dir)
         for run in runs:
             status.set(run.name, "pending" if run in todo else "done")
         failed.update(_execute(base, out_dir, work_dir, executor, _waves(todo, work_dir), status, later))
