@@ -82,6 +82,20 @@ def test_a_bound_the_key_cannot_pass_is_not_a_range_to_widen(tmp_path: Path, tin
                     "accepts, where nothing lies beyond: dot (dropout at the lower end).")
 
 
+def test_a_choice_is_at_an_edge_on_the_scale_its_range_is_drawn_on(tmp_path: Path, tiny_config: RunConfig) -> None:
+    """An `int` range is drawn uniformly, so its upper 10 % of 300-8,000 starts at 7,230 tokens, not at the
+    5,761 of a log scale; a `log` range is read on its log scale."""
+    space = parse_space(["train.learning_rate=log:1e-4:3e-2", "data.batch_tokens=int:300:8000"], tiny_config)
+    folder = tmp_path / "sweep" / "none-trial0"
+    folder.mkdir(parents=True)
+    values = [["train.learning_rate", "0.018"], ["data.batch_tokens", "5897"]]
+    (folder / "sweep.json").write_text(json.dumps({"mechanism": "none", "seed": 1, "values": values, "dev_bleu": 31.0,
+                                                   "steps": 2000, "tune": True, "trial": 0}), encoding="utf-8")
+    write_tune_report(tmp_path, ["none"], space)
+    assert json.loads((tmp_path / "tune.json").read_text(encoding="utf-8"))["at_edge"] == {
+        "none": {"train.learning_rate": "upper"}}
+
+
 def _objective(values: Combination) -> float:
     """A smooth dev score whose best learning rate is 3e-3 (log scale)."""
     lr = float(dict(values)["train.learning_rate"])

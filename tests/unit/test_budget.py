@@ -44,6 +44,19 @@ def test_a_choice_at_a_bound_of_its_range_is_at_an_edge() -> None:
         "train.learning_rate": "upper"}
 
 
+def test_a_tuners_range_is_read_on_the_scale_it_was_drawn_on() -> None:
+    """A grid's values over a factor of 4 are read on a log scale; a tuner's range says its own scale."""
+    batches = [300.0, 8000.0]
+    assert edge(5897, batches) == "upper"  # log scale: the upper 10 % starts at 5,761
+    assert edge(5897, batches, log=False) is None and edge(7300, batches, log=False) == "upper"
+    assert edge(1000, batches, log=False) == "lower" and edge(1100, batches, log=False) is None
+    rates = [1e-4, 3e-2]
+    assert edge(3e-3, rates, log=True) is None and edge(3e-3, rates, log=False) == "lower"
+    assert edges({"data.batch_tokens": "5897", "train.learning_rate": "0.018"},
+                 {"data.batch_tokens": ["300", "8000"], "train.learning_rate": ["1e-4", "3e-2"]},
+                 {"data.batch_tokens": False, "train.learning_rate": True}) == {"train.learning_rate": "upper"}
+
+
 def test_the_edge_note_asks_to_widen_only_what_can_be_widened() -> None:
     assert edge_note({"dot": {}}) == "No choice lies at an edge of its searched range."
     only_ends = edge_note({"dot": {}}, {"dot": {"model.dropout": "lower", "train.warmup_steps": "lower"}})

@@ -5,7 +5,7 @@ lie at an edge of the searched range, where the best may lie outside it. Pure fu
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 EDGE = 0.1  # a choice within this share of the range from a bound is at an edge
 GEOMETRIC = 4.0  # positive values spanning at least this ratio are read on a log scale (learning rates)
@@ -25,15 +25,18 @@ def expected_best_curve(scores: Sequence[float]) -> list[float]:
     return [expected_best(scores, n) for n in range(1, len(scores) + 1)]
 
 
-def edge(chosen: float, searched: Sequence[float]) -> str | None:
+def edge(chosen: float, searched: Sequence[float], log: bool | None = None) -> str | None:
     """"lower" or "upper" where `chosen` lies within EDGE of the range's width from that bound of
-    `searched` (on a log scale where the values are positive and span GEOMETRIC or more), else None;
-    None too where one value alone was searched (no range)."""
+    `searched`, else None; None too where one value alone was searched (no range). The width is read on
+    a log scale where `log` says so (a tuner's log-uniform range) or, where `log` is None (a grid's list
+    of values), where the values are positive and span GEOMETRIC or more."""
     low, high = min(searched), max(searched)
     if low == high:
         return None
+    geometric = low > 0 and (high / low >= GEOMETRIC if log is None else log)
+
     def scale(x: float) -> float:
-        return math.log(x) if low > 0 and high / low >= GEOMETRIC else x
+        return math.log(x) if geometric else x
 
     width = scale(high) - scale(low)
     if scale(chosen) - scale(low) <= EDGE * width:
@@ -51,16 +54,17 @@ def numeric(value: str) -> float | None:
         return None
 
 
-def edges(chosen: dict[str, str], searched: dict[str, list[str]]) -> dict[str, str]:
+def edges(chosen: dict[str, str], searched: dict[str, list[str]],
+          log: Mapping[str, bool] | None = None) -> dict[str, str]:
     """The keys of a choice that lie at an edge of their searched values: {key: "lower" | "upper"}
-    (numeric keys only)."""
+    (numeric keys only); `log` gives a key's scale where it is known (see `edge`)."""
     found = {}
     for key, value in chosen.items():
         values = [numeric(v) for v in searched.get(key, [])]
         number = numeric(value)
         if number is None or not values or any(v is None for v in values):
             continue
-        side = edge(number, [v for v in values if v is not None])
+        side = edge(number, [v for v in values if v is not None], (log or {}).get(key))
         if side:
             found[key] = side
     return found

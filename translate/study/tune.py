@@ -26,8 +26,9 @@ that shares no disk with the study are not pruned (the storage is a file of the 
 
 Each trial leaves `<out>/sweep/<mechanism>~<values>-seed<n>/sweep.json` like a sweep run, marked
 `"tune": true`; `<out>/tune.json` and `tune.md` hold every trial, the choices, the expected best dev
-BLEU after n trials (Dodge et al. 2019) and the values chosen within 10 % of a bound of their range
-(`translate.study.budget.edges`): a range to widen before calling the mechanism tuned, unless that bound
+BLEU after n trials (Dodge et al. 2019) and the values chosen within 10 % of a bound of their range,
+on the scale the range is drawn on (log for `log`, linear for `int` and `float`;
+`translate.study.budget.edges`): a range to widen before calling the mechanism tuned, unless that bound
 is also the end of what the configuration accepts (dropout 0, warm-up 0: `Dimension.ends`), where nothing
 lies beyond it.
 """
@@ -339,7 +340,8 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
     names = [m for m in mechanisms if m in by_mechanism] + sorted(set(by_mechanism) - set(mechanisms))
     searched = {key: [d.format(d.low), d.format(d.high)] for key, d in space.items()}
     curves = {m: [round(v, 2) for v in expected_best_curve([r["dev_bleu"] for r in by_mechanism[m]])] for m in names}
-    near_bound = {m: edges(dict(chosen[m]), searched) for m in names if m in chosen}
+    log = {key: d.kind == "log" for key, d in space.items()}  # each range read on the scale it was drawn on
+    near_bound = {m: edges(dict(chosen[m]), searched, log) for m in names if m in chosen}
     at_edge = {m: {k: side for k, side in sides.items() if side not in space[k].ends} for m, sides in near_bound.items()}
     at_end = {m: {k: side for k, side in sides.items() if side in space[k].ends} for m, sides in near_bound.items()}
     drawn = drawn_ranges(out_dir, space)
