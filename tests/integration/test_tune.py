@@ -15,7 +15,7 @@ from translate.config.loading import apply_overrides
 from translate.config.schema import RunConfig
 from translate.errors import ConfigError
 from translate.study import compare as compare_module
-from translate.study.compare import Tuning, compare
+from translate.study.compare import Tuning, compare, rebuild_report
 from translate.study.sweep import Combination
 from translate.study.tune import (
     DEFAULT_SPACE,
@@ -27,6 +27,7 @@ from translate.study.tune import (
     drawn_ranges,
     parse_space,
     pruning_hook,
+    recorded_tuning,
     startup_trials,
     tune_rounds,
     widening_lines,
@@ -296,3 +297,17 @@ def test_a_tuned_study_trains_its_seeds_with_the_best_trial(tmp_path: Path, tiny
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
     with pytest.raises(ConfigError, match="--sweep and --tune both choose values"):
         compare(tiny_config, ["additive"], [1], out, work, sweep={"model.dropout": ["0.1"]}, tune=tuning)
+    # `--report-only` writes tune.md and tune.json again, from the trials and the space tune.json records
+    written = {name: (out / name).read_text(encoding="utf-8") for name in ("tune.md", "tune.json")}
+    (out / "tune.md").unlink()
+    (out / "tune.json").write_text(json.dumps({**table, "at_edge": {"additive": {"model.dropout": "upper"}}}),
+                                   encoding="utf-8")
+    rebuild_report(tiny_config, out)
+    assert {name: (out / name).read_text(encoding="utf-8") for name in written} == written
+
+
+def test_a_tune_json_that_is_not_one_is_named(tmp_path: Path, tiny_config: RunConfig) -> None:
+    assert recorded_tuning(tmp_path, tiny_config) is None  # no tune.json: a study without --tune
+    (tmp_path / "tune.json").write_text(json.dumps({"space": {"train.learning_rate": {"kind": "log"}}}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"tune\.json: not a tune\.json written by `translate compare --tune`"):
+        recorded_tuning(tmp_path, tiny_config)

@@ -27,7 +27,8 @@ OutOpt = Annotated[Path, typer.Option(help=(
     "no weights), safe to commit."))]
 WorkOpt = Annotated[Path | None, typer.Option(help="Where the runs themselves (with weights) go; default <out>/runs.")]
 ReportOnlyOpt = Annotated[bool, typer.Option(
-    "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/.")]
+    "--report-only", help="Only rewrite the tables and plots from the finished runs in <out>/runs/ (and, after --tune, "
+    "tune.md and tune.json from its trials).")]
 VerifyOpt = Annotated[bool, typer.Option(
     "--verify", help=("Retrain each finished run in <out>/runs/ (of --mechanisms and --seeds; study budget and --set) up "
                       "to its first validation and say whether its training losses and dev BLEU reproduce the committed "

@@ -36,6 +36,7 @@ from translate.study.tune import (
     base_values,
     choose_tuned,
     pruning_hook,
+    recorded_tuning,
     tune_rounds,
     tuned_records,
     write_tune_report,
@@ -376,7 +377,8 @@ def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor,
 
 
 def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
-    """Rewrite the tables and plots from the results already in out_dir/runs/ (no training, no weights)."""
+    """Rewrite the tables and plots from the results already in out_dir/runs/ (no training, no weights);
+    in a tuned study, tune.md and tune.json too, from out_dir/sweep/ and the space tune.json records."""
     found = [RunFigures.load(path) for path in (out_dir / "runs").glob("*/compare.json")]
     if not found:
         raise ConfigError(f"no finished runs in {out_dir / 'runs'} (each has a compare.json)")
@@ -389,4 +391,7 @@ def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
     other_sizes = frozenset(n for n, overrides in study_presets().items() if "model.hidden_size" in overrides)
     write_report(base, sorted(found, key=lambda f: (rank.get(f.mechanism, len(rank)), f.mechanism, f.seed)), out_dir,
                  other_sizes)
+    tuning = recorded_tuning(out_dir, base)
+    if tuning is not None:  # a tuned study: its tune.md and tune.json, from its trials and its recorded space
+        write_tune_report(out_dir, *tuning)
     return out_dir

@@ -374,3 +374,21 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
     lines += budget_lines(curves, names, at_edge, at_end)
     (out_dir / "tune.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return chosen
+
+
+def recorded_tuning(out_dir: Path, base: RunConfig) -> tuple[list[str], Space] | None:
+    """The mechanisms and the search space that out_dir/tune.json records, as `write_tune_report` takes them
+    (None without a tune.json): `translate compare --report-only` writes tune.md and tune.json again from
+    the trials, under the rules of this version (the edge rule, the budget curves)."""
+    path = out_dir / "tune.json"
+    if not path.is_file():
+        return None
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        dimensions = {key: Dimension(str(d["kind"]), float(d["low"]), float(d["high"]))
+                      for key, d in saved["space"].items()}
+        mechanisms = [str(m) for m in saved["trials"]]
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ConfigError(f"{path}: not a tune.json written by `translate compare --tune` ({error!r})") from None
+    space = {key: Dimension(d.kind, d.low, d.high, domain_ends(key, d, base)) for key, d in dimensions.items()}
+    return mechanisms, space
