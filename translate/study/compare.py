@@ -295,7 +295,7 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
              for wave in plan(mechanisms, seeds, out_dir, work_dir, tuned)]
     failed.update(_execute(base, out_dir, work_dir, executor, [w for w in waves if w], status, 0))
     if any((out_dir / "runs").glob("*/compare.json")):
-        rebuild_report(base, out_dir)
+        write_tables(base, out_dir)
     if failed:
         raise TrainingError(f"{len(failed)} run(s) failed: " + "; ".join(f"{n} ({r})" for n, r in failed.items())
                             + f"; the others are in {out_dir}; rerun the command to try them again")
@@ -358,7 +358,7 @@ def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor,
             durations.append(time.monotonic() - started[run.name])
             status.set(run.name, "done", event.where)
             if not run.sweep:
-                rebuild_report(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
+                write_tables(base, out_dir)  # the tables grow as runs finish, with earlier commands' runs too
             left = len(recorded) - len(durations) - len(failed) + later
             logger.info("== %s finished (%d of %d, %.1f min); about %.0f min left", run.name, len(durations),
                         len(recorded), durations[-1] / 60, sum(durations) / len(durations) * left / executor.slots / 60)
@@ -377,8 +377,17 @@ def _execute(base: RunConfig, out_dir: Path, work_dir: Path, executor: Executor,
 
 
 def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
-    """Rewrite the tables and plots from the results already in out_dir/runs/ (no training, no weights);
-    in a tuned study, tune.md and tune.json too, from out_dir/sweep/ and the space tune.json records."""
+    """`translate compare --report-only`: the tables and plots (`write_tables`) and, in a tuned study,
+    tune.md and tune.json, from out_dir/sweep/ and the space tune.json records."""
+    write_tables(base, out_dir)
+    tuning = recorded_tuning(out_dir, base)
+    if tuning is not None:
+        write_tune_report(out_dir, *tuning)
+    return out_dir
+
+
+def write_tables(base: RunConfig, out_dir: Path) -> None:
+    """Rewrite the tables and plots from the results already in out_dir/runs/ (no training, no weights)."""
     found = [RunFigures.load(path) for path in (out_dir / "runs").glob("*/compare.json")]
     if not found:
         raise ConfigError(f"no finished runs in {out_dir / 'runs'} (each has a compare.json)")
@@ -391,7 +400,3 @@ def rebuild_report(base: RunConfig, out_dir: Path) -> Path:
     other_sizes = frozenset(n for n, overrides in study_presets().items() if "model.hidden_size" in overrides)
     write_report(base, sorted(found, key=lambda f: (rank.get(f.mechanism, len(rank)), f.mechanism, f.seed)), out_dir,
                  other_sizes)
-    tuning = recorded_tuning(out_dir, base)
-    if tuning is not None:  # a tuned study: its tune.md and tune.json, from its trials and its recorded space
-        write_tune_report(out_dir, *tuning)
-    return out_dir
