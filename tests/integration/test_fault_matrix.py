@@ -601,6 +601,27 @@ def test_a_cache_entry_without_its_recorded_size_is_rebuilt_naming_why(tiny_conf
     assert sorted(Path(tiny_config.data.cache_dir).glob("*.arrow.size")) == seals  # sealed again
 
 
+def test_a_cache_entry_appears_only_after_its_whole_seal(tiny_config: RunConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two study workers on a cold cache: one may find an entry the instant another renames it into place.
+    Its seal must already be there, whole, or the finder calls the entry damaged and removes it under
+    the writer (which then fails with FileNotFoundError)."""
+    import os
+
+    from translate.data import cache as cache_module
+    from translate.data.corpus import prepare_data
+
+    replace, seen = os.replace, []
+
+    def finder_looks(src: Any, dst: Any) -> None:
+        replace(src, dst)
+        if str(dst).endswith(".arrow"):  # at the moment the entry appears, another process reads it
+            seen.append(Path(dst).name)
+            assert cache_module.read_arrow(Path(dst)) is not None
+    monkeypatch.setattr(cache_module.os, "replace", finder_looks)
+    prepare_data(tiny_config.data, tiny_config.tokenizer)
+    assert len(seen) >= 3  # cleaned train and dev, token ids
+
+
 def test_a_vocabulary_sentencepiece_refuses_is_one_line_naming_a_size_that_works(tmp_path: Path, tiny_config: RunConfig) -> None:
     from typer.testing import CliRunner
 

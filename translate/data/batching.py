@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from translate.data.batch import Batch, collate
-from translate.data.cache import read_arrow, seal
+from translate.data.cache import publish, read_arrow
 from translate.data.sampling import SubwordSampler
 from translate.data.tokenizer import Tokenizer, fits, source_ids, target_ids
 
@@ -57,8 +57,7 @@ def numericalize(ds: datasets.Dataset, src_lang: str, tgt_lang: str, src_tok: To
     if path.exists():  # another process finished first: keep its copy
         tmp.unlink(missing_ok=True)
     else:
-        os.replace(tmp, path)
-        seal(path)
+        publish(tmp, path)
     return datasets.Dataset.from_file(str(path))
 
 

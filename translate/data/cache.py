@@ -1,12 +1,16 @@
 """Reading the per-user cache defensively: an entry that is damaged (a truncated Arrow file, a
 SentencePiece model cut short) is removed with a one-line notice and rebuilt by the caller, never a
-traceback. Entries are written to a temporary name and renamed into place, so a half-written one
-is never found under its real name; an Arrow entry is then sealed with its size (`seal`), since a
-memory-mapped Arrow file cut short can read back without an error but with wrong rows."""
+traceback. Entries are written to a temporary name and renamed into place (`publish`), so a
+half-written one is never found under its real name; an Arrow entry is sealed with its size first,
+since a memory-mapped Arrow file cut short can read back without an error but with wrong rows. The
+seal is in place, whole, before the entry appears: a process that finds the entry while another
+publishes it (two study workers on a cold cache) never reads a missing or half-written seal as damage
+and removes the other's entry."""
 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import datasets
@@ -29,9 +33,18 @@ def _seal_of(path: Path) -> Path:
     return path.with_name(path.name + ".size")
 
 
-def seal(path: Path) -> None:
-    """Record the size of a cache entry just renamed into place (read_arrow checks it)."""
-    _seal_of(path).write_text(str(path.stat().st_size), encoding="utf-8")
+def write_atomic(path: Path, text: str) -> None:
+    """Write a small cache file under a temporary name and rename it into place: never seen half-written."""
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def publish(tmp: Path, path: Path) -> None:
+    """Put the Arrow entry written at `tmp` in place as `path`, sealed with its size (read_arrow checks it):
+    the seal first, then the entry."""
+    write_atomic(_seal_of(path), str(tmp.stat().st_size))
+    os.replace(tmp, path)
 
 
 def read_arrow(path: Path) -> datasets.Dataset | None:

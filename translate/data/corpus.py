@@ -19,7 +19,7 @@ import pyarrow as pa
 from translate.config.paths import cache_path, data_dir
 from translate.config.schema import DataConfig, TokenizerConfig
 from translate.data.batching import fingerprint, numericalize
-from translate.data.cache import read_arrow, read_tokenizer, seal
+from translate.data.cache import publish, read_arrow, read_tokenizer, write_atomic
 from translate.data.cleaning import check_columns, clean, clean_to_file
 from translate.data.readers import read_split
 from translate.data.tokenizer import TRAINING_RECIPE, Tokenizer, train_tokenizer
@@ -114,9 +114,8 @@ def read_clean(cfg: DataConfig, split: str, report: list[str], cache: Path | Non
     pa.default_memory_pool().release_unused()  # the raw corpus: give its memory back before tokenising
     line = f"{split}: {read_report.summary()}; {clean_report.summary()}"
     report.append(line)
-    path.with_suffix(".json").write_text(json.dumps({"report": line, "path": read_report.path}), encoding="utf-8")
-    os.replace(tmp, path)
-    seal(path)
+    write_atomic(path.with_suffix(".json"), json.dumps({"report": line, "path": read_report.path}))
+    publish(tmp, path)
     return datasets.Dataset.from_file(str(path))
 
 
