@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from translate.data.repeats import repeated_runs, stutters
 from translate.evaluation.adequacy import Dictionary, measure, received_attention, repeated_ngrams, unattended_pieces
 
 PAIRS = [("tea", "茶"), ("milk", "牛奶"), ("to like", "喜欢"), ("Beijing", "北京"), ("meeting", "会议"),
@@ -18,6 +19,32 @@ def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> No
     # "very much very much": the bigrams "very much", "much very"? once; "very much" twice -> 1, trigram none
     assert repeated_ngrams("I like it very much very much.", "我非常喜欢。", "en", "zh") == 1
     assert repeated_ngrams("Call 12 34 12 34.", "打12 34 12 34。", "en", "zh") == 0  # the source repeats it too
+
+
+@pytest.mark.parametrize(("text", "lang", "runs"), [
+    ("他工作工作。", "zh", ["工作工作"]),
+    ("我们巴巴巴黎。", "zh", ["巴巴巴"]),
+    ("圣诞节是二十二十。", "zh", ["二十二十"]),
+    ("不好意思，在哪里在哪里？", "zh", ["在哪里在哪里"]),
+    ("谢谢你，妈妈。我们天天见。", "zh", []),  # one character twice is a word
+    ("会议在三月三号。", "zh", []),  # 三月三 is no run said twice
+    ("这件外套三百九十九块钱。", "zh", []),
+    ("Please speak Chinese Chinese.", "en", ["chinese chinese"]),
+    ("My mother is a teacher a teacher.", "en", ["a teacher a teacher"]),
+    ("It costs 1,000,000 dollars, 20 20 of them.", "en", []),  # numbers alone are not words
+    ("Call me at 8:15.", "en", []),
+])
+def test_a_stutter_is_a_run_said_twice_in_a_row(text: str, lang: str, runs: list[str]) -> None:
+    assert repeated_runs(text, lang) == runs
+
+
+def test_a_source_that_repeats_itself_excuses_a_repeat() -> None:
+    assert stutters("我非常非常喜欢。", "I like it.", "zh", "en")
+    assert not stutters("我非常非常喜欢。", "I like it very very much.", "zh", "en")
+    assert not stutters("He is very very busy.", "他非常非常忙。", "en", "zh")
+    result = measure(["He works.", "Thanks."], ["他工作工作。", "谢谢。"], "en", "zh", ["他工作。", "谢谢。"])
+    assert (result.stutter, result.reference_stutter) == (50.0, 0.0)
+    assert [r["stutter"] for r in result.per_sentence] == [True, False]
 
 
 def test_unattended_pieces_leave_out_the_end_and_punctuation() -> None:

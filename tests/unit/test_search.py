@@ -12,7 +12,7 @@ import torch
 
 from translate.inference.search import beam_search, greedy, length_penalty, max_lengths, token_by_token
 from translate.inference.search.beam import top_candidates
-from translate.inference.search.rules import coverage_penalty
+from translate.inference.search.rules import RepeatBan, coverage_penalty
 from translate.inference.translator import sampler
 
 BOS, EOS, A, B, C = 2, 3, 4, 5, 6
@@ -233,3 +233,54 @@ def test_sampling_is_seeded_sharpens_to_greedy_and_keeps_the_length_limit() -> N
     assert capped.tokens == [A, A, A] and capped.log_prob == pytest.approx(math.log(0.1))  # the forced EOS is scored
     with pytest.raises(ValueError, match="temperature must be > 0"):
         sample(step, context([0]), limits(1), BOS, EOS, 0.0)
+
+
+# No stutter (RepeatBan): A is a piece of two letters (工作), B of one (谢), C of none (",000").
+LETTERS = np.array([0, 0, 0, 0, 2, 1, 0])
+STUTTER_TABLES: dict[int, dict[tuple[int, ...], dict[int, float]]] = {
+    # the model would say A twice, then end
+    10: {(): {A: 0.9, EOS: 0.1}, (A,): {A: 0.6, EOS: 0.4}},
+    # B twice is a word (谢谢); a third time it is a stutter
+    11: {(): {B: 0.9, EOS: 0.1}, (B,): {B: 0.9, EOS: 0.1}, (B, B): {B: 0.6, EOS: 0.4}},
+    # the run B A said twice (three letters), broken off before its last piece
+    12: {(): {B: 1.0}, (B,): {A: 1.0}, (B, A): {B: 1.0}, (B, A, B): {A: 0.7, C: 0.2, EOS: 0.1}},
+    # C has no letters: ",000,000"
+    13: {(): {C: 1.0}, (C,): {C: 0.8, EOS: 0.2}},
+}
+TABLES.update(STUTTER_TABLES)
+
+
+def ban(free: list[bool]) -> RepeatBan:
+    return RepeatBan(LETTERS, np.array(free))
+
+
+@pytest.mark.parametrize(("sentence", "free", "banned"), [
+    (10, [A], [A]), (11, [B, B, B], [B, B]), (12, [B, A, B, A], [B, A, B, C]), (13, [C, C], [C, C])])
+def test_greedy_never_says_a_run_twice_unless_the_source_does(sentence: int, free: list[int], banned: list[int]) -> None:
+    """Sentence 10 without the rule says A A; with it the model's next choice (EOS, .4) ends it."""
+    [plain] = greedy(step, context([sentence]), limits(1), BOS, EOS)
+    [excused] = greedy(step, context([sentence]), limits(1), BOS, EOS, repeats=ban([True]))
+    assert plain.tokens == excused.tokens == (free if sentence != 10 else [A, A])
+    [held] = greedy(step, context([sentence]), limits(1), BOS, EOS, repeats=ban([False]))
+    assert held.tokens == banned
+    if sentence == 10:
+        assert held.log_prob == pytest.approx(math.log(0.9 * 0.4))
+    if sentence == 12:
+        assert held.log_prob == pytest.approx(math.log(0.2))  # the banned A's mass is not redistributed
+
+
+def test_beam_search_bans_stutter_per_row_while_sentences_leave_the_batch() -> None:
+    """A batch of four: sentence 0 (table 0) ends at once and leaves; the histories of the others must
+    follow their rows, and only the sentence marked free may repeat."""
+    batch = [0, 10, 11, 10]
+    free = [False, False, False, True]
+    got = beam_search(step, context(batch), limits(4), BOS, EOS, beam_size=2, alpha=0.0, n_best=2, repeats=ban(free))
+    alone = [beam_search(step, context([s]), limits(1), BOS, EOS, beam_size=2, alpha=0.0, n_best=2,
+                         repeats=ban([f]))[0] for s, f in zip(batch, free)]
+    assert [[h.tokens for h in hyps] for hyps in got] == [[h.tokens for h in hyps] for hyps in alone]
+    assert [h.tokens for h in got[1]] == [[A], []]
+    assert [h.tokens for h in got[2]] == [[B, B], []]  # .324, then the empty one (.1) before [B] (.09)
+    assert [h.tokens for h in got[3]] == [[A, A], [A]]
+    for hyps, excused in zip(got, free):
+        for h in hyps:
+            assert excused or h.tokens[-2:] != [A, A] and h.tokens[-3:] != [B, B, B]

@@ -326,6 +326,9 @@ class DecodeConfig:
     n_best: int = 1
     batch_size: int = 256  # sentences per decoding batch (sorted by length: larger is faster on CPU)
     copy_digits: bool = True  # numbers the model changed are copied back from the source (data/normalize.py)
+    # no stutter: the search never emits a token that would say a run twice in a row (他工作工作。) unless
+    # the source repeats itself (inference/search/rules.py RepeatBan, data/repeats.py)
+    block_repeats: bool = False
     # the names lexicon (CC-CEDICT's names, data/cedict-names) as a glossary by default: a sentence whose
     # translation lacks a name's counterpart is decoded again with it (inference/glossary.py); --no-lexicon
     lexicon: bool = False

@@ -1,5 +1,7 @@
 """Dropped and repeated content: what BLEU averages away, counted per sentence and per corpus.
 
+- **stutter**: translations that say a run twice in a row (他工作工作。, `translate.data.repeats`) where
+  their source does not; the same count on the references is the natural rate.
 - **repeated n-grams**: n-grams (n = 2..4) that a translation holds more than once and more often than
   its source does (a repeated Latin name or number that the source repeats too is no fault). Tokens:
   words for English, characters for Chinese (Latin words and numbers whole). The same count on the
@@ -25,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from translate.data.repeats import stutters, tokens
+
 UNATTENDED = 0.2  # attention received in all below which a source piece counts as not attended
 ORDERS = (2, 3, 4)
-ZH_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+(?:['’.][A-Za-z0-9]+)*")
-EN_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 PUNCTUATION = re.compile(r"^[\W_▁]*$")
 _FUNCTION_WORDS = """
 a an the and or but if so of to in on at by for with from as into than then that this these those there here
@@ -39,11 +41,6 @@ up down out over about again s t don didn doesn isn aren wasn weren won let let'
 """
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 ZH_WORD_LENGTHS = (4, 3, 2)
-
-
-def tokens(text: str, lang: str) -> list[str]:
-    """Words (English, lowercased) or characters with Latin words and numbers whole (Chinese)."""
-    return [t.lower() for t in (ZH_TOKEN if lang == "zh" else EN_TOKEN).findall(text)]
 
 
 def repeated_ngrams(translation: str, source: str, tgt_lang: str, src_lang: str) -> int:
@@ -152,6 +149,8 @@ class Adequacy:
     sentences: int
     repeat_sentences: float
     repeats_per_100: float
+    stutter: float = 0.0  # % of translations that stutter where their source does not
+    reference_stutter: float | None = None
     reference_repeats_per_100: float | None = None
     unattended: float | None = None
     dictionary_missing: float | None = None
@@ -159,7 +158,9 @@ class Adequacy:
     per_sentence: list[dict[str, Any]] = field(default_factory=list)
 
     def summary(self) -> str:
-        parts = [f"repeats: {self.repeat_sentences:.1f} % of sentences, {self.repeats_per_100:.1f} per 100 sentences"
+        parts = [f"stutter {self.stutter:.1f} % of sentences" + (
+            f" (references {self.reference_stutter:.1f})" if self.reference_stutter is not None else ""),
+                 f"repeats: {self.repeat_sentences:.1f} % of sentences, {self.repeats_per_100:.1f} per 100 sentences"
                  + (f" (references {self.reference_repeats_per_100:.1f})" if self.reference_repeats_per_100 is not None
                     else "")]
         if self.unattended is not None:
@@ -169,7 +170,9 @@ class Adequacy:
         return "  ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sentences": self.sentences, "repeat_sentences": round(self.repeat_sentences, 2),
+        return {"sentences": self.sentences, "stutter": round(self.stutter, 2),
+                "reference_stutter": None if self.reference_stutter is None else round(self.reference_stutter, 2),
+                "repeat_sentences": round(self.repeat_sentences, 2),
                 "repeats_per_100": round(self.repeats_per_100, 2),
                 "reference_repeats_per_100": None if self.reference_repeats_per_100 is None
                 else round(self.reference_repeats_per_100, 2),
@@ -185,9 +188,12 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
     its translation (None: no attention measure); `dictionary`: None leaves that measure out."""
     n = max(len(sources), 1)
     repeats = [repeated_ngrams(t, s, tgt_lang, src_lang) for s, t in zip(sources, translations)]
-    records: list[dict[str, Any]] = [{"repeats": r} for r in repeats]
-    result = Adequacy(len(sources), 100 * sum(1 for r in repeats if r) / n, 100 * sum(repeats) / n)
+    stuttered = [stutters(t, s, tgt_lang, src_lang) for s, t in zip(sources, translations)]
+    records: list[dict[str, Any]] = [{"repeats": r, "stutter": st} for r, st in zip(repeats, stuttered)]
+    result = Adequacy(len(sources), 100 * sum(1 for r in repeats if r) / n, 100 * sum(repeats) / n,
+                      100 * sum(stuttered) / n)
     if references is not None:
+        result.reference_stutter = 100 * sum(stutters(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
         result.reference_repeats_per_100 = 100 * sum(
             repeated_ngrams(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
     if alignments is not None:

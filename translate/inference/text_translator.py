@@ -8,13 +8,16 @@ import logging
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.normalize import copy_digits, normalize_source, split_sentences
+from translate.data.repeats import LETTER, repeated_runs
 from translate.data.tokenizer import Tokenizer, source_ids
 from translate.inference.passthrough import protect
-from translate.inference.search.rules import Hypothesis
+from translate.inference.search.rules import Hypothesis, RepeatBan
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +34,9 @@ class Translation:
 class Engine(Protocol):
     """A model and its search."""
 
-    def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
-        """Source ids (with EOS) -> per sentence its n-best hypotheses."""
+    def search(self, sources: list[list[int]], decode: DecodeConfig,
+               repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
+        """Source ids (with EOS) -> per sentence its n-best hypotheses (`repeats`: none that stutters)."""
         ...
 
     def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
@@ -53,6 +57,7 @@ class TextTranslator:
         self.engine = engine
         self.src_tokenizer, self.tgt_tokenizer, self.decode = src_tokenizer, tgt_tokenizer, decode
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self._letters: np.ndarray | None = None  # letters of each target piece, for `repeat_ban`
 
     def encode_sources(self, texts: list[str]) -> list[list[int]]:
         encoded = self.src_tokenizer.encode([normalize_source(t, self.src_lang) for t in texts])
@@ -94,12 +99,23 @@ class TextTranslator:
         results: list[list[Translation]] = [[] for _ in texts]
         for start in range(0, len(order), decode.batch_size):
             chunk = order[start:start + decode.batch_size]
-            for i, hyps in zip(chunk, self.engine.search([sources[i] for i in chunk], decode)):
+            repeats = self.repeat_ban([texts[i] for i in chunk]) if decode.block_repeats else None
+            for i, hyps in zip(chunk, self.engine.search([sources[i] for i in chunk], decode, repeats)):
                 results[i] = self.translations(texts[i], hyps, decode)
         for i, text in enumerate(texts):
             if not normalize_whitespace(text):
                 results[i] = [Translation("", 0.0, [])]
         return results
+
+    def repeat_ban(self, texts: list[str]) -> RepeatBan:
+        """The search's no-stutter rule for these source texts: the target pieces' letters, and which
+        texts repeat themselves (and may be translated with a repeat)."""
+        if self._letters is None:
+            tokenizer = self.tgt_tokenizer
+            self._letters = np.array([0 if tokenizer.is_special(i) else len(LETTER.findall(tokenizer.piece(i)))
+                                      for i in range(len(tokenizer))], dtype=np.int64)
+        free = np.array([bool(repeated_runs(text, self.src_lang or "en")) for text in texts], dtype=bool)
+        return RepeatBan(self._letters, free)
 
     def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
         """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another

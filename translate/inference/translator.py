@@ -16,7 +16,7 @@ from translate.config.schema import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.tokenizer import Tokenizer, target_ids
 from translate.inference.ensemble import Member, check_members, members_context, members_step
-from translate.inference.search import Hypothesis, constrained_search, decode_search, max_lengths
+from translate.inference.search import Hypothesis, RepeatBan, constrained_search, decode_search, max_lengths
 from translate.inference.search.core import StepFn
 from translate.inference.search.pick import Pick
 from translate.inference.text_translator import MAX_SOURCE_TOKENS, TextTranslator, Translation
@@ -146,11 +146,12 @@ class TorchEngine:
         finally:
             self.model.train(was_training)
 
-    def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+    def search(self, sources: list[list[int]], decode: DecodeConfig,
+               repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
         with self._evaluating():
             ctx, limits = self.encoded(sources, decode)
             pick = sampler(decode.sample, torch.Generator().manual_seed(decode.seed)) if decode.sample > 0 else None
-            return decode_search(self.step, ctx, limits, decode, pick)
+            return decode_search(self.step, ctx, limits, decode, pick, repeats)
 
     def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
                     beam_size: int, banned_after: list[int] | None = None,

@@ -14,7 +14,7 @@ from translate.errors import ConfigError
 from translate.inference.ensemble import Member, MembersContext, check_members, members_context, members_step
 from translate.inference.fast.graphs import graph_folder
 from translate.inference.fast.model import FastContext, FastSeq2Seq
-from translate.inference.search import Hypothesis, constrained_search, decode_search, max_lengths
+from translate.inference.search import Hypothesis, RepeatBan, constrained_search, decode_search, max_lengths
 from translate.inference.text_translator import TextTranslator
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
@@ -31,11 +31,12 @@ class FastEngine:
         ctx = members_context([member.encode(sources) for member in self.members])
         return ctx, max_lengths([len(ids) for ids in sources], decode.max_len_a, decode.max_len_b).tolist()
 
-    def search(self, sources: list[list[int]], decode: DecodeConfig) -> list[list[Hypothesis]]:
+    def search(self, sources: list[list[int]], decode: DecodeConfig,
+               repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
         if decode.sample > 0:
             raise ConfigError("sampling (decode.sample > 0) runs on the PyTorch engine: use --engine torch")
         ctx, limits = self.encoded(sources, decode)
-        return decode_search(self.step, ctx, limits, decode)
+        return decode_search(self.step, ctx, limits, decode, repeats=repeats)
 
     def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
                     beam_size: int, banned_after: list[int] | None = None,

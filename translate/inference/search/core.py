@@ -10,7 +10,8 @@ hypotheses are consecutive.
 A `Selection` decides, from one step's log-probabilities, which hypotheses live on and which end:
 `BeamSelection` (the k best continuations per sentence), `PickSelection` (one token per sentence:
 greedy, sampling), `ConstrainedSelection` (dynamic beam allocation over constraint banks). The loop
-owns everything else: the deadline, the banned tokens and the length limit, the coverage penalty, the ended
+owns everything else: the deadline, the banned tokens (and, with a `RepeatBan`, the tokens that would stutter
+given each row's history) and the length limit, the coverage penalty, the ended
 hypotheses and when a sentence is over, dropping sentences that are over (so a sentence's result never depends on
 what it is batched with), the n-best lists.
 """
@@ -26,7 +27,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from translate.inference.deadline import check_deadline
-from translate.inference.search.rules import Ended, Hypothesis, coverage_penalty, restrict
+from translate.inference.search.rules import Ended, Hypothesis, RepeatBan, coverage_penalty, restrict
 
 
 class Context(Protocol):
@@ -92,17 +93,18 @@ class Selection(Protocol):
 
 
 def run(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, selection: Selection, n_best: int,
-        banned: tuple[int, ...], coverage: float = 0.0) -> list[list[Hypothesis]]:
+        banned: tuple[int, ...], coverage: float = 0.0, repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
     """Search every sentence of `ctx` (one row each) up to its length limit (`limits` (B,), EOS
     excluded) -> per sentence its `n_best` hypotheses, best first. `coverage` > 0: the coverage
     penalty's beta, from the attention each row's source positions received so far (`ctx.attended()`,
-    the step's own attention included)."""
+    the step's own attention included). `repeats`: no token that would make a row stutter."""
     limits = np.asarray(limits, dtype=np.int64)
     batch = len(limits)
     ids = np.arange(batch)  # sentence numbers of the sentences still searched
     counts = np.ones(batch, dtype=np.int64)
     tokens = np.full(batch, bos, dtype=np.int64)
     ended = [Ended() for _ in range(batch)]
+    history = np.zeros((batch, 0), dtype=np.int64)  # each row's tokens, kept only for `repeats`
     for t in range(int(limits.max(initial=-1)) + 1):
         check_deadline()
         with region("model.step"):
@@ -110,6 +112,8 @@ def run(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, selection: Sele
         at_limit = limits[ids] <= t
         with region("search.candidates"):
             log_probs = restrict(np.asarray(log_probs, dtype=np.float32), np.repeat(at_limit, counts), eos, banned)
+            if repeats is not None:
+                log_probs = repeats.apply(log_probs, history, np.repeat(ids, counts))
             bonus = coverage_penalty(ctx.attended(), coverage) if coverage > 0 else None
             chosen = selection.choose(log_probs, counts, t, at_limit, bonus)
         with region("search.finished"):
@@ -125,10 +129,13 @@ def run(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, selection: Sele
             if not np.array_equal(chosen.rows, np.arange(len(tokens))):  # greedy: rows stay until one ends
                 ctx = ctx.reorder(chosen.rows) if np.array_equal(chosen.counts, counts) else ctx.select(chosen.rows)
             tokens, counts = chosen.tokens, chosen.counts
+            if repeats is not None:
+                history = np.concatenate([history[chosen.rows], tokens[:, None]], axis=1)
             if not going.all():
                 kept = np.flatnonzero(going)
                 starts = np.cumsum(counts) - counts
                 rows = np.concatenate([np.arange(starts[s], starts[s] + counts[s]) for s in kept])
                 ctx, tokens, counts, ids = ctx.select(rows), tokens[rows], counts[kept], ids[kept]
+                history = history[rows] if repeats is not None else history
                 selection.keep(kept)
     return [sentence.best(n_best) for sentence in ended]

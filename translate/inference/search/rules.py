@@ -1,6 +1,7 @@
 """The rules every search keeps, whichever engine steps and whichever selection picks: what a search
 returns and how it ranks it (`Hypothesis`, the length and coverage penalties), the longest output a source allows,
-the tokens never emitted, the end at the length limit, when a sentence's search is over, its n-best.
+the tokens never emitted (`restrict`; with `RepeatBan`, the tokens that would make the output stutter), the end
+at the length limit, when a sentence's search is over, its n-best.
 
 NumPy only: the PyTorch engine and the ONNX Runtime one search by these rules alike.
 """
@@ -56,6 +57,38 @@ def restrict(log_probs: np.ndarray, at_limit: np.ndarray, eos: int, banned: tupl
         log_probs[at_limit] = -np.inf
         log_probs[at_limit, eos] = eos_scores
     return log_probs
+
+
+@dataclass(frozen=True)
+class RepeatBan:
+    """No stutter (`translate.data.repeats`), ruled on target pieces: a token is never emitted where it
+    would complete a run of 1..`longest` pieces followed at once by the same run, if the run holds two
+    letters or more (他 工作 工作, 二十 二十, "▁busy ▁busy"), nor a one-letter piece a third time in a row
+    (巴 巴 巴); 谢 谢 and "1,000,000"'s ",000 ,000" stay possible. `letters` (V,): Latin and Han letters of
+    each target piece (byte pieces 0); `free` (B,): sentences whose source repeats itself ("very very",
+    非常非常), which may repeat."""
+
+    letters: np.ndarray
+    free: np.ndarray
+    longest: int = 4
+
+    def apply(self, log_probs: np.ndarray, history: np.ndarray, sentences: np.ndarray) -> np.ndarray:
+        """Bans, in `log_probs` (N, V), what each row's next token must not be; `history` (N, t): each
+        row's tokens so far (BOS excluded); `sentences` (N,): each row's sentence number."""
+        t = history.shape[1]
+        held = ~self.free[sentences]
+        for n in range(1, self.longest + 1):
+            if 2 * n - 1 > t:
+                break
+            run = history[:, t - 2 * n + 1:t - n + 1]  # the run the next token would complete a copy of
+            begun = (history[:, t - 2 * n + 1:t - n] == history[:, t - n + 1:]).all(axis=1)
+            rows = np.flatnonzero(held & begun & (self.letters[run].sum(axis=1) >= 2))
+            log_probs[rows, run[rows, -1]] = -np.inf
+        if t >= 2:
+            last = history[:, -1]
+            rows = np.flatnonzero(held & (last == history[:, -2]) & (self.letters[last] == 1))
+            log_probs[rows, last[rows]] = -np.inf
+        return log_probs
 
 
 @dataclass

@@ -10,28 +10,31 @@ from translate.inference.search.beam import BeamSelection
 from translate.inference.search.constrained import ConstrainedSelection
 from translate.inference.search.core import StepFn, run
 from translate.inference.search.pick import Pick, PickSelection, most_probable
-from translate.inference.search.rules import Hypothesis
+from translate.inference.search.rules import Hypothesis, RepeatBan
 from translate.tokens import BOS_ID, EOS_ID, PAD_ID
 
 
 def beam_search(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, beam_size: int, alpha: float = 1.0,
-                n_best: int = 1, pad: int = 0, coverage: float = 0.0) -> list[list[Hypothesis]]:
+                n_best: int = 1, pad: int = 0, coverage: float = 0.0, repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
     """Per sentence its `n_best` hypotheses by length-penalised score (+ the coverage penalty with beta
     `coverage` > 0, which needs a context with `attended()`). A sentence ends at its length limit, or once
     it holds `beam_size` ended hypotheses and its best live one (ranked at the next length) cannot beat
     the worst of them."""
     return run(step, ctx, limits, bos, eos, BeamSelection(len(limits), beam_size, alpha, eos), n_best, (pad, bos),
-               coverage)
+               coverage, repeats)
 
 
-def token_by_token(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, pick: Pick, pad: int = 0) -> list[Hypothesis]:
+def token_by_token(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, pick: Pick, pad: int = 0,
+                   repeats: RepeatBan | None = None) -> list[Hypothesis]:
     """One hypothesis per sentence, `pick` choosing each next token; scores are log-probabilities."""
-    return [n_best[0] for n_best in run(step, ctx, limits, bos, eos, PickSelection(len(limits), pick, eos), 1, (pad, bos))]
+    return [n_best[0] for n_best in run(step, ctx, limits, bos, eos, PickSelection(len(limits), pick, eos), 1, (pad, bos),
+                                        repeats=repeats)]
 
 
-def greedy(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, pad: int = 0) -> list[Hypothesis]:
+def greedy(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, pad: int = 0,
+           repeats: RepeatBan | None = None) -> list[Hypothesis]:
     """The most probable token at each step."""
-    return token_by_token(step, ctx, limits, bos, eos, most_probable, pad)
+    return token_by_token(step, ctx, limits, bos, eos, most_probable, pad, repeats)
 
 
 def constrained_search(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, beam_size: int,
@@ -44,12 +47,14 @@ def constrained_search(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, 
     return run(step, ctx, limits, bos, eos, selection, n_best, (pad, bos), coverage)
 
 
-def decode_search(step: StepFn, ctx: Any, limits: Any, decode: DecodeConfig, pick: Pick | None = None) -> list[list[Hypothesis]]:
+def decode_search(step: StepFn, ctx: Any, limits: Any, decode: DecodeConfig, pick: Pick | None = None,
+                  repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
     """What `decode` asks for over the project's special tokens: `pick` given (sampling), token by token;
-    beam size 1, greedy; else beam search with its length and coverage penalties and n-best."""
+    beam size 1, greedy; else beam search with its length and coverage penalties and n-best. `repeats`
+    (given where `decode.block_repeats` holds): no stutter."""
     if pick is not None:
-        return [[h] for h in token_by_token(step, ctx, limits, BOS_ID, EOS_ID, pick, PAD_ID)]
+        return [[h] for h in token_by_token(step, ctx, limits, BOS_ID, EOS_ID, pick, PAD_ID, repeats)]
     if decode.beam_size == 1:
-        return [[h] for h in greedy(step, ctx, limits, BOS_ID, EOS_ID, PAD_ID)]
+        return [[h] for h in greedy(step, ctx, limits, BOS_ID, EOS_ID, PAD_ID, repeats)]
     return beam_search(step, ctx, limits, BOS_ID, EOS_ID, decode.beam_size, decode.length_penalty, decode.n_best, PAD_ID,
-                       decode.coverage_penalty)
+                       decode.coverage_penalty, repeats)

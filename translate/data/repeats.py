@@ -1,0 +1,54 @@
+"""Stutter: a run of text said twice in a row (他工作工作。, "Please speak Chinese Chinese.").
+
+Tokens are words for English (lowercased) and characters for Chinese (Latin words and numbers whole).
+A stutter is a run of one to `LONGEST` tokens followed at once by itself, except where the language
+repeats on purpose:
+
+- Chinese: a single character said twice is a word (谢谢, 看看, 妈妈, 天天); said three times in a row
+  (巴巴巴黎) it is a stutter. A run of two or more characters said twice (工作工作, 二十二十) is one,
+  although Chinese reduplicates a few verbs and measure phrases so (休息休息, 一天一天: 2 in about 3,300
+  reference sentences of the bundled sets).
+- English: any run said twice ("busy busy", "a teacher a teacher"); numbers alone are not words
+  here ("1,000,000" holds "000 000").
+
+What `repeated_runs` finds in a source marks the source as repeating on purpose ("very very",
+非常非常): its translation may repeat too (`stutters`)."""
+
+from __future__ import annotations
+
+import re
+
+LONGEST = 4  # tokens in the longest run checked
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+ZH_TOKEN = re.compile(rf"[{_HAN}]|[A-Za-z0-9]+(?:['’.][A-Za-z0-9]+)*")
+EN_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+LETTER = re.compile(rf"[A-Za-z{_HAN}]")  # a letter: Latin or Han
+
+
+def tokens(text: str, lang: str) -> list[str]:
+    """Words (English, lowercased) or characters with Latin words and numbers whole (Chinese)."""
+    return [t.lower() for t in (ZH_TOKEN if lang == "zh" else EN_TOKEN).findall(text)]
+
+
+def repeated_runs(text: str, lang: str) -> list[str]:
+    """Each stutter of `text` (`lang` "en" or "zh"), as the doubled (or, for one character, tripled) run."""
+    words = tokens(text, lang)
+    glue = "" if lang == "zh" else " "
+    found = []
+    for n in range(1, LONGEST + 1):
+        for i in range(len(words) - 2 * n + 1):
+            run = words[i:i + n]
+            if run != words[i + n:i + 2 * n] or not any(LETTER.search(w) for w in run):
+                continue
+            if lang == "zh" and n == 1 and len(run[0]) == 1:  # 谢谢 is a word; 巴巴巴 is not
+                if i + 2 < len(words) and words[i + 2] == run[0]:
+                    found.append(run[0] * 3)
+                continue
+            found.append(glue.join(words[i:i + 2 * n]))
+    return found
+
+
+def stutters(translation: str, source: str, tgt_lang: str, src_lang: str) -> bool:
+    """Whether `translation` holds a stutter that its source does not excuse (a source that repeats
+    itself may be translated with a repeat)."""
+    return bool(repeated_runs(translation, tgt_lang)) and not repeated_runs(source, src_lang)
