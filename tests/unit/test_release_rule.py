@@ -1,20 +1,22 @@
-"""The release rule: a candidate ships only if it beats the released model on the decision split with
-p < 0.05 and is not worse on Tatoeba test beyond its interval; every missed condition is named."""
+"""The release rule: a candidate ships only if it is better on the decision split (BLEU with p < 0.05, or
+less stutter by McNemar with BLEU within the margin), does not stutter more, and is not worse on Tatoeba
+test beyond the margin; every missed condition is named."""
 
 from __future__ import annotations
 
+import math
 import random
 
 from translate.evaluation.significance import Comparison
-from translate.release.rule import Split, decide, judge
+from translate.release.rule import Paired, Split, decide, judge
 
 
 def comparison(delta: float, low: float, high: float, p: float) -> Comparison:
     return Comparison(20.0 + delta, 20.0, delta, low, high, p, 1, 1, False, low > 0 or high < 0, None)
 
 
-def test_a_resolved_gain_that_costs_nothing_beyond_tests_interval_ships() -> None:
-    verdict = judge(comparison(1.9, 0.7, 3.1, 0.002), comparison(-0.4, -1.1, 0.3, 0.31))
+def test_a_resolved_gain_that_costs_nothing_beyond_the_margin_on_test_ships() -> None:
+    verdict = judge(comparison(1.9, 0.7, 3.1, 0.002), comparison(-0.1, -0.45, 0.25, 0.6))
     assert verdict.ships and verdict.reasons == []
 
 
@@ -25,8 +27,11 @@ def test_each_missed_condition_is_named() -> None:
     assert not worse.ships and len(worse.reasons) == 2
     assert "not better on the decision split" in worse.reasons[0] and "worse on Tatoeba test" in worse.reasons[1]
     lost_on_test = judge(comparison(2.0, 1.0, 3.0, 0.001), comparison(-0.8, -1.5, -0.1, 0.02))
-    expected = "worse on Tatoeba test beyond its interval (-0.80 BLEU, [-1.50, -0.10])"
+    expected = "may be worse on Tatoeba test by more than 0.5 BLEU (-0.80, 95 % interval [-1.50, -0.10])"
     assert not lost_on_test.ships and lost_on_test.reasons == [expected]
+    # non-inferiority: an interval reaching below -0.5 refuses although it holds zero; one above it passes
+    assert not judge(comparison(1.9, 0.7, 3.1, 0.002), comparison(-0.2, -0.9, 0.5, 0.6)).ships
+    assert judge(comparison(1.9, 0.7, 3.1, 0.002), comparison(-0.1, -0.45, 0.3, 0.6)).ships
     # p exactly at alpha does not ship
     assert not judge(comparison(1.0, 0.0, 2.0, 0.05), comparison(0.0, -0.5, 0.5, 1.0)).ships
 
@@ -42,3 +47,24 @@ def test_from_hypotheses_identical_outputs_never_ship_and_a_clear_gain_does() ->
     better = [" ".join(r.split()[:7]) for r in refs]
     gain = decide([better], [released], [refs], [refs], decision, test, "en", samples=200)
     assert gain.ships and gain.decision.delta > 10 and gain.test.delta == 0.0
+
+
+def test_less_stutter_ships_with_bleu_within_the_margin_and_more_stutter_never_ships() -> None:
+    """McNemar's exact test on the sentences where only one side stutters: 12 against 1 gives p = 0.0034."""
+    fewer = Paired.of([False] * 12 + [True] + [False] * 87, [True] * 12 + [False] + [False] * 87)
+    assert (fewer.candidate, fewer.against, fewer.candidate_only, fewer.against_only) == (1, 12, 1, 12)
+    assert abs(fewer.p_value - 2 * sum(math.comb(13, k) for k in range(2)) / 2 ** 13) < 1e-12
+    level = comparison(0.3, -0.4, 1.0, 0.4)
+    assert judge(level, comparison(0.1, -0.4, 0.6, 0.7), fewer).ships
+    costly = judge(comparison(-0.2, -0.9, 0.5, 0.6), comparison(0.1, -0.4, 0.6, 0.7), fewer)
+    assert not costly.ships and costly.reasons == [
+        "stutters less, but its BLEU on the decision split may be worse by more than 0.5 (-0.20, 95 % interval "
+        "[-0.90, +0.50])"]
+    more = Paired(12, 1, 12, 1, 100)
+    gain = judge(comparison(1.9, 0.7, 3.1, 0.002), comparison(0.1, -0.4, 0.6, 0.7), more)
+    assert not gain.ships and gain.reasons == ["stutters more on the decision split (12 against 1 of 100 sentences, "
+                                               "p = 0.003)"]
+    few = Paired.of([False] * 3 + [True] * 0, [True] * 3)  # 0 against 3: p = 0.25, not resolved
+    unresolved = judge(level, comparison(0.1, -0.4, 0.6, 0.7), few)
+    assert not unresolved.ships and "does not stutter less there with p < 0.05 (0 against 3 of 3 sentences, " \
+        "p = 0.250)" in unresolved.reasons[1]

@@ -1,15 +1,19 @@
 """The release rule: whether a candidate replaces the released model.
 
 A candidate ships only if
-1. it beats the released model on the **decision split** (`data/everyday/test.tsv`: everyday pairs that
-   no choice of the project reads; choices are made on `data/everyday/dev.tsv` and Tatoeba dev) with
-   p < 0.05, and
-2. it is not worse on the **Tatoeba test split** beyond its interval (the 95 % interval of the test
-   difference reaches zero or above).
+1. it is **better** on the **decision split** (`data/everyday/test.tsv`: everyday pairs that no choice of
+   the project reads; choices are made on `data/everyday/dev.tsv` and Tatoeba dev) in one of two ways:
+   its BLEU is higher with p < 0.05; or fewer of its translations stutter (McNemar's exact test on the
+   sentences where the two sides differ, p < 0.05) and its BLEU there is not worse beyond the margin
+   (the 95 % interval of the difference reaches no lower than -`MARGIN`);
+2. it does **not stutter more** on the decision split (McNemar, p < 0.05, in the other direction);
+3. it is **not worse on the Tatoeba test split** beyond the margin: the 95 % interval of the BLEU
+   difference reaches no lower than -`MARGIN` (a non-inferiority test at margin `MARGIN` BLEU).
 
-Both questions use `evaluation.significance.compare_runs`: a paired bootstrap over the sentences and,
-where a side has several seeds (one checkpoint a seed), over the seeds as well. The decision split is
-read once per candidate, for this rule; a candidate tuned on it would make the rule meaningless.
+BLEU differences use `evaluation.significance.compare_runs`: a paired bootstrap over the sentences and,
+where a side has several seeds (one checkpoint a seed), over the seeds as well; a sentence stutters
+where `data.repeats.stutters` says so (any seed's translation, on a side with several). The decision
+split is read once per candidate, for this rule; a candidate tuned on it would make the rule meaningless.
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scipy.stats import binomtest
+
 from translate.config.loading import apply_overrides
 from translate.config.paths import default_data_dir
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
+from translate.data.repeats import stutters
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluation_translator
 from translate.evaluation.significance import Comparison, compare_runs
@@ -30,6 +37,7 @@ from translate.inference.build import model_paths
 from translate.inference.glossary import with_glossaries
 
 ALPHA = 0.05
+MARGIN = 0.5  # BLEU: the non-inferiority margin on both splits
 DECISION_SPLIT = "test"  # of the everyday folder; its dev.tsv is for choices
 
 
@@ -39,31 +47,77 @@ def everyday_dir() -> Path:
 
 
 @dataclass(frozen=True)
+class Paired:
+    """A yes/no defect (stutter) on the same sentences: how many each side has, on how many sentences only
+    the candidate has it and only the other side has it, and McNemar's exact two-sided p on those."""
+
+    candidate: int
+    against: int
+    candidate_only: int
+    against_only: int
+    sentences: int
+
+    @property
+    def p_value(self) -> float:
+        differing = self.candidate_only + self.against_only
+        return 1.0 if differing == 0 else float(binomtest(self.candidate_only, differing, 0.5).pvalue)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"candidate": self.candidate, "against": self.against, "candidate_only": self.candidate_only,
+                "against_only": self.against_only, "sentences": self.sentences, "p_value": round(self.p_value, 4)}
+
+    @classmethod
+    def of(cls, candidate: Sequence[bool], against: Sequence[bool]) -> Paired:
+        pairs = list(zip(candidate, against, strict=True))
+        return cls(sum(a for a, _ in pairs), sum(b for _, b in pairs), sum(a and not b for a, b in pairs),
+                   sum(b and not a for a, b in pairs), len(pairs))
+
+
+NO_STUTTER = Paired(0, 0, 0, 0, 0)
+
+
+@dataclass(frozen=True)
 class Verdict:
-    """The candidate against the released model on the decision split and on Tatoeba test."""
+    """The candidate against the released model on the decision split (BLEU and stutter) and on Tatoeba test."""
 
     decision: Comparison
     test: Comparison
     ships: bool
     reasons: list[str] = field(default_factory=list)
+    stutter: Paired = NO_STUTTER
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ships": self.ships, "reasons": self.reasons, "alpha": ALPHA,
-                "decision_split": self.decision.to_dict(), "tatoeba_test": self.test.to_dict()}
+        return {"ships": self.ships, "reasons": self.reasons, "alpha": ALPHA, "margin": MARGIN,
+                "decision_split": self.decision.to_dict(), "tatoeba_test": self.test.to_dict(),
+                "decision_split_stutter": self.stutter.to_dict()}
 
 
-def judge(decision: Comparison, test: Comparison) -> Verdict:
-    """The rule applied to the two comparisons (candidate - released): every condition it misses is named."""
+def judge(decision: Comparison, test: Comparison, stutter: Paired = NO_STUTTER) -> Verdict:
+    """The rule applied to the comparisons (candidate - released): every condition it misses is named."""
     reasons = []
-    if decision.delta <= 0:
-        reasons.append(f"not better on the decision split ({decision.delta:+.2f} BLEU)")
-    elif decision.p_value >= ALPHA:
-        reasons.append(f"better on the decision split by {decision.delta:+.2f} BLEU, but p = {decision.p_value:.3f} "
-                       f"is not below {ALPHA} (95 % interval [{decision.ci_low:+.2f}, {decision.ci_high:+.2f}])")
-    if test.ci_high < 0:
-        reasons.append(f"worse on Tatoeba test beyond its interval ({test.delta:+.2f} BLEU, "
-                       f"[{test.ci_low:+.2f}, {test.ci_high:+.2f}])")
-    return Verdict(decision, test, not reasons, reasons)
+    fewer = stutter.candidate_only < stutter.against_only and stutter.p_value < ALPHA
+    more = stutter.candidate_only > stutter.against_only and stutter.p_value < ALPHA
+    interval = f"[{decision.ci_low:+.2f}, {decision.ci_high:+.2f}]"
+    bleu_better = decision.delta > 0 and decision.p_value < ALPHA
+    if not bleu_better and not fewer:
+        if decision.delta <= 0:
+            reasons.append(f"not better on the decision split ({decision.delta:+.2f} BLEU)")
+        else:
+            reasons.append(f"better on the decision split by {decision.delta:+.2f} BLEU, but p = "
+                           f"{decision.p_value:.3f} is not below {ALPHA} (95 % interval {interval})")
+        if stutter.sentences:
+            reasons.append(f"and it does not stutter less there with p < {ALPHA} ({stutter.candidate} against "
+                           f"{stutter.against} of {stutter.sentences} sentences, p = {stutter.p_value:.3f})")
+    elif not bleu_better and decision.ci_low < -MARGIN:
+        reasons.append(f"stutters less, but its BLEU on the decision split may be worse by more than {MARGIN} "
+                       f"({decision.delta:+.2f}, 95 % interval {interval})")
+    if more:
+        reasons.append(f"stutters more on the decision split ({stutter.candidate} against {stutter.against} of "
+                       f"{stutter.sentences} sentences, p = {stutter.p_value:.3f})")
+    if test.ci_low < -MARGIN:
+        reasons.append(f"may be worse on Tatoeba test by more than {MARGIN} BLEU ({test.delta:+.2f}, "
+                       f"95 % interval [{test.ci_low:+.2f}, {test.ci_high:+.2f}])")
+    return Verdict(decision, test, not reasons, reasons, stutter)
 
 
 @dataclass(frozen=True)
@@ -97,7 +151,13 @@ def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]]
                                samples, aso=False)
     on_test = compare_runs([list(h) for h in candidate_test], [list(h) for h in released_test], test.refs, tgt_lang,
                            samples, aso=False)
-    return judge(on_decision, on_test)
+    src_lang = "zh" if tgt_lang == "en" else "en"
+
+    def stuttered(side: Sequence[Sequence[str]]) -> list[bool]:
+        return [any(stutters(seed[i], source, tgt_lang, src_lang) for seed in side)
+                for i, source in enumerate(decision.sources)]
+
+    return judge(on_decision, on_test, Paired.of(stuttered(candidate), stuttered(released)))
 
 
 @dataclass
