@@ -13,6 +13,7 @@ Run one at a time, on an otherwise idle machine.
     python scripts/benchmark.py lexicon                  # the names lexicon's matches on word boundaries or not
     python scripts/benchmark.py python-api               # translate.load(...).translate against translate file
     python scripts/benchmark.py posts --output F.json    # the 32 test posts through the server (format html)
+    python scripts/benchmark.py stutter --markdown docs/results/stutter.md   # stutter with and without the no-stutter search
 
 `python scripts/benchmark.py NAME --help` lists each one's options.
 """
@@ -35,13 +36,14 @@ from benchmarks import (
     python_api,
     run_entry,
     serve_load,
+    stutter,
     training,
 )
 
 BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main, "prepare": prepare.main,
               "serve-load": serve_load.main, "glossary": glossary.main, "hostile": hostile.main,
               "fairness": fairness.main, "html-fuzz": html_fuzz.main, "lexicon": lexicon.main,
-              "python-api": python_api.main, "posts": posts.main}
+              "python-api": python_api.main, "posts": posts.main, "stutter": stutter.main}
 
 if __name__ == "__main__":
     sys.exit(run_entry(BENCHMARKS, __doc__))

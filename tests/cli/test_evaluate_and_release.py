@@ -71,7 +71,8 @@ def test_evaluate_decodes_with_overrides_and_tunes_the_length_penalty(soft_check
     result = runner.invoke(app, [*base, "--set", "model.attention.kind=hard"])
     assert result.exit_code == 0, result.output
     assert "BLEU" in result.output and "sentences 8" in result.output
-    assert "dropped/repeated content: repeats: " in result.output and "unattended source pieces" in result.output
+    assert "dropped/repeated content: stutter " in result.output and "(references " in result.output
+    assert "repeats: " in result.output and "unattended source pieces" in result.output
     refused = runner.invoke(app, [*base, "--set", "model.hidden_size=8"])
     assert refused.exit_code == 1 and "only model.attention.* " in refused.output
     moved = runner.invoke(app, [*base, "--set", "model.attention.heads=2"])

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from translate.data.normalize import chinese_punctuation, normalize_source, split_sentences, to_simplified
+from translate.data.normalize import (
+    chinese_punctuation,
+    join_translations,
+    normalize_source,
+    split_sentences,
+    split_text,
+    to_simplified,
+)
 
 
 def test_traditional_becomes_simplified_and_simplified_is_unchanged() -> None:
@@ -69,3 +76,25 @@ def test_a_translation_is_one_line_whatever_its_byte_pieces_spell(tiny_model, ti
     translator = Translator(tiny_model, tiny_tokenizers[0], tgt, DecodeConfig())
     [translation] = translator.translations("I am well.", [Hypothesis(ids, 0.0, 0.0)], DecodeConfig())
     assert translation.text == "我 好"
+
+
+@pytest.mark.parametrize(("text", "lang", "sentences", "breaks"), [
+    ("我喜欢茶\n我也喜欢咖啡", "zh", ["我喜欢茶", "我也喜欢咖啡"], [1]),
+    ("Hi.\r\n\r\nI like tea. I like coffee.\n", "en", ["Hi.", "I like tea.", "I like coffee."], [2, 0]),
+    ("\n\n我喜欢茶。\n\n", "zh", ["我喜欢茶。"], []),
+    # an emoji ends a sentence written without a full stop...
+    ("我女儿今天学会了骑自行车 👩\u200d👧🚲 我为她感到骄傲！", "zh", ["我女儿今天学会了骑自行车 👩\u200d👧🚲", "我为她感到骄傲！"], [0]),
+    ("I passed my exam 🎉 Now I can relax.", "en", ["I passed my exam 🎉", "Now I can relax."], [0]),
+    # ... but not one inside a sentence
+    ("I love this place 🎉 so much!", "en", ["I love this place 🎉 so much!"], []),
+    ("我爱吃🍎和🍌。", "zh", ["我爱吃🍎和🍌。"], []),
+])
+def test_a_text_splits_into_sentences_line_by_line(text: str, lang: str, sentences: list[str], breaks: list[int]) -> None:
+    assert split_text(text, lang) == (sentences, breaks)
+
+
+def test_translations_are_joined_line_by_line() -> None:
+    assert join_translations(["I like tea.", "I like coffee, too."], [1], "en") == "I like tea.\nI like coffee, too."
+    assert join_translations(["你好。", "我喜欢茶。", "我也喜欢咖啡。"], [2, 0], "zh") == "你好。\n\n我喜欢茶。我也喜欢咖啡。"
+    assert join_translations(["", "a", "", "b"], [1, 0, 0], "en") == "a b"  # empty translations vanish
+    assert join_translations(["a", "", "b"], [1, 1], "en") == "a\n\nb"  # ... their line breaks stay

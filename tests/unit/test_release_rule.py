@@ -58,12 +58,12 @@ def test_less_stutter_ships_with_bleu_within_the_margin_and_more_stutter_never_s
     assert judge(level, comparison(0.1, -0.4, 0.6, 0.7), fewer).ships
     costly = judge(comparison(-0.2, -0.9, 0.5, 0.6), comparison(0.1, -0.4, 0.6, 0.7), fewer)
     assert not costly.ships and costly.reasons == [
-        "stutters less, but its BLEU on the decision split may be worse by more than 0.5 (-0.20, 95 % interval "
-        "[-0.90, +0.50])"]
+        ("stutters less, but its BLEU on the decision split may be worse by more than 0.5 (-0.20, 95 % interval "
+         "[-0.90, +0.50])")]
     more = Paired(12, 1, 12, 1, 100)
     gain = judge(comparison(1.9, 0.7, 3.1, 0.002), comparison(0.1, -0.4, 0.6, 0.7), more)
-    assert not gain.ships and gain.reasons == ["stutters more on the decision split (12 against 1 of 100 sentences, "
-                                               "p = 0.003)"]
+    assert not gain.ships and gain.reasons == [("stutters more on the decision split (12 against 1 of 100 "
+                                                "sentences, p = 0.003)")]
     few = Paired.of([False] * 3 + [True] * 0, [True] * 3)  # 0 against 3: p = 0.25, not resolved
     unresolved = judge(level, comparison(0.1, -0.4, 0.6, 0.7), few)
     assert not unresolved.ships and "does not stutter less there with p < 0.05 (0 against 3 of 3 sentences, " \

@@ -1,4 +1,6 @@
-"""What people type, made to look like the training data: Traditional Chinese converted to
+"""What people type, made to look like the training data: typography that phones and web pages
+produce made plain (`typography`: curly quotes and apostrophes, full-width Latin letters and digits,
+no-break spaces, dash characters), Traditional Chinese converted to
 Simplified (OpenCC's t2s tables), half-width punctuation in Chinese text made full-width (the
 training data's Chinese side is 96 % full-width: 。？，！), and paragraphs split into sentences
 (the model was trained on single sentences; translating a paragraph whole degrades it); and
@@ -38,6 +40,34 @@ def to_simplified(text: str) -> str:
     return str(_t2s().convert(text))
 
 
+# The training data's English side writes ' (7,653 times) and " (312) where phones type ’ (3 times) and
+# “ ” (never); its Chinese side writes ASCII digits and letters. Each of these becomes what the data holds.
+# Chinese full-width punctuation (，。？！：；（）) and Chinese quotes “” are what the data holds: kept.
+_TYPOGRAPHY = str.maketrans({
+    "\u2019": "'", "\u2018": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\uff07": "'",  # ’ ‘ ‚ ‛ ′ ＇
+    "\uff02": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',  # ＂ „ ‟ ″
+    "\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200a": " ", "\u3000": " ",  # odd spaces
+    "\u200b": "", "\u2060": "", "\ufeff": "",  # zero-width spaces
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-", "\uff0d": "-",  # dashes
+    **{chr(0xFF10 + i): chr(0x30 + i) for i in range(10)},  # full-width digits
+    **{chr(0xFF21 + i): chr(0x41 + i) for i in range(26)},  # full-width capitals
+    **{chr(0xFF41 + i): chr(0x61 + i) for i in range(26)},  # full-width small letters
+})
+_LATIN_QUOTES = re.compile(r"[“”]")
+_CLOCK_COLON = re.compile(r"(?<=\d)：(?=\d)")  # １７：３０ -> 17:30
+_HAN_NEAR = re.compile(rf"[{_HAN}]")
+
+
+def typography(text: str) -> str:
+    """Typography made plain, as the training data writes it: curly apostrophes and single quotes -> ',
+    full-width or low double quotes -> ", no-break and other odd spaces -> a space (zero-width ones
+    dropped), dashes and minus signs -> -, full-width Latin letters and digits -> ASCII (and a full-width colon between digits); in a
+    text without Han characters also “ ” -> " (Chinese text keeps them, as its training side does).
+    Idempotent: "I can’t sleep." and "I can't sleep." read alike."""
+    text = _CLOCK_COLON.sub(":", text.translate(_TYPOGRAPHY))
+    return text if _HAN_NEAR.search(text) else _LATIN_QUOTES.sub('"', text)
+
+
 def chinese_punctuation(text: str) -> str:
     """Half-width , ? ! : ; ( ) next to Han characters and a final . after one become full-width;
     「」『』 become “”‘’ (as in the training data). Latin-only stretches are left alone."""
@@ -47,15 +77,65 @@ def chinese_punctuation(text: str) -> str:
 
 
 def normalize_source(text: str, lang: str) -> str:
-    """The one normalisation of user input before tokenising (whitespace; for Chinese also
+    """The one normalisation of user input before tokenising (typography, whitespace; for Chinese also
     Simplified characters and full-width punctuation)."""
-    text = normalize_whitespace(text)
+    text = normalize_whitespace(typography(text))
     return chinese_punctuation(to_simplified(text)) if lang == "zh" else text
 
 
+# An emoji with its modifiers: flags, pictographs with variation selectors and skin tones, ZWJ sequences.
+EMOJI = (r"(?:[\U0001F1E6-\U0001F1FF]{2}"  # flags
+         r"|[\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf\u2934\u2935"
+         r"\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001F000-\U0001FAFF]"
+         r"[\ufe0e\ufe0f\U0001F3FB-\U0001F3FF]*"  # variation selectors, skin tones
+         r"(?:\u200d[\u2600-\u27bf\U0001F000-\U0001FAFF][\ufe0e\ufe0f\U0001F3FB-\U0001F3FF]*)*)")  # ZWJ sequences
+# Emoji that end a sentence written without its full stop: in Chinese, emoji after Han text and followed
+# by a space and more Han text (我女儿今天学会了骑自行车 👩‍👧🚲 我为她感到骄傲！; Chinese puts no
+# spaces between words, so the space marks the break, and 我爱吃🍎和🍌 stays whole); in English, emoji
+# after a word and followed by a space and what starts a sentence (I passed 🎉 Now I can rest.).
+_ZH_EMOJI_END = re.compile(rf"(?<=[{_HAN}])([ \t]*{EMOJI}(?:[ \t]*{EMOJI})*)[ \t]+(?=[{_HAN}])")
+_EN_EMOJI_END = re.compile(rf"(?<=[A-Za-z0-9])([ \t]*{EMOJI}(?:[ \t]*{EMOJI})*)[ \t]+(?=[A-Z\"“‘(])")
+
+
+def split_text(text: str, lang: str) -> tuple[list[str], list[int]]:
+    """A text -> its sentences, line by line (`split_sentences` on each line), and for each sentence but
+    the last the line breaks between it and the next (0: the same line; 2: a blank line between), so
+    that `join_translations` keeps the text's lines."""
+    sentences: list[str] = []
+    breaks: list[int] = []
+    newlines = 0
+    for number, line in enumerate(typography(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")):
+        newlines += number > 0
+        for part in split_sentences(line, lang):
+            if sentences:
+                breaks.append(newlines)
+            sentences.append(part)
+            newlines = 0
+    return sentences, breaks
+
+
+def join_translations(translations: list[str], breaks: list[int], tgt_lang: str) -> str:
+    """Translated sentences joined as `split_text` found them: line breaks where the text had them, else
+    the target language's joiner (nothing in Chinese, a space in English); empty translations vanish."""
+    joiner = "" if tgt_lang == "zh" else " "
+    out, pending = "", 0
+    for i, translation in enumerate(translations):
+        pending += breaks[i - 1] if i else 0
+        if not translation:
+            continue
+        if out:
+            out += "\n" * pending if pending else joiner
+        out, pending = out + translation, 0
+    return out
+
+
 def split_sentences(text: str, lang: str) -> list[str]:
-    """A paragraph -> its sentences (a single sentence comes back as is)."""
-    text = normalize_whitespace(text)
+    """A paragraph -> its sentences (a single sentence comes back as is, its typography made plain). An
+    emoji that ends a sentence written without a full stop ends it (`_ZH_EMOJI_END`, `_EN_EMOJI_END`)."""
+    text = normalize_whitespace(typography(text))
+    text = (_ZH_EMOJI_END if lang == "zh" else _EN_EMOJI_END).sub(lambda m: m.group(1) + "\n", text)
+    if "\n" in text:
+        return [sentence for chunk in text.split("\n") for sentence in split_sentences(chunk, lang)]
     if lang == "zh":
         parts = _ZH_END.sub(lambda m: m.group(1) + "\n", text).split("\n")
     else:

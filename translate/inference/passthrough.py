@@ -17,11 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_EMOJI = (r"(?:[\U0001F1E6-\U0001F1FF]{2}"  # flags
-          r"|[\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf\u2934\u2935"
-          r"\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001F000-\U0001FAFF]"
-          r"[\ufe0e\ufe0f\U0001F3FB-\U0001F3FF]*"  # variation selectors, skin tones
-          r"(?:\u200d[\u2600-\u27bf\U0001F000-\U0001FAFF][\ufe0e\ufe0f\U0001F3FB-\U0001F3FF]*)*)")  # ZWJ sequences
+from translate.data.normalize import EMOJI
+
 _URL_BODY = r"[^\s<>\"'，。！？、；：（）【】]*[^\s<>\"'，。！？、；：（）【】.,;:!?)\]]"
 _URL = (rf"(?:https?://|www\.){_URL_BODY}"  # with a scheme or www.
         rf"|https?://"  # a scheme alone (Mastodon hides it in a span of its own)
@@ -30,7 +27,7 @@ _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _MENTION = r"(?<![\w@])@\w+(?:@[\w-]+(?:\.[\w-]+)+)?"  # @user, or @user@host as the fediverse writes it
 _HASHTAG = r"(?<![\w#&])#\w+"
 _CODE = r"`[^`\n]+`"
-SPAN = re.compile(f"{_CODE}|{_URL}|{_EMAIL}|{_MENTION}|{_HASHTAG}|{_EMOJI}")
+SPAN = re.compile(f"{_CODE}|{_URL}|{_EMAIL}|{_MENTION}|{_HASHTAG}|{EMOJI}")
 _GAP_BEFORE_PUNCTUATION = re.compile(r"[ \t]+(?=[,.!?;:，。！？；：、])")
 _CLOSING = re.compile(r"[\s.!?。！？…\"'”’)）]*$")
 

@@ -13,7 +13,7 @@ import numpy as np
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
-from translate.data.normalize import copy_digits, normalize_source, split_sentences
+from translate.data.normalize import copy_digits, join_translations, normalize_source, split_text, typography
 from translate.data.repeats import LETTER, repeated_runs
 from translate.data.tokenizer import Tokenizer, source_ids
 from translate.inference.passthrough import protect
@@ -72,13 +72,14 @@ class TextTranslator:
 
     def translate_paragraphs(self, texts: list[str], decode: DecodeConfig | None = None) -> list[str]:
         """Like `translate`, but a text of several sentences is translated sentence by sentence
-        (all sentences in one batched search) and the translations joined."""
-        pieces = [split_sentences(text, self.src_lang) or [""] for text in texts]
+        (all sentences in one batched search) and the translations joined, line by line as the text
+        had them (`data.normalize.split_text`, `join_translations`)."""
+        split = [split_text(text, self.src_lang) for text in texts]
+        pieces = [sentences or [""] for sentences, _ in split]
         flat = self.translate([s for sentences in pieces for s in sentences], decode)
-        joiner = "" if self.tgt_lang == "zh" else " "
         out, start = [], 0
-        for sentences in pieces:
-            out.append(joiner.join(t for t in flat[start:start + len(sentences)] if t))
+        for sentences, (_, breaks) in zip(pieces, split):
+            out.append(join_translations(flat[start:start + len(sentences)], breaks, self.tgt_lang))
             start += len(sentences)
         return out
 
@@ -86,7 +87,7 @@ class TextTranslator:
         """Translate in batches of similar length; returns n-best lists in input order. URLs, addresses,
         mentions, hashtags, code spans and emoji are not shown to the model and come back verbatim
         (`inference.passthrough`)."""
-        protected = [protect(text) for text in texts]
+        protected = [protect(typography(text)) for text in texts]
         results = self.search_n_best([p.text for p in protected], decode)
         return [[Translation(p.restore(t.text), t.score, t.tokens) for t in hyps] if p.text != text else hyps
                 for text, p, hyps in zip(texts, protected, results)]

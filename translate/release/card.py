@@ -33,6 +33,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
             (f"- decoding: beam 5, length penalty {facts['length_penalty']:g} (GNMT alpha, chosen on dev), "
              + (f"coverage penalty {facts['coverage_penalty']:g} (GNMT beta, chosen on dev), "
                 if facts.get("coverage_penalty") else "")
+             + ("no stutter (the search never says a run twice in a row unless the source does), "
+                if facts.get("block_repeats") else "")
              + "digits copied from the source")]
 
 
@@ -74,7 +76,13 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
     lines += [f"| {g['label']} | {g['sentences']} | {b:.2f} |" for g, b in zip(by_length["groups"], by_length["bleu"])]
     d = facts["digits_kept"]
     lines += ["", (f"Digits: of {d['sentences_with_digits']} test sources with digits, {d['kept']} "
-                  f"({d['share']:.0%}) keep every digit string unchanged in the output."), "",
+                  f"({d['share']:.0%}) keep every digit string unchanged in the output.")]
+    if facts.get("stutter"):
+        st = facts["stutter"]
+        lines += ["", (f"Stutter (a run said twice in a row that the source does not repeat, beam 5, test): "
+                       f"{st['translations']} of {st['sentences']} translations ({st['translations'] / st['sentences']:.1%}); "
+                       f"references {st['references']}.")]
+    lines += ["",
               "## Known weaknesses (real outputs on test.tsv, beam 5)", "",
               "- numbers the output changed or lost (a number written as a word, as some references do, counts as lost):"]
     for i in d["lost"][:3]:

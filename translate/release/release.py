@@ -24,6 +24,7 @@ from translate.config.loading import apply_overrides
 from translate.config.paths import MEMBERS, ensemble_members
 from translate.config.schema import ArtifactConfig, DataConfig
 from translate.data.corpus import load_eval_split
+from translate.data.repeats import stutters
 from translate.evaluation.by_length import bleu_by_length, length_buckets
 from translate.evaluation.evaluate import translate_and_score
 from translate.evaluation.metrics import score
@@ -44,6 +45,12 @@ def digits_kept(sources: list[str], hyps: list[str]) -> dict[str, Any]:
     kept = [i for i in with_digits if all(d in hyps[i] for d in DIGITS.findall(sources[i]))]
     return {"sentences_with_digits": len(with_digits), "kept": len(kept),
             "share": round(len(kept) / max(len(with_digits), 1), 3), "lost": [i for i in with_digits if i not in kept]}
+
+
+def stutter_counts(sources: list[str], hyps: list[str], refs: list[str], src_lang: str, tgt_lang: str) -> dict[str, int]:
+    """How many translations and references of the test split stutter (`data.repeats.stutters`)."""
+    return {"sentences": len(sources), "translations": sum(stutters(h, s, tgt_lang, src_lang) for h, s in zip(hyps, sources)),
+            "references": sum(stutters(r, s, tgt_lang, src_lang) for r, s in zip(refs, sources))}
 
 
 def training_facts(run: Path) -> dict[str, Any] | None:
@@ -102,10 +109,11 @@ def _save_members(target: Path, members: list[tuple[Path, Loaded]]) -> tuple[lis
 
 def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", stages: str = "",
             length_penalty: float | None = None, data_dir: str | None = None, lexicon: bool | None = None,
-            members: list[Path] | None = None, coverage_penalty: float | None = None) -> str:
+            members: list[Path] | None = None, coverage_penalty: float | None = None,
+            block_repeats: bool | None = None) -> str:
     """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
     split of `data_dir` (default: the bundled Tatoeba split); returns the model card. `length_penalty`,
-    `coverage_penalty`, `lexicon`: decoding settings stored in the release (None: the checkpoint's); `members`: runs or
+    `coverage_penalty`, `lexicon`, `block_repeats`: decoding settings stored in the release (None: the checkpoint's); `members`: runs or
     checkpoints shipped with it for ensemble decoding (None: the members `run` already ships)."""
     loaded = load_checkpoint(run)
     member_runs = ensemble_members(run) if members is None else members
@@ -118,6 +126,8 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
         artifact = apply_overrides(artifact, {"decode.coverage_penalty": coverage_penalty})
     if lexicon is not None:
         artifact = apply_overrides(artifact, {"decode.lexicon": lexicon})
+    if block_repeats is not None:
+        artifact = apply_overrides(artifact, {"decode.block_repeats": block_repeats})
     previous = _previous_meta(loaded)
     facts = _carried_facts(previous, run, artifact.direction, recipe=recipe, extra_data=extra_data, stages=stages)
     save_checkpoint(target, artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
@@ -139,6 +149,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     if everyday is not None:
         facts["everyday"] = everyday
     facts.update(scores={"test": test}, digits_kept={k: v for k, v in digits.items() if k != "lost"},
+                 stutter=stutter_counts(sources, hyps, refs, artifact.src_lang, artifact.tgt_lang),
                  bleu_by_length={"unit": "characters" if artifact.src_lang == "zh" else "words",
                                  "groups": [{"label": b.label, "sentences": len(b.indices)} for b in buckets],
                                  "bleu": [round(b, 2) for b in bleu_by_length([hyps], refs, buckets, artifact.tgt_lang)]})
@@ -166,7 +177,8 @@ def _card_facts(translator: Translator, artifact: ArtifactConfig) -> dict[str, A
     return {"parameters": translator.model.num_parameters(),
             "vocab": (len(translator.src_tokenizer), len(translator.tgt_tokenizer)),
             "length_penalty": translator.decode.length_penalty,
-            "coverage_penalty": translator.decode.coverage_penalty, "lexicon": translator.decode.lexicon, "artifact": {
+            "coverage_penalty": translator.decode.coverage_penalty, "lexicon": translator.decode.lexicon,
+            "block_repeats": translator.decode.block_repeats, "artifact": {
                 "direction": artifact.direction, "architecture": (
                     f"{model.rnn_type.upper()} hidden {model.hidden_size}, {model.encoder_layers}+"
                     f"{model.decoder_layers} layers (bidirectional encoder), attention {model.mechanism}")}}

@@ -11,7 +11,7 @@ from translate.checkpoint.files import read_artifact, read_meta, resolve
 from translate.config.device import resolve_device
 from translate.config.paths import released_models
 from translate.config.schema import ArtifactConfig
-from translate.data.normalize import normalize_source, split_sentences
+from translate.data.normalize import join_translations, normalize_source, split_text
 from translate.errors import ConfigError
 from translate.evaluation.adequacy import received_attention
 from translate.inference.build import load_translator, model_paths, resolve_engine
@@ -112,11 +112,11 @@ class Models:
         attention of every alternative when asked (teacher-forced, see Translator.align). A text of
         several sentences is translated sentence by sentence, as the CLI does (see `_joined`)."""
         translator = self.translator(key.model)
-        split = [sentences_of(translator, text) for text in texts]
-        done = _sentences(translator, self.searcher(key), key, [sentence for sentences in split for sentence in sentences])
+        split = [lines_of(translator, text) for text in texts]
+        done = _sentences(translator, self.searcher(key), key, [sentence for sentences, _ in split for sentence in sentences])
         results, start = [], 0
-        for text, sentences in zip(texts, split):
-            joined = _joined(done[start:start + len(sentences)], translator.tgt_lang)
+        for text, (sentences, breaks) in zip(texts, split):
+            joined = _joined(done[start:start + len(sentences)], breaks, translator.tgt_lang)
             if len(sentences) > 1:  # one notice per kind for the whole text, not one per sentence
                 joined["notices"] = reading_notices(text, translator.src_lang, translator.src_tokenizer)
             results.append(joined)
@@ -124,9 +124,16 @@ class Models:
         return results
 
 
+def lines_of(translator: Translator, text: str) -> tuple[list[str], list[int]]:
+    """A text as the server translates it: sentence by sentence, line by line (as `translate text` does),
+    with the line breaks between its sentences (`data.normalize.split_text`)."""
+    sentences, breaks = split_text(text, translator.src_lang)
+    return (sentences, breaks) if sentences else ([text], [])
+
+
 def sentences_of(translator: Translator, text: str) -> list[str]:
-    """A text as the server translates it: sentence by sentence (as `translate text` does)."""
-    return split_sentences(text, translator.src_lang) or [text]
+    """A text's sentences as the server translates them (`lines_of`)."""
+    return lines_of(translator, text)[0]
 
 
 def attention_cells(translator: Translator, text: str, n_best: int) -> int:
@@ -172,13 +179,12 @@ def _sentences(translator: Translator, searcher: TextTranslator, key: BatchKey, 
     return results
 
 
-def _joined(parts: list[dict[str, Any]], tgt_lang: str) -> dict[str, Any]:
+def _joined(parts: list[dict[str, Any]], breaks: list[int], tgt_lang: str) -> dict[str, Any]:
     """One text's result from its sentences' results: translations joined (rank by rank for the
-    alternatives), pieces concatenated, and the attention one matrix per sentence, each placed by
+    alternatives; line breaks where the text had them, `data.normalize.join_translations`), pieces concatenated, and the attention one matrix per sentence, each placed by
     where its source and target pieces start and end in the whole text's pieces."""
     if len(parts) == 1:
         return parts[0]
-    joiner = "" if tgt_lang == "zh" else " "
     alternatives = []
     for rank in range(max(len(p["alternatives"]) for p in parts)):
         chosen = [p["alternatives"][min(rank, len(p["alternatives"]) - 1)] for p in parts]
@@ -192,7 +198,7 @@ def _joined(parts: list[dict[str, Any]], tgt_lang: str) -> dict[str, Any]:
                                       "target_start": target + block["target_start"],
                                       "target_end": target + block["target_end"]})
                 source, target = source + len(part["source_pieces"]), target + len(alternative["target_pieces"])
-        alternatives.append({"translation": joiner.join(a["translation"] for a in chosen if a["translation"]),
+        alternatives.append({"translation": join_translations([a["translation"] for a in chosen], breaks, tgt_lang),
                              "score": round(sum(a["score"] for a in chosen) / len(chosen), 4),
                              "target_pieces": [piece for a in chosen for piece in a["target_pieces"]],
                              "attention": attention})

@@ -1,0 +1,46 @@
+"""What phones and web pages type reads as what the training data holds: curly quotes and apostrophes,
+full-width digits and letters, odd spaces give the translations of their plain forms, through the
+Python API (both released models, routed by script) and through sentence splitting."""
+
+from __future__ import annotations
+
+import translate
+from translate.data.normalize import split_sentences, typography
+
+PLAIN = [
+    "I can't sleep.", "Don't worry about it.", "It's 2 am again.", "We're going home.", "I'd like a cup of tea.",
+    "She said \"hello\" to me.", "Tom's car is red.", "You'll be fine.", "They've already left.",
+    "Isn't it cold today?", "The meeting is at 17:30.", "It costs $45.", "I haven't seen him since 2019.",
+    "\"Where is the station?\" he asked.", "That's my friend's book.",
+    "我明天17:30到。", "这件衣服45块钱。", "我的电话是13800138000。", "他说：“你好”。", "我在ABC公司工作。",
+]
+TYPED = [
+    "I can’t sleep.", "Don’t worry about it.", "It’s 2 am again.", "We’re going home.", "I’d like a cup of tea.",
+    "She said “hello” to me.", "Tom’s car is red.", "You’ll be fine.", "They’ve already left.",
+    "Isn’t it cold today?", "The meeting is at １７:３０.", "It costs $４５.", "I haven’t seen him since ２０１９.",
+    "“Where is the station?” he asked.", "That’s my friend‘s book.",
+    "我明天１７：３０到。", "这件衣服４５块钱。", "我的电话是１３８００１３８０００。", "他说：“你好”。", "我在ＡＢＣ公司工作。",
+]
+
+
+def test_typed_forms_become_the_plain_ones_and_stay_so() -> None:
+    assert [typography(t) for t in TYPED] == PLAIN
+    assert [typography(p) for p in PLAIN] == PLAIN  # idempotent: plain text is left alone
+    assert typography("a\u00a0b\u200bc\u3000d — e") == "a bc d - e"
+    assert split_sentences("I can’t sleep. It’s 2 am.", "en") == ["I can't sleep.", "It's 2 am."]
+
+
+def test_typed_forms_translate_as_the_plain_ones() -> None:
+    both = translate.load()
+    assert both.translate(TYPED) == both.translate(PLAIN)
+    assert both.translate(" ".join(TYPED[:4])) == both.translate(" ".join(PLAIN[:4]))
+
+
+def test_every_line_and_every_sentence_is_translated() -> None:
+    """Line breaks survive, and an emoji between two sentences ends the first (both translated)."""
+    both = translate.load()
+    lines = both.translate("我喜欢茶\n我也喜欢咖啡")
+    assert lines.split("\n") == [both.translate("我喜欢茶"), both.translate("我也喜欢咖啡")]
+    post = both.translate("我女儿今天学会了骑自行车 👩\u200d👧🚲 我为她感到骄傲！")
+    assert post == both.translate("我女儿今天学会了骑自行车 👩\u200d👧🚲") + " " + both.translate("我为她感到骄傲！")
+    assert "👩\u200d👧🚲" in post and "proud" in post
