@@ -3,6 +3,7 @@ every term of their source, in the CLI and `evaluate` (the API: tests/serve/test
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,12 @@ from tests.conftest import TINY_DIR
 from translate.checkpoint.store import save_checkpoint
 from translate.cli.app import app
 from translate.config.schema import RunConfig
+from translate.data.quantities import numbers_kept
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
-from translate.inference.glossary import Glossary, GlossaryTranslator, contains, term_ids, term_use
+from translate.inference.build import load_translator
+from translate.inference.glossary import Glossary, GlossaryTranslator, contains, term_ids, term_use, with_glossaries
 from translate.inference.translator import Translator
 
 runner = CliRunner()
@@ -244,3 +247,28 @@ def test_sampled_translations_keep_the_lexicons_terms() -> None:
     sampled = replace(translator.decode, sample=1.0, seed=1, n_best=1)
     out = translator.translate(["我明天要去北京看我的朋友。"] * 3, sampled)
     assert all("Beijing" in line for line in out), out
+
+
+def test_numbers_are_kept_digit_for_digit_by_a_second_search() -> None:
+    """With `keep_numbers` every number of the source is in every alternative of the released en-zh
+    model's translation (which otherwise writes $45 as 五十美元), and a sentence without numbers is
+    translated as before."""
+    sources = ["The meeting is at 17:30.", "It costs $45.", "About 1,000 people came.", "Good morning."]
+    released = load_translator("en-zh", engine="onnx")
+    decode = replace(released.decode, n_best=2)
+    plain = released.translate_n_best(sources, decode)
+    released.decode = replace(released.decode, keep_numbers=True)
+    kept = with_glossaries(released).translate_n_best(sources, decode)
+    for source, n_best in zip(sources, kept):
+        assert all(numbers_kept(source, hyp.text, 'zh') == numbers_kept(source, source, 'en') for hyp in n_best), (source, n_best)
+    assert "1000" in kept[2][0].text  # Chinese writes no thousands commas
+    assert [t.text for t in kept[3]] == [t.text for t in plain[3]]
+    assert [t.text for t in kept[0]] == [t.text for t in plain[0]] or numbers_kept(sources[0], plain[0][0].text, 'zh')[0] == 0
+
+
+@pytest.mark.parametrize(("text", "term", "held"), [
+    ("它要45美元。", "45", True), ("它要145美元。", "45", False), ("会议17:30开始。", "17:30", True),
+    ("It costs 1,000 yuan.", "1000", True), ("It is 4.5 km.", "4", False), ("I like Beijing.", "Beijing", True),
+    ("这件外套三百九十九块钱。", "399", True), ("会议在下午五点半。", "17:30", True)])
+def test_a_number_is_held_whole_and_without_its_thousands_commas(text: str, term: str, held: bool) -> None:
+    assert contains(text, term, "zh" if "。" in text else "en") is held

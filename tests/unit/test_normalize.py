@@ -51,6 +51,9 @@ def test_split_sentences() -> None:
     ("It's already 11.", "已经三十岁了。", "已经三十岁了。"),  # no number in the output: nothing to copy
     ("2 and 3", "3和2", "3和2"),  # the same numbers reordered: left alone
     ("No numbers.", "没有7。", "没有7。"),
+    ("About 1,000 people came.", "大约1000人来了。", "大约1000人来了。"),  # the same number without its commas
+    ("About 1,000 people came.", "大约1001人来了。", "大约1000人来了。"),  # written as the output writes numbers
+    ("The meeting is at 17:30.", "会议在17:50。", "会议在17:30。"),  # a time is one number
 ])
 def test_numbers_the_model_changed_are_copied_back(source: str, output: str, fixed: str) -> None:
     from translate.data.normalize import copy_digits

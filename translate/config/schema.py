@@ -329,6 +329,9 @@ class DecodeConfig:
     # no stutter: the search never emits a token that would say a run twice in a row (他工作工作。) unless
     # the source repeats itself (inference/search/rules.py RepeatBan, data/repeats.py)
     block_repeats: bool = False
+    # numbers survive: a translation that lost or changed a number of the source's digits is searched again,
+    # bound to write it (inference/glossary.py Numbers; the lexically constrained search)
+    keep_numbers: bool = False
     # the names lexicon (CC-CEDICT's names, data/cedict-names) as a glossary by default: a sentence whose
     # translation lacks a name's counterpart is decoded again with it (inference/glossary.py); --no-lexicon
     lexicon: bool = False

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from translate.data.cleaning import normalize_whitespace
+from translate.data.quantities import NUMBER, numbers, plain
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _FULL = {",": "，", "?": "？", "!": "！", ":": "：", ";": "；", "(": "（", ")": "）"}
@@ -152,26 +153,26 @@ def split_sentences(text: str, lang: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-_DIGITS = re.compile(r"\d+")
-
-
-def _distance(a: str, b: str) -> tuple[int, int]:
-    """How unlike two digit strings are: length difference first, then differing positions."""
-    return abs(len(a) - len(b)), sum(x != y for x, y in zip(a, b))
-
-
 def copy_digits(source: str, output: str) -> str:
-    """Numbers survive: when the output has as many digit strings as the source but not the same
-    ones (the model turned 1636 into 1666), each output number becomes the most similar unused
-    source number (so reordered dates keep their order). Other outputs are returned unchanged."""
-    wanted, got = _DIGITS.findall(source), _DIGITS.findall(output)
-    if not wanted or len(wanted) != len(got) or sorted(wanted) == sorted(got):
+    """Numbers survive: when the output has as many numbers (`data.quantities`: 17:30 and 1,000 are one
+    each) as the source but not the same ones (the model turned 1636 into 1666), each output number
+    becomes the most similar unused source number (so reordered dates keep their order), written with
+    thousands commas only where the output wrote its own number with them. Other outputs are returned
+    unchanged."""
+    wanted, got = numbers(source), numbers(output)
+    if not wanted or len(wanted) != len(got) or sorted(map(plain, wanted)) == sorted(map(plain, got)):
         return output
     unused = list(wanted)
 
     def closest(match: re.Match[str]) -> str:
-        best: str = min(unused, key=lambda w: _distance(match.group(0), w))
+        number = plain(match.group(0))
+        best: str = min(unused, key=lambda w: _distance(number, plain(w)))
         unused.remove(best)
-        return best
+        return best if "," in match.group(0) else plain(best)
 
-    return _DIGITS.sub(closest, output)
+    return NUMBER.sub(closest, output)
+
+
+def _distance(a: str, b: str) -> tuple[int, int]:
+    """How unlike two numbers are: length difference first, then differing positions."""
+    return abs(len(a) - len(b)), sum(x != y for x, y in zip(a, b))

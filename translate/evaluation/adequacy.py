@@ -1,5 +1,10 @@
 """Dropped and repeated content: what BLEU averages away, counted per sentence and per corpus.
 
+- **numbers kept**: the source's numbers in digits whose value the translation says, in digits, numerals,
+  number words or a time of day as the language writes it (`translate.data.quantities`: 399 as
+  三百九十九, 17:30 as 下午五点半).
+- **negation lost**: translations of a source that negates (not, n't, never, no…; 不, 没, 别…) that
+  hold no negation at all; the references' count is the natural rate (a paraphrase may say it otherwise).
 - **stutter**: translations that say a run twice in a row (他工作工作。, `translate.data.repeats`) where
   their source does not; the same count on the references is the natural rate.
 - **repeated n-grams**: n-grams (n = 2..4) that a translation holds more than once and more often than
@@ -27,8 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from translate.data.quantities import numbers_kept
 from translate.data.repeats import stutters, tokens
 
+_NEGATION = {"en": re.compile(r"\b(?:not|no|never|nothing|nobody|none|neither|nor|cannot|without|nowhere)\b|n't\b",
+                               re.IGNORECASE),
+             "zh": re.compile(r"[不没別别无非未否勿莫甭]")}
 UNATTENDED = 0.2  # attention received in all below which a source piece counts as not attended
 ORDERS = (2, 3, 4)
 PUNCTUATION = re.compile(r"^[\W_▁]*$")
@@ -151,6 +160,9 @@ class Adequacy:
     repeats_per_100: float
     stutter: float = 0.0  # % of translations that stutter where their source does not
     reference_stutter: float | None = None
+    numbers: tuple[int, int] = (0, 0)  # (source numbers the translations keep, source numbers)
+    negation_lost: tuple[int, int] = (0, 0)  # (translations without the source's negation, sources that negate)
+    reference_negation_lost: int | None = None
     reference_repeats_per_100: float | None = None
     unattended: float | None = None
     dictionary_missing: float | None = None
@@ -158,8 +170,13 @@ class Adequacy:
     per_sentence: list[dict[str, Any]] = field(default_factory=list)
 
     def summary(self) -> str:
+        kept, wanted = self.numbers
+        lost, negating = self.negation_lost
         parts = [f"stutter {self.stutter:.1f} % of sentences" + (
             f" (references {self.reference_stutter:.1f})" if self.reference_stutter is not None else ""),
+                 f"numbers kept {kept} of {wanted}",
+                 f"negation lost {lost} of {negating}" + (
+            f" (references {self.reference_negation_lost})" if self.reference_negation_lost is not None else ""),
                  f"repeats: {self.repeat_sentences:.1f} % of sentences, {self.repeats_per_100:.1f} per 100 sentences"
                  + (f" (references {self.reference_repeats_per_100:.1f})" if self.reference_repeats_per_100 is not None
                     else "")]
@@ -171,6 +188,8 @@ class Adequacy:
 
     def to_dict(self) -> dict[str, Any]:
         return {"sentences": self.sentences, "stutter": round(self.stutter, 2),
+                "numbers_kept": self.numbers[0], "numbers": self.numbers[1], "negation_lost": self.negation_lost[0],
+                "negating_sources": self.negation_lost[1], "reference_negation_lost": self.reference_negation_lost,
                 "reference_stutter": None if self.reference_stutter is None else round(self.reference_stutter, 2),
                 "repeat_sentences": round(self.repeat_sentences, 2),
                 "repeats_per_100": round(self.repeats_per_100, 2),
@@ -189,11 +208,17 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
     n = max(len(sources), 1)
     repeats = [repeated_ngrams(t, s, tgt_lang, src_lang) for s, t in zip(sources, translations)]
     stuttered = [stutters(t, s, tgt_lang, src_lang) for s, t in zip(sources, translations)]
-    records: list[dict[str, Any]] = [{"repeats": r, "stutter": st} for r, st in zip(repeats, stuttered)]
+    kept = [numbers_kept(s, t, tgt_lang) for s, t in zip(sources, translations)]
+    negating = [bool(_NEGATION[src_lang].search(s)) for s in sources]
+    unnegated = [neg and not _NEGATION[tgt_lang].search(t) for neg, t in zip(negating, translations)]
+    records: list[dict[str, Any]] = [{"repeats": r, "stutter": st, "numbers_kept": k, "numbers": w, "negation_lost": lo}
+                                     for r, st, (k, w), lo in zip(repeats, stuttered, kept, unnegated)]
     result = Adequacy(len(sources), 100 * sum(1 for r in repeats if r) / n, 100 * sum(repeats) / n,
-                      100 * sum(stuttered) / n)
+                      stutter=100 * sum(stuttered) / n, numbers=(sum(k for k, _ in kept), sum(w for _, w in kept)),
+                      negation_lost=(sum(unnegated), sum(negating)))
     if references is not None:
         result.reference_stutter = 100 * sum(stutters(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
+        result.reference_negation_lost = sum(neg and not _NEGATION[tgt_lang].search(r) for neg, r in zip(negating, references))
         result.reference_repeats_per_100 = 100 * sum(
             repeated_ngrams(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
     if alignments is not None:

@@ -24,7 +24,7 @@ from translate.errors import ConfigError, DataError
 from translate.evaluation.adequacy import Adequacy, Dictionary, cedict_dictionary, measure
 from translate.evaluation.metrics import EvalReport, score
 from translate.inference.build import load_translator, model_paths
-from translate.inference.glossary import Glossary, GlossaryTranslator, term_use, with_glossaries
+from translate.inference.glossary import Glossary, GlossaryTranslator, Numbers, term_use, with_glossaries
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import Translator
 from translate.model import Seq2Seq
@@ -152,7 +152,8 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
         hyp_path = report_path = None
     result = translate_and_score(with_terms, sources, refs, data.tgt_lang, decode, hyp_path)
     if isinstance(with_terms, GlossaryTranslator):
-        result.terms = term_use(with_terms.glossaries, sources, result.hypotheses, data.src_lang, data.tgt_lang)
+        terms = [g for g in with_terms.glossaries if not isinstance(g, Numbers)]  # numbers: the adequacy report's
+        result.terms = term_use(terms, sources, result.hypotheses, data.src_lang, data.tgt_lang) if terms else None
     if adequacy:
         result.adequacy = measure_adequacy(translator, sources, result.hypotheses, refs, data.src_lang, data.tgt_lang)
     if report_path is None or hyp_path is None:

@@ -1,4 +1,5 @@
-"""Glossaries: a user's term pairs in the translations of sentences that hold them.
+"""Glossaries: a user's term pairs in the translations of sentences that hold them; the names lexicon
+and the source's numbers (`Numbers`, with `decode.keep_numbers`) are glossaries too.
 
 A glossary is a list of English–Chinese term pairs (a TSV file `en<TAB>zh`, or pairs given to the
 API) used in both directions. Sentences are first translated as usual, in batches; a sentence that
@@ -21,6 +22,7 @@ from translate.config.paths import names_file
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import detect_language
 from translate.data.normalize import normalize_source
+from translate.data.quantities import NUMBER, holds, plain
 from translate.data.segment import cuts_no_word
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError, DataError
@@ -153,8 +155,25 @@ class Glossary:
         return 0
 
 
+class Numbers(Glossary):
+    """The numbers of a sentence (`data.quantities`) as terms its translation must keep: a translation
+    that does not say one's value (in digits, numerals or words: 三百九十九 for 399 is kept) is searched
+    again, bound to write it in digits ($45 gives 45美元, not 五十美元). Chinese text writes a number without
+    thousands commas."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    def matches(self, sentence: str, lang: str) -> list[Match]:
+        return [Match(Term(m.group() if lang == "en" else plain(m.group()), plain(m.group())), m.start(), m.end())
+                for m in NUMBER.finditer(sentence)]
+
+
 def contains(text: str, term: str, lang: str) -> bool:
-    """Whether a translation holds a term (English: a whole word sequence, ignoring case)."""
+    """Whether a translation holds a term (English: a whole word sequence, ignoring case; a number: its
+    value, in any form `data.quantities` reads: 399 in 三百九十九块, not 45 in 145)."""
+    if NUMBER.fullmatch(term):
+        return holds(text, term, lang)
     if lang == "en":
         return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE) is not None
     return term in text
@@ -186,9 +205,11 @@ def names_lexicon() -> Glossary:
 def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] = (),
                     lexicon: bool | None = None) -> TextTranslator:
     """`translator` with the user's glossaries, then the names lexicon where `lexicon` says so (None: as the
-    model's `decode.lexicon` says); `translator` itself when there are no terms."""
+    model's `decode.lexicon` says), then the source's numbers where `decode.keep_numbers` says so;
+    `translator` itself when there are no terms."""
     use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
-    terms = [*glossaries, *([names_lexicon()] if use_lexicon else [])]
+    terms = [*glossaries, *([names_lexicon()] if use_lexicon else []),
+             *([Numbers()] if translator.decode.keep_numbers else [])]
     if not terms:
         return translator
     return GlossaryTranslator(translator, *terms)
@@ -279,10 +300,13 @@ class GlossaryTranslator(TextTranslator):
         return find_terms(self.glossaries, sentence, self.src_lang)
 
     def _word_pieces(self) -> list[int]:
-        """Target pieces that continue a word (no leading ▁, starting with a letter or digit)."""
+        """Target pieces that may not follow a term: English pieces that continue a word (no leading ▁,
+        starting with a letter or digit: "Beijinger"); in Chinese, pieces starting with a digit (a number
+        term 1000 does not go on as 10000)."""
         if self._continuations is None:
             pieces = self.tgt_tokenizer.pieces(list(range(len(self.tgt_tokenizer))))
-            self._continuations = [i for i, p in enumerate(pieces) if p[:1].isalnum()]
+            starts = str.isalnum if self.tgt_lang == "en" else str.isdigit
+            self._continuations = [i for i, p in enumerate(pieces) if starts(p[:1])]
         return self._continuations
 
     def _constrained(self, texts: list[str], terms: list[list[str]], avoided: list[list[str]],
@@ -293,8 +317,8 @@ class GlossaryTranslator(TextTranslator):
         avoid = [[ids for ids in (term_ids(self.tgt_tokenizer, name, self.tgt_lang) for name in names)
                   if ids and not any(_inside(ids, c) for c in cons)] for names, cons in zip(avoided, constraints)]
         n_bests = self.engine.constrained(self.encode_sources(texts), decode, constraints,
-                                          max(decode.beam_size, self.MIN_BEAM),
-                                          self._word_pieces() if self.tgt_lang == "en" else None, avoid)
+                                          max(decode.beam_size, self.MIN_BEAM), self._word_pieces(), avoid,
+                                          self.repeat_ban(texts) if decode.block_repeats else None)
         return [self.translations(text, hyps, decode) for text, hyps in zip(texts, n_bests)]
 
 

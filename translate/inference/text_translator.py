@@ -41,7 +41,7 @@ class Engine(Protocol):
 
     def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
                     beam_size: int, banned_after: list[int] | None = None,
-                    avoid: list[list[list[int]]] | None = None) -> list[list[Hypothesis]]:
+                    avoid: list[list[list[int]]] | None = None, repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
         """Like `search`, each sentence bound to produce its constraints and none of its `avoid` token
         sequences (`inference.constrained`)."""
         ...

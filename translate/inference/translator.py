@@ -155,13 +155,13 @@ class TorchEngine:
 
     def constrained(self, sources: list[list[int]], decode: DecodeConfig, constraints: list[list[list[int]]],
                     beam_size: int, banned_after: list[int] | None = None,
-                    avoid: list[list[list[int]]] | None = None) -> list[list[Hypothesis]]:
+                    avoid: list[list[list[int]]] | None = None, repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
         """All sentences in one batch (the caller sizes it)."""
         with self._evaluating():
             ctx, limits = self.encoded(sources, decode)
             return constrained_search(self.step, ctx, limits, BOS_ID, EOS_ID, beam_size, constraints,
                                       decode.length_penalty, decode.n_best, PAD_ID, banned_after,
-                                      decode.coverage_penalty, avoid)
+                                      decode.coverage_penalty, avoid, repeats)
 
 
 class Translator(TextTranslator):

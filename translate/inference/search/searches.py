@@ -40,11 +40,11 @@ def greedy(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, pad: int = 0
 def constrained_search(step: StepFn, ctx: Any, limits: Any, bos: int, eos: int, beam_size: int,
                        constraints: list[list[list[int]]], alpha: float = 1.0, n_best: int = 1, pad: int = 0,
                        banned_after: list[int] | None = None, coverage: float = 0.0,
-                       avoid: list[list[list[int]]] | None = None) -> list[list[Hypothesis]]:
+                       avoid: list[list[list[int]]] | None = None, repeats: RepeatBan | None = None) -> list[list[Hypothesis]]:
     """Beam search in which each sentence must produce its constraints and none of its `avoid` sequences
     (`search.constrained`) -> per sentence its n-best, those holding every constraint first."""
     selection = ConstrainedSelection(constraints, beam_size, alpha, eos, banned_after, avoid)
-    return run(step, ctx, limits, bos, eos, selection, n_best, (pad, bos), coverage)
+    return run(step, ctx, limits, bos, eos, selection, n_best, (pad, bos), coverage, repeats)
 
 
 def decode_search(step: StepFn, ctx: Any, limits: Any, decode: DecodeConfig, pick: Pick | None = None,

@@ -1,0 +1,49 @@
+"""Numbers in digits (`translate.data.quantities`): what a number is, and whether a translation keeps it."""
+
+from __future__ import annotations
+
+import pytest
+
+from translate.data.quantities import numbers, numbers_kept, zh_value
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("The meeting is at 17:30.", ["17:30"]), ("It costs $45.", ["45"]), ("3.5元", ["3.5"]),
+    ("1,000 people, 12,34 and 2026-12-06", ["1,000", "12", "34", "2026", "12", "06"]),
+    ("Call 13800138000.", ["13800138000"]), ("no digits", []),
+])
+def test_numbers_with_their_decimal_points_clock_colons_and_thousands_commas(text: str, found: list[str]) -> None:
+    assert numbers(text) == found
+
+
+@pytest.mark.parametrize(("source", "translation", "lang", "kept"), [
+    ("It costs $45.", "它要花五十美元。", "zh", (0, 1)),  # the issue's case: the price moved
+    ("It costs $45.", "它要45美元。", "zh", (1, 1)),
+    ("It costs $45.", "它要四十五美元。", "zh", (1, 1)),
+    ("This coat costs 399 yuan.", "这件外套三百九十九块钱。", "zh", (1, 1)),
+    ("Go straight for about 200 meters.", "直走大约两百米。", "zh", (1, 1)),
+    ("The population is about 8000000.", "人口大约八百万。", "zh", (1, 1)),
+    ("He was born in 1998.", "他一九九八年出生。", "zh", (1, 1)),
+    ("1,000 people", "1000人", "zh", (1, 1)),  # thousands commas aside
+    ("Room 12, floor 12.", "12楼的房间。", "zh", (1, 2)),  # as often as the source says it
+    ("The train leaves at 8:15.", "火车八点十五分出发。", "zh", (1, 1)),
+    ("The train leaves at 8:15.", "火车八点一刻出发。", "zh", (1, 1)),
+    ("The meeting is at 17:30.", "会议在下午五点半。", "zh", (1, 1)),
+    ("The meeting is at 17:30.", "会议将1点了。", "zh", (0, 1)),  # the issue's case: the meeting moved
+    ("The meeting is at 17:30.", "会议在17点30分。", "zh", (1, 1)),
+    ("会议17:30开始。", "The meeting starts at 5:30 pm.", "en", (1, 1)),
+    ("我们结婚25年了。", "We have been married for twenty-five years.", "en", (1, 1)),
+    ("这件衣服99块钱。", "This dress is nine o'clock.", "en", (0, 1)),  # the issue's case
+    ("这里有300人。", "There are three hundred people here.", "en", (1, 1)),
+    ("Hello.", "你好。", "zh", (0, 0)),
+])
+def test_a_translation_keeps_a_number_when_it_says_its_value(source: str, translation: str, lang: str,
+                                                              kept: tuple[int, int]) -> None:
+    assert numbers_kept(source, translation, lang) == kept
+
+
+@pytest.mark.parametrize(("numeral", "value"), [
+    ("三百九十九", 399), ("两百", 200), ("十五", 15), ("一百零五", 105), ("八百万", 8_000_000), ("一九九八", 1998),
+    ("三万五千", 35_000), ("十", 10), ("零", 0)])
+def test_chinese_numerals(numeral: str, value: int) -> None:
+    assert zh_value(numeral) == value

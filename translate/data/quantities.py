@@ -1,0 +1,147 @@
+"""Numbers written in digits, and whether a translation keeps them in a correct form.
+
+A number is a run of digits with its decimal point, clock colon or thousands commas (45, 3.5, 17:30,
+1,000; 2026-12-06 is three). Thousands commas are a way of writing, not a part of the number: 1,000 and
+1000 are the same number, and Chinese text writes 1000 where English writes 1,000.
+
+A translation keeps a source number when it says the same value, as often as the source does: in
+digits (45美元 for $45), in Chinese numerals (三百九十九块 for 399, 两百米 for 200 meters, 一九九八年
+for 1998), in English number words ("twenty-five" for 25), and a time of day as the language writes it
+(17:30 as 17:30, 5:30 pm, 17点30分, 下午五点半; 8:15 as 八点十五分 or 八点一刻). Numbers that only the
+translation holds do not count against it. The check is the same for the faithfulness report
+(`translate.evaluation.adequacy`) and for the search that keeps numbers (`inference.glossary.Numbers`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+NUMBER = re.compile(r"(?<![\d.:])\d+(?:[.:]\d+|,\d{3}(?!\d))*")
+_TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
+
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+_ZH_GROUPS = {"万": 10_000, "亿": 100_000_000}
+_ZH_NUMERAL = "[零〇一二两三四五六七八九十百千万亿0-9]"
+_ZH_RUN = re.compile(f"{_ZH_NUMERAL}+")
+_ZH_CLOCK = re.compile(f"({_ZH_NUMERAL}+)[点點](?:(半)|(一刻)|(三刻)|({_ZH_NUMERAL}+)分?)?")
+_EN_WORDS = {w: i for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"])}
+_EN_TENS = {w: 10 * i for i, w in enumerate(["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]) if i >= 2}
+_EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_EN_WORD_ALTERNATIVES = "|".join([*_EN_WORDS, *_EN_TENS, *_EN_SCALES])
+_EN_NUMBER_WORD = re.compile(rf"\b(?:(?:{_EN_WORD_ALTERNATIVES})\b(?:[\s-]+(?:and[\s-]+)?)?)+", re.IGNORECASE)
+_EN_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
+
+
+def plain(number: str) -> str:
+    """A number without its thousands commas."""
+    return number.replace(",", "")
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers of a text written in digits, left to right, as written (commas kept)."""
+    return NUMBER.findall(text)
+
+
+def zh_value(numeral: str) -> int | None:
+    """A run of Chinese numerals (or digits) as an integer: 三百九十九 399, 两百 200, 十五 15, 八百万
+    8,000,000; without 十百千万亿 digit by digit (一九九八 1998); None where it is not a number."""
+    if not numeral:
+        return None
+    if not any(c in _ZH_UNITS or c in _ZH_GROUPS for c in numeral):
+        digits = "".join(str(_ZH_DIGITS[c]) if c in _ZH_DIGITS else c for c in numeral)
+        return int(digits) if digits.isdigit() else None
+    total = section = number = 0
+    for char in numeral:
+        if char in _ZH_DIGITS or char.isdigit():
+            number = number * 10 + int(char) if char.isdigit() else _ZH_DIGITS[char]
+        elif char in _ZH_UNITS:
+            section += (number or 1) * _ZH_UNITS[char]
+            number = 0
+        else:
+            total = (total + section + number) * _ZH_GROUPS[char]
+            section = number = 0
+    return total + section + number
+
+
+def en_value(words: str) -> int | None:
+    """English number words as an integer ("twenty-five" 25, "three hundred and five" 305)."""
+    total = current = 0
+    seen = False
+    for word in re.split(r"[\s-]+", words.lower()):
+        if word in _EN_WORDS or word in _EN_TENS:
+            current += _EN_WORDS.get(word, 0) + _EN_TENS.get(word, 0)
+            seen = True
+        elif word in _EN_SCALES:
+            scale = _EN_SCALES[word]
+            if scale == 100:
+                current = (current or 1) * 100
+            else:
+                total, current = total + (current or 1) * scale, 0
+            seen = True
+    return total + current if seen else None
+
+
+def _clock(hour: int, minute: int) -> list[str]:
+    """A time of day and its 12-hour twin: 5:30 -> 5:30 and 17:30."""
+    times = [f"{hour}:{minute:02d}"]
+    if hour < 12:
+        times.append(f"{hour + 12}:{minute:02d}")
+    elif hour > 12:
+        times.append(f"{hour - 12}:{minute:02d}")
+    return times
+
+
+def said(text: str, lang: str) -> Counter[str]:
+    """The values a text says (as plain digit strings, times as H:MM with their 12-hour twins), in
+    digits and, for Chinese, numerals and clock times; for English, number words and am/pm times."""
+    found: Counter[str] = Counter()
+    for number in numbers(text):
+        value = plain(number)
+        time = _TIME.match(value)
+        found.update(_clock(int(time.group(1)), int(time.group(2))) if time else [value])
+    if lang == "zh":
+        for match in _ZH_CLOCK.finditer(text):
+            hour = zh_value(match.group(1))
+            minute = (30 if match.group(2) else 15 if match.group(3) else 45 if match.group(4)
+                      else zh_value(match.group(5)) if match.group(5) else 0)
+            if hour is not None and minute is not None and hour < 25 and minute < 60:
+                found.update(_clock(hour, minute))
+        for run in _ZH_RUN.findall(text):
+            said_as = zh_value(run)
+            if said_as is not None and not run.isdigit():
+                found[str(said_as)] += 1
+    else:
+        for match in _EN_CLOCK.finditer(text):
+            hour, minute = int(match.group(1)), int(match.group(2) or 0)
+            if hour <= 12:
+                hour = hour % 12 + (12 if match.group(3).lower() == "p" else 0)
+                found.update(_clock(hour, minute))
+        for match in _EN_NUMBER_WORD.finditer(text):
+            worded = en_value(match.group(0))
+            if worded is not None:
+                found[str(worded)] += 1
+    return found
+
+
+def holds(text: str, number: str, lang: str) -> bool:
+    """Whether `text` (in `lang`) says the value of `number` (digits, as `numbers` finds them)."""
+    value = plain(number)
+    time = _TIME.match(value)
+    return f"{int(time.group(1))}:{time.group(2)}" in said(text, lang) if time else value in said(text, lang)
+
+
+def numbers_kept(source: str, translation: str, tgt_lang: str) -> tuple[int, int]:
+    """(the source's numbers whose value the translation says, the source's numbers), counted with repeats."""
+    available = said(translation, tgt_lang)
+    kept = 0
+    for number in numbers(source):
+        value = plain(number)
+        time = _TIME.match(value)
+        key = f"{int(time.group(1))}:{time.group(2)}" if time else value
+        if available[key] > 0:
+            available[key] -= 1
+            kept += 1
+    return kept, len(numbers(source))
