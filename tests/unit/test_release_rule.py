@@ -49,22 +49,38 @@ def test_from_hypotheses_identical_outputs_never_ship_and_a_clear_gain_does() ->
     assert gain.ships and gain.decision.delta > 10 and gain.test.delta == 0.0
 
 
-def test_less_stutter_ships_with_bleu_within_the_margin_and_more_stutter_never_ships() -> None:
-    """McNemar's exact test on the sentences where only one side stutters: 12 against 1 gives p = 0.0034."""
+def test_fewer_defects_ship_with_bleu_within_the_margin_and_more_never_ship() -> None:
+    """McNemar's exact test on the sentences where only one side has the defect: 12 against 1 gives p = 0.0034."""
     fewer = Paired.of([False] * 12 + [True] + [False] * 87, [True] * 12 + [False] + [False] * 87)
     assert (fewer.candidate, fewer.against, fewer.candidate_only, fewer.against_only) == (1, 12, 1, 12)
     assert abs(fewer.p_value - 2 * sum(math.comb(13, k) for k in range(2)) / 2 ** 13) < 1e-12
-    level = comparison(0.3, -0.4, 1.0, 0.4)
-    assert judge(level, comparison(0.1, -0.4, 0.6, 0.7), fewer).ships
-    costly = judge(comparison(-0.2, -0.9, 0.5, 0.6), comparison(0.1, -0.4, 0.6, 0.7), fewer)
+    assert fewer.fewer and not fewer.more
+    level, held = comparison(0.3, -0.4, 1.0, 0.4), comparison(0.1, -0.4, 0.6, 0.7)
+    same = Paired(5, 5, 0, 0, 100)
+    assert judge(level, held, {"stutter": fewer, "numbers lost": same}).ships
+    assert judge(level, held, {"stutter": same, "numbers lost": fewer}).ships
+    costly = judge(comparison(-0.2, -0.9, 0.5, 0.6), held, {"stutter": fewer, "numbers lost": same})
     assert not costly.ships and costly.reasons == [
-        ("stutters less, but its BLEU on the decision split may be worse by more than 0.5 (-0.20, 95 % interval "
-         "[-0.90, +0.50])")]
+        ("stutters less often, but its BLEU on the decision split may be worse by more than 0.5 (-0.20, 95 % "
+         "interval [-0.90, +0.50])")]
     more = Paired(12, 1, 12, 1, 100)
-    gain = judge(comparison(1.9, 0.7, 3.1, 0.002), comparison(0.1, -0.4, 0.6, 0.7), more)
-    assert not gain.ships and gain.reasons == [("stutters more on the decision split (12 against 1 of 100 "
+    gain = judge(comparison(1.9, 0.7, 3.1, 0.002), held, {"stutter": same, "numbers lost": more})
+    assert not gain.ships and gain.reasons == [("loses numbers more often on the decision split (12 against 1 of 100 "
                                                 "sentences, p = 0.003)")]
-    few = Paired.of([False] * 3 + [True] * 0, [True] * 3)  # 0 against 3: p = 0.25, not resolved
-    unresolved = judge(level, comparison(0.1, -0.4, 0.6, 0.7), few)
-    assert not unresolved.ships and "does not stutter less there with p < 0.05 (0 against 3 of 3 sentences, " \
-        "p = 0.250)" in unresolved.reasons[1]
+    traded = judge(level, held, {"stutter": fewer, "numbers lost": more})  # one defect for another never ships
+    assert not traded.ships and "loses numbers more often" in traded.reasons[0]
+    few = Paired.of([False] * 3, [True] * 3)  # 0 against 3: p = 0.25, not resolved
+    unresolved = judge(level, held, {"stutter": few})
+    assert not unresolved.ships and unresolved.reasons[1] == (
+        "and it does not stutter less often there with p < 0.05 (0 against 3 of 3 sentences, p = 0.250)")
+    assert set(judge(level, held, {"stutter": few}).to_dict()) >= {"decision_split_stutter", "margin", "alpha"}
+
+
+def test_the_defects_are_read_from_the_hypotheses() -> None:
+    sources = ["It costs $45.", "He works in Beijing.", "Good morning."]
+    split = Split("x", sources, ["它要45美元。", "他在北京工作。", "早上好。"])
+    candidate = [["它要45美元。", "他在北京工作。", "早上好。"]]
+    released = [["它要五十美元。", "他工作工作。", "早上好。"]]
+    verdict = decide(candidate, released, candidate, released, split, split, "zh", samples=50)
+    assert {name: (p.candidate, p.against) for name, p in verdict.defects.items()} == {
+        "stutter": (0, 1), "numbers lost": (0, 1)}

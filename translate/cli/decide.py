@@ -35,9 +35,10 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
            beam: BeamOpt = None, output: OutputOpt = None) -> None:
     """Whether a candidate may replace the released model, by the release rule. On the everyday decision
     split (data/everyday/test.tsv, which no choice reads) it must be better: higher BLEU with p < 0.05
-    (the sentences and, where several are given, the seeds resampled), or fewer translations that
-    stutter (McNemar, p < 0.05) with BLEU not worse beyond 0.5 (95 % interval); it must not stutter more
-    there (McNemar, p < 0.05); and on Tatoeba test its BLEU must not be worse beyond 0.5 (95 % interval).
+    (the sentences and, where several are given, the seeds resampled), or fewer translations with a
+    defect (that stutter, or lose a number of the source; McNemar, p < 0.05) with BLEU not worse beyond
+    0.5 (95 % interval); it must not have a defect more often there (McNemar, p < 0.05); and on Tatoeba
+    test its BLEU must not be worse beyond 0.5 (95 % interval).
     Each side decodes as `translate evaluate` does (its own decoding settings, the names lexicon where
     they turn it on). Prints the comparisons and the verdict; exit status 0 when the candidate ships, 3
     when it does not (every missed condition named).
@@ -57,10 +58,10 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
         typer.echo(f"{label} ({size} sentences): candidate {comparison.mean_a:.2f}, against {comparison.mean_b:.2f} "
                    f"BLEU, difference {comparison.delta:+.2f} [{comparison.ci_low:+.2f}, {comparison.ci_high:+.2f}], "
                    f"p {comparison.p_value:.3f}")
-    stutter = verdict.stutter
-    typer.echo(f"stutter on the decision split: candidate {stutter.candidate}, against {stutter.against} of "
-               f"{stutter.sentences} sentences (only the candidate {stutter.candidate_only}, only against "
-               f"{stutter.against_only}), McNemar p {stutter.p_value:.3f}")
+    for name, paired in verdict.defects.items():
+        typer.echo(f"{name} on the decision split: candidate {paired.candidate}, against {paired.against} of "
+                   f"{paired.sentences} sentences (only the candidate {paired.candidate_only}, only against "
+                   f"{paired.against_only}), McNemar p {paired.p_value:.3f}")
     typer.echo("ships: it meets the release rule" if verdict.ships else "does not ship: " + "; ".join(verdict.reasons))
     if output is not None:
         output.write_text(json.dumps({**verdict.to_dict(), "direction": direction,

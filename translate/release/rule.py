@@ -3,17 +3,19 @@
 A candidate ships only if
 1. it is **better** on the **decision split** (`data/everyday/test.tsv`: everyday pairs that no choice of
    the project reads; choices are made on `data/everyday/dev.tsv` and Tatoeba dev) in one of two ways:
-   its BLEU is higher with p < 0.05; or fewer of its translations stutter (McNemar's exact test on the
-   sentences where the two sides differ, p < 0.05) and its BLEU there is not worse beyond the margin
-   (the 95 % interval of the difference reaches no lower than -`MARGIN`);
-2. it does **not stutter more** on the decision split (McNemar, p < 0.05, in the other direction);
+   its BLEU is higher with p < 0.05; or it has fewer translations with one of the **defects** (McNemar's
+   exact test on the sentences where only one side has it, p < 0.05) and its BLEU there is not worse
+   beyond the margin (the 95 % interval of the difference reaches no lower than -`MARGIN`);
+2. it has **no defect more often** on the decision split (McNemar, p < 0.05, in the other direction);
 3. it is **not worse on the Tatoeba test split** beyond the margin: the 95 % interval of the BLEU
    difference reaches no lower than -`MARGIN` (a non-inferiority test at margin `MARGIN` BLEU).
 
-BLEU differences use `evaluation.significance.compare_runs`: a paired bootstrap over the sentences and,
-where a side has several seeds (one checkpoint a seed), over the seeds as well; a sentence stutters
-where `data.repeats.stutters` says so (any seed's translation, on a side with several). The decision
-split is read once per candidate, for this rule; a candidate tuned on it would make the rule meaningless.
+The defects (`DEFECTS`), each a yes/no per sentence (on a side with several seeds: any seed's): the
+translation **stutters** (`data.repeats.stutters`); it **loses a number** of its source
+(`data.quantities.numbers_kept`). BLEU differences use `evaluation.significance.compare_runs`: a paired
+bootstrap over the sentences and, where a side has several seeds (one checkpoint a seed), over the seeds
+as well. The decision split is read once per candidate, for this rule; a candidate tuned on it would
+make the rule meaningless.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from translate.config.loading import apply_overrides
 from translate.config.paths import default_data_dir
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
+from translate.data.quantities import numbers_kept
 from translate.data.repeats import stutters
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluation_translator
@@ -73,30 +76,45 @@ class Paired:
                    sum(b and not a for a, b in pairs), len(pairs))
 
 
-NO_STUTTER = Paired(0, 0, 0, 0, 0)
+    @property
+    def fewer(self) -> bool:
+        """The candidate has the defect on fewer sentences, resolved (p < ALPHA)."""
+        return self.candidate_only < self.against_only and self.p_value < ALPHA
+
+    @property
+    def more(self) -> bool:
+        return self.candidate_only > self.against_only and self.p_value < ALPHA
+
+    def counts(self) -> str:
+        return f"{self.candidate} against {self.against} of {self.sentences} sentences, p = {self.p_value:.3f}"
+
+
+DEFECTS = ("stutter", "numbers lost")  # as the reasons name them: "stutters", "loses numbers"
+_VERBS = {"stutter": ("stutters", "stutter"), "numbers lost": ("loses numbers", "lose numbers")}
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The candidate against the released model on the decision split (BLEU and stutter) and on Tatoeba test."""
+    """The candidate against the released model on the decision split (BLEU and the defects) and on Tatoeba test."""
 
     decision: Comparison
     test: Comparison
     ships: bool
     reasons: list[str] = field(default_factory=list)
-    stutter: Paired = NO_STUTTER
+    defects: dict[str, Paired] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ships": self.ships, "reasons": self.reasons, "alpha": ALPHA, "margin": MARGIN,
                 "decision_split": self.decision.to_dict(), "tatoeba_test": self.test.to_dict(),
-                "decision_split_stutter": self.stutter.to_dict()}
+                **{f"decision_split_{name.replace(' ', '_')}": paired.to_dict() for name, paired in self.defects.items()}}
 
 
-def judge(decision: Comparison, test: Comparison, stutter: Paired = NO_STUTTER) -> Verdict:
-    """The rule applied to the comparisons (candidate - released): every condition it misses is named."""
+def judge(decision: Comparison, test: Comparison, defects: dict[str, Paired] | None = None) -> Verdict:
+    """The rule applied to the comparisons (candidate - released) and the defects (name -> `Paired`):
+    every condition it misses is named."""
+    defects = defects or {}
     reasons = []
-    fewer = stutter.candidate_only < stutter.against_only and stutter.p_value < ALPHA
-    more = stutter.candidate_only > stutter.against_only and stutter.p_value < ALPHA
+    fewer = [name for name, paired in defects.items() if paired.fewer]
     interval = f"[{decision.ci_low:+.2f}, {decision.ci_high:+.2f}]"
     bleu_better = decision.delta > 0 and decision.p_value < ALPHA
     if not bleu_better and not fewer:
@@ -105,19 +123,20 @@ def judge(decision: Comparison, test: Comparison, stutter: Paired = NO_STUTTER) 
         else:
             reasons.append(f"better on the decision split by {decision.delta:+.2f} BLEU, but p = "
                            f"{decision.p_value:.3f} is not below {ALPHA} (95 % interval {interval})")
-        if stutter.sentences:
-            reasons.append(f"and it does not stutter less there with p < {ALPHA} ({stutter.candidate} against "
-                           f"{stutter.against} of {stutter.sentences} sentences, p = {stutter.p_value:.3f})")
+        for name, paired in defects.items():
+            if paired.sentences:
+                reasons.append(f"and it does not {_VERBS[name][1]} less often there with p < {ALPHA} "
+                               f"({paired.counts()})")
     elif not bleu_better and decision.ci_low < -MARGIN:
-        reasons.append(f"stutters less, but its BLEU on the decision split may be worse by more than {MARGIN} "
-                       f"({decision.delta:+.2f}, 95 % interval {interval})")
-    if more:
-        reasons.append(f"stutters more on the decision split ({stutter.candidate} against {stutter.against} of "
-                       f"{stutter.sentences} sentences, p = {stutter.p_value:.3f})")
+        reasons.append(f"{' and '.join(_VERBS[name][0] for name in fewer)} less often, but its BLEU on the decision "
+                       f"split may be worse by more than {MARGIN} ({decision.delta:+.2f}, 95 % interval {interval})")
+    for name, paired in defects.items():
+        if paired.more:
+            reasons.append(f"{_VERBS[name][0]} more often on the decision split ({paired.counts()})")
     if test.ci_low < -MARGIN:
         reasons.append(f"may be worse on Tatoeba test by more than {MARGIN} BLEU ({test.delta:+.2f}, "
                        f"95 % interval [{test.ci_low:+.2f}, {test.ci_high:+.2f}])")
-    return Verdict(decision, test, not reasons, reasons, stutter)
+    return Verdict(decision, test, not reasons, reasons, defects)
 
 
 @dataclass(frozen=True)
@@ -153,11 +172,18 @@ def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]]
                            samples, aso=False)
     src_lang = "zh" if tgt_lang == "en" else "en"
 
-    def stuttered(side: Sequence[Sequence[str]]) -> list[bool]:
-        return [any(stutters(seed[i], source, tgt_lang, src_lang) for seed in side)
+    def has(side: Sequence[Sequence[str]], defect: str) -> list[bool]:
+        return [any(_has_defect(defect, seed[i], source, tgt_lang, src_lang) for seed in side)
                 for i, source in enumerate(decision.sources)]
 
-    return judge(on_decision, on_test, Paired.of(stuttered(candidate), stuttered(released)))
+    return judge(on_decision, on_test, {name: Paired.of(has(candidate, name), has(released, name)) for name in DEFECTS})
+
+
+def _has_defect(defect: str, translation: str, source: str, tgt_lang: str, src_lang: str) -> bool:
+    if defect == "stutter":
+        return stutters(translation, source, tgt_lang, src_lang)
+    kept, wanted = numbers_kept(source, translation, tgt_lang)
+    return kept < wanted
 
 
 @dataclass
