@@ -250,6 +250,10 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                 "Store whether the search may say a run twice in a row (decode.block_repeats: --block-repeats "
                 "never, unless the source does; measure it first: translate decide --candidate-set "
                 "decode.block_repeats=true); default: as the checkpoint says."), show_default=False)] = None,
+            keep_numbers: Annotated[bool | None, typer.Option(help=(
+                "Store whether a translation that loses a number of its source is searched again, bound to "
+                "write it (decode.keep_numbers; measure it first: translate decide --candidate-set "
+                "decode.keep_numbers=true); default: as the checkpoint says."), show_default=False)] = None,
             threads: Annotated[int, typer.Option(help="CPU threads for the test decoding (its speed goes in the card).")] = 2,
             member: Annotated[list[Path] | None, typer.Option(help=(
                 "A run or checkpoint shipped with the model for ensemble decoding (same direction and "
@@ -270,7 +274,8 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
     torch.set_num_threads(threads)
     card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
                                         length_penalty=length_penalty, coverage_penalty=coverage_penalty,
-                                        lexicon=lexicon, block_repeats=block_repeats, data_dir=data_dir,
+                                        lexicon=lexicon, block_repeats=block_repeats, keep_numbers=keep_numbers,
+                                        data_dir=data_dir,
                                         members=member)
     typer.echo(card)
     typer.echo(f"released {target} ({size:.1f} MB) in {seconds:.0f} s")

@@ -35,6 +35,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 if facts.get("coverage_penalty") else "")
              + ("no stutter (the search never says a run twice in a row unless the source does), "
                 if facts.get("block_repeats") else "")
+             + ("numbers kept (a translation that does not say a source number's value is searched again, bound to "
+                "write it), " if facts.get("keep_numbers") else "")
              + "digits copied from the source")]
 
 

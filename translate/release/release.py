@@ -110,10 +110,10 @@ def _save_members(target: Path, members: list[tuple[Path, Loaded]]) -> tuple[lis
 def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", stages: str = "",
             length_penalty: float | None = None, data_dir: str | None = None, lexicon: bool | None = None,
             members: list[Path] | None = None, coverage_penalty: float | None = None,
-            block_repeats: bool | None = None) -> str:
+            block_repeats: bool | None = None, keep_numbers: bool | None = None) -> str:
     """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
     split of `data_dir` (default: the bundled Tatoeba split); returns the model card. `length_penalty`,
-    `coverage_penalty`, `lexicon`, `block_repeats`: decoding settings stored in the release (None: the checkpoint's); `members`: runs or
+    `coverage_penalty`, `lexicon`, `block_repeats`, `keep_numbers`: decoding settings stored in the release (None: the checkpoint's); `members`: runs or
     checkpoints shipped with it for ensemble decoding (None: the members `run` already ships)."""
     loaded = load_checkpoint(run)
     member_runs = ensemble_members(run) if members is None else members
@@ -128,6 +128,8 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
         artifact = apply_overrides(artifact, {"decode.lexicon": lexicon})
     if block_repeats is not None:
         artifact = apply_overrides(artifact, {"decode.block_repeats": block_repeats})
+    if keep_numbers is not None:
+        artifact = apply_overrides(artifact, {"decode.keep_numbers": keep_numbers})
     previous = _previous_meta(loaded)
     facts = _carried_facts(previous, run, artifact.direction, recipe=recipe, extra_data=extra_data, stages=stages)
     save_checkpoint(target, artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
@@ -178,7 +180,8 @@ def _card_facts(translator: Translator, artifact: ArtifactConfig) -> dict[str, A
             "vocab": (len(translator.src_tokenizer), len(translator.tgt_tokenizer)),
             "length_penalty": translator.decode.length_penalty,
             "coverage_penalty": translator.decode.coverage_penalty, "lexicon": translator.decode.lexicon,
-            "block_repeats": translator.decode.block_repeats, "artifact": {
+            "block_repeats": translator.decode.block_repeats, "keep_numbers": translator.decode.keep_numbers,
+            "artifact": {
                 "direction": artifact.direction, "architecture": (
                     f"{model.rnn_type.upper()} hidden {model.hidden_size}, {model.encoder_layers}+"
                     f"{model.decoder_layers} layers (bidirectional encoder), attention {model.mechanism}")}}
