@@ -368,12 +368,22 @@ def test_a_text_over_200_pieces_is_flagged_as_truncated(client: TestClient) -> N
 
 
 def test_notices_say_what_the_model_cannot_read(client: TestClient) -> None:
-    out = post(client, q=["a cat", "a cat 🍵 你好"], source="en", beam=1)
+    out = post(client, q=["a cat", "a cat Ω 你好"], source="en", beam=1)
     assert out.status_code == 200, out.text
     plain, mixed = (t["notices"] for t in out.json()["translations"])
     assert plain == []
-    assert any("never saw in training (🍵" in n for n in mixed) and any("Chinese characters in English text (你好)" in n
+    assert any("never saw in training (Ω" in n for n in mixed) and any("Chinese characters in English text (你好)" in n
                                                                           for n in mixed)
+
+
+def test_attention_and_notices_are_of_the_text_the_search_read(client: TestClient) -> None:
+    """An emoji or a URL passes through: the model never reads it, so no notice names it, and the heatmap's
+    source pieces are those of the sentence without it, attended exactly as the sentence alone."""
+    alone, spanned = (post(client, q=q, source="en", beam=2, attention=True).json()["translations"][0]
+                      for q in ("a cat and a dog", "a cat 🍵 and a dog https://example.org/x"))
+    assert spanned["notices"] == []
+    assert spanned["source_pieces"] == alone["source_pieces"]
+    assert spanned["alternatives"][0]["attention"] == alone["alternatives"][0]["attention"]
 
 
 def test_a_paragraph_is_translated_sentence_by_sentence_with_one_matrix_per_sentence(client: TestClient) -> None:
@@ -507,12 +517,12 @@ def test_a_surrogate_in_a_glossary_term_and_json_past_the_parser_are_422s(client
 
 
 def test_a_paragraph_gets_one_notice_per_kind_not_one_per_sentence(client: TestClient) -> None:
-    text = "I like 🍵. You like 🍰. We like 你好. They like 世界."
+    text = "I like Ω. You like ж. We like 你好. They like 世界."
     notices = post(client, q=text, source="en", beam=1).json()["translations"][0]["notices"]
     never_saw = [n for n in notices if "never saw in training" in n]
     chinese = [n for n in notices if "Chinese characters in English text" in n]
     assert len(notices) == 2 and len(never_saw) == len(chinese) == 1, notices
-    assert "(🍵 🍰" in never_saw[0] and "你好" in chinese[0] and "世界" in chinese[0]
+    assert "(Ω ж" in never_saw[0] and "你好" in chinese[0] and "世界" in chinese[0]
 
 
 def test_four_texts_of_hesitation_get_a_bounded_reply_or_a_413_before_any_search(both_directions: Models) -> None:

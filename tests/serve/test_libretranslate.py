@@ -208,6 +208,9 @@ def test_detect_languages_and_settings(tiny_tokenizers: tuple[Tokenizer, Tokeniz
         assert c.post("/detect", data={"q": "123"}).json() == [{"language": "en", "confidence": 0.0},
                                                               {"language": "zh", "confidence": 0.0}]
         assert c.post("/detect", data={"q": ["你好", "Hello world, friends"]}).json()[0]["language"] == "en"
+        # hashtags, URLs and emoji are no language: a Chinese post with an English hashtag is Chinese, wholly
+        assert c.post("/detect", json={"q": "今天好冷 ❄️ #winter https://example.org/weather"}).json()[0] == {
+            "language": "zh", "confidence": 100.0}
 
 
 def test_the_schema_names_the_bodies_the_routes_read_themselves(client: TestClient) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from translate.data.normalize import EMOJI
+from translate.data.normalize import EMOJI, typography
 
 _URL_BODY = r"[^\s<>\"'，。！？、；：（）【】]*[^\s<>\"'，。！？、；：（）【】.,;:!?)\]]"
 _URL = (rf"(?:https?://|www\.){_URL_BODY}"  # with a scheme or www.
@@ -86,3 +86,10 @@ def protect(text: str) -> Protected:
 def _tidy(text: str) -> str:
     """Where spans were taken out: one space, none before punctuation ("Hello , see ." -> "Hello, see.")."""
     return _GAP_BEFORE_PUNCTUATION.sub("", re.sub(r"[ \t]{2,}", " ", text)).strip()
+
+
+def read(text: str) -> str:
+    """What a model reads of a text: its typography made plain (`data.normalize.typography`), without the
+    spans that pass through; the text itself where it is nothing but such spans. Language detection,
+    attention, notices and costs are measured on this."""
+    return protect(typography(text)).text or text

@@ -12,7 +12,7 @@ from translate.config.paths import released_models
 from translate.data.cleaning import detect_language
 from translate.errors import CheckpointError
 from translate.inference.build import load_translator
-from translate.inference.passthrough import protect
+from translate.inference.passthrough import read
 from translate.inference.text_translator import TextTranslator
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ OTHER = {"en": "zh", "zh": "en"}
 def direction_of(text: str, source: str | None = None) -> str:
     """The direction ("en-zh" or "zh-en"): from the given source language, else from the script of the
     text's language (its URLs, mentions, hashtags, code and emoji left out: `inference.passthrough`)."""
-    source = source or detect_language(protect(text).text or text)
+    source = source or detect_language(read(text))
     return f"{source}-{OTHER[source]}"
 
 

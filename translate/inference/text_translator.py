@@ -16,7 +16,7 @@ from translate.data.copying import copied_text
 from translate.data.normalize import copy_digits, join_translations, normalize_source, split_text, typography
 from translate.data.repeats import LETTER, repeated_runs
 from translate.data.tokenizer import Tokenizer, source_ids
-from translate.inference.passthrough import protect
+from translate.inference.passthrough import protect, read
 from translate.inference.search.rules import Hypothesis, RepeatBan
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,12 @@ class TextTranslator:
                 logger.warning("sentence %d has %d pieces; truncated to %d", i + 1, len(ids), MAX_SOURCE_TOKENS)
                 encoded[i] = ids[:MAX_SOURCE_TOKENS]
         return [source_ids(ids) for ids in encoded]
+
+    @staticmethod
+    def read(text: str) -> str:
+        """What the search reads of a text (`inference.passthrough.read`): attention, notices and costs
+        are measured on this, not on the text."""
+        return read(text)
 
     def translate(self, texts: list[str], decode: DecodeConfig | None = None) -> list[str]:
         return [n_best[0].text for n_best in self.translate_n_best(texts, decode)]

@@ -194,12 +194,13 @@ class Translator(TextTranslator):
 
     @torch.no_grad()
     def align(self, texts: list[str], translations: list[list[int]]) -> list[Alignment]:
-        """Attention weights of each source text against its translation's tokens (one batch)."""
+        """Attention weights of each source text against its translation's tokens (one batch), on the
+        pieces the search read (`read`: without the spans that pass through)."""
         if not texts:
             return []
         was_training = self.model.training
         self.model.eval()
-        src = self.encode_sources(texts)
+        src = self.encode_sources([self.read(text) for text in texts])
         tgt = [target_ids(tokens) for tokens in translations]
         batch = collate(src, tgt).to(self.model.device)
         out = self.model(batch.src, batch.src_lens, batch.tgt_in)

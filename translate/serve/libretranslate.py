@@ -12,6 +12,7 @@ from fastapi import Request
 
 from translate.data.cleaning import language_confidence
 from translate.inference.markup import Block, Markup
+from translate.inference.passthrough import read
 from translate.inference.projection import Aligned, cuts
 from translate.serve.schemas import LANGUAGE_NAMES, TranslateRequest
 
@@ -40,7 +41,7 @@ def key_refusal(request: Request, given: bool) -> tuple[int, str]:
 
 def detections(texts: list[str]) -> list[dict[str, Any]]:
     """POST /detect's answer: each language with the detector's confidence, the likelier first."""
-    scores = language_confidence(texts)
+    scores = language_confidence([read(text) for text in texts])  # URLs, tags and emoji are no language
     return [{"language": code, "confidence": scores[code]} for code in sorted(scores, key=lambda c: -scores[c])]
 
 
@@ -65,7 +66,7 @@ def reply_fields(req: TranslateRequest, visible: list[str], markups: list[Markup
     single = isinstance(req.q, str)
     fields: dict[str, Any] = {"translatedText": translated[0] if single else translated}
     if req.source == "auto":
-        detected = [{"language": source, "confidence": language_confidence([text])[source]}
+        detected = [{"language": source, "confidence": language_confidence([read(text)])[source]}
                     for text, source in zip(visible, sources)]
         fields["detectedLanguage"] = detected[0] if single else detected
     if req.alternatives:

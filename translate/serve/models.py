@@ -118,7 +118,7 @@ class Models:
         for text, (sentences, breaks) in zip(texts, split):
             joined = _joined(done[start:start + len(sentences)], breaks, translator.tgt_lang)
             if len(sentences) > 1:  # one notice per kind for the whole text, not one per sentence
-                joined["notices"] = reading_notices(text, translator.src_lang, translator.src_tokenizer)
+                joined["notices"] = reading_notices(translator.read(text), translator.src_lang, translator.src_tokenizer)
             results.append(joined)
             start += len(sentences)
         return results
@@ -161,14 +161,15 @@ def _sentences(translator: Translator, searcher: TextTranslator, key: BatchKey, 
     if key.attention or key.align:
         alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])
     else:
-        sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources(texts)]
+        sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources([translator.read(t) for t in texts])]
         alignments = [Alignment(sources[i], translator.tgt_tokenizer.pieces([*hyp.tokens, EOS_ID]), [])
                       for i, hyp in flat]
-    full = translator.src_tokenizer.encode([normalize_source(t, translator.src_lang) for t in texts])
+    read = [translator.read(t) for t in texts]  # what the search read: attention, notices and bounds on it
+    full = translator.src_tokenizer.encode([normalize_source(t, translator.src_lang) for t in read])
     results: list[dict[str, Any]] = [
         {"source_pieces": [], "alternatives": [], "truncated": len(ids) > MAX_SOURCE_TOKENS,
          "notices": reading_notices(text, translator.src_lang, translator.src_tokenizer)}
-        for text, ids in zip(texts, full)]
+        for text, ids in zip(read, full)]
     for (i, hyp), alignment in zip(flat, alignments):
         results[i]["source_pieces"] = alignment.source_pieces
         results[i]["alternatives"].append({
