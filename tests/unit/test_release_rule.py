@@ -72,7 +72,8 @@ def test_fewer_defects_ship_with_bleu_within_the_margin_and_more_never_ship() ->
     few = Paired.of([False] * 3, [True] * 3)  # 0 against 3: p = 0.25, not resolved
     unresolved = judge(level, held, {"stutter": few})
     assert not unresolved.ships and unresolved.reasons[1] == (
-        "and it does not stutter less often there with p < 0.05 (0 against 3 of 3 sentences, p = 0.250)")
+        "and it does not stutter less often on the decision split with p < 0.05 (0 against 3 of 3 sentences, "
+        "p = 0.250)")
     assert set(judge(level, held, {"stutter": few}).to_dict()) >= {"decision_split_stutter", "margin", "alpha"}
 
 
@@ -84,3 +85,19 @@ def test_the_defects_are_read_from_the_hypotheses() -> None:
     verdict = decide(candidate, released, candidate, released, split, split, "zh", samples=50)
     assert {name: (p.candidate, p.against) for name, p in verdict.defects.items()} == {
         "stutter": (0, 1), "numbers lost": (0, 1)}
+
+
+def test_a_repeated_look_tests_at_alpha_over_looks_and_the_quantities_set_counts() -> None:
+    """12 against 1 (p = 0.0034) resolves at 0.05 / 2; 6 against 0 (p = 0.031) does at 0.05, not at 0.025."""
+    level, held, same = comparison(0.3, -0.4, 1.0, 0.4), comparison(0.1, -0.4, 0.6, 0.7), Paired(5, 5, 0, 0, 100)
+    strong, weak = Paired(1, 12, 1, 12, 232), Paired(0, 6, 0, 6, 232)
+    assert judge(level, held, {"stutter": same, "numbers lost, quantities set": strong}, looks=2).ships
+    assert judge(level, held, {"stutter": same, "numbers lost, quantities set": weak}).ships
+    again = judge(level, held, {"stutter": same, "numbers lost, quantities set": weak}, looks=2)
+    assert not again.ships and again.alpha == 0.025
+    assert "does not lose numbers less often on the quantities set with p < 0.025 (0 against 6 of 232" in " ".join(
+        again.reasons)
+    assert again.to_dict()["quantities_set_numbers_lost"]["against_only"] == 6
+    lost = judge(comparison(1.9, 0.7, 3.1, 0.002), held, {"numbers lost, quantities set": Paired(9, 0, 9, 0, 232)})
+    assert not lost.ships and lost.reasons == [
+        "loses numbers more often on the quantities set (9 against 0 of 232 sentences, p = 0.004)"]

@@ -25,6 +25,9 @@ AgainstSetOpt = Annotated[list[str] | None, typer.Option(
     "--against-set", help="Decode the model it must beat with these settings (as --candidate-set).")]
 DecisionDirOpt = Annotated[Path | None, typer.Option(help=(
     "Folder whose test.tsv is the decision split; default: data/everyday (its dev.tsv is for choices)."))]
+LooksOpt = Annotated[int, typer.Option(min=1, help=(
+    "How many times this candidate has been decided, this time included: a repeated look tests at "
+    "0.05 / LOOKS (Bonferroni), so deciding again cannot buy a verdict."))]
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=(
     "Write the verdict, both comparisons and every side's hypotheses here (JSON)."))]
 
@@ -32,7 +35,7 @@ OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=(
 @handle_errors
 def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: CandidateSetOpt = None,
            against_set: AgainstSetOpt = None, decision_dir: DecisionDirOpt = None, data_dir: DataDirOpt = None,
-           beam: BeamOpt = None, output: OutputOpt = None) -> None:
+           beam: BeamOpt = None, looks: LooksOpt = 1, output: OutputOpt = None) -> None:
     """Whether a candidate may replace the released model, by the release rule. On the everyday decision
     split (data/everyday/test.tsv, which no choice reads) it must be better: higher BLEU with p < 0.05
     (the sentences and, where several are given, the seeds resampled), or fewer translations with a
@@ -51,7 +54,7 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
 
     quiet_datasets()
     verdict, direction, sides = decide_models(candidate, against, parse_set(candidate_set or []),
-                                              parse_set(against_set or []), decision_dir, data_dir, beam)
+                                              parse_set(against_set or []), decision_dir, data_dir, beam, looks)
     sizes = len(sides["candidate"].decision[0]), len(sides["candidate"].test[0])
     for label, comparison, size in (("decision split", verdict.decision, sizes[0]),
                                     ("Tatoeba test", verdict.test, sizes[1])):
@@ -59,7 +62,8 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
                    f"BLEU, difference {comparison.delta:+.2f} [{comparison.ci_low:+.2f}, {comparison.ci_high:+.2f}], "
                    f"p {comparison.p_value:.3f}")
     for name, paired in verdict.defects.items():
-        typer.echo(f"{name} on the decision split: candidate {paired.candidate}, against {paired.against} of "
+        where = "the quantities set" if name.endswith("quantities set") else "the decision split"
+        typer.echo(f"{name.split(',')[0]} on {where}: candidate {paired.candidate}, against {paired.against} of "
                    f"{paired.sentences} sentences (only the candidate {paired.candidate_only}, only against "
                    f"{paired.against_only}), McNemar p {paired.p_value:.3f}")
     typer.echo("ships: it meets the release rule" if verdict.ships else "does not ship: " + "; ".join(verdict.reasons))

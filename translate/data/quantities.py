@@ -26,12 +26,21 @@ _ZH_GROUPS = {"万": 10_000, "亿": 100_000_000}
 _ZH_NUMERAL = "[零〇一二两三四五六七八九十百千万亿0-9]"
 _ZH_RUN = re.compile(f"{_ZH_NUMERAL}+")
 _ZH_CLOCK = re.compile(f"({_ZH_NUMERAL}+)[点點](?:(半)|(一刻)|(三刻)|({_ZH_NUMERAL}+)分?)?")
-_EN_WORDS = {w: i for i, w in enumerate(
-    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"])}
-_EN_TENS = {w: 10 * i for i, w in enumerate(["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]) if i >= 2}
+_EN_WORDS = {w: i for i, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"))}
+_EN_TENS = {w: 10 * i for i, w in enumerate(("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+                                             "ninety")) if i >= 2}
 _EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _EN_WORD_ALTERNATIVES = "|".join([*_EN_WORDS, *_EN_TENS, *_EN_SCALES])
 _EN_NUMBER_WORD = re.compile(rf"\b(?:(?:{_EN_WORD_ALTERNATIVES})\b(?:[\s-]+(?:and[\s-]+)?)?)+", re.IGNORECASE)
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+_EN_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
+_EN_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTH_NAMES)})\b", re.IGNORECASE)
+_SCALE_AFTER = {"en": (re.compile(r"\s*(thousand|million|billion)\b", re.IGNORECASE),
+                       {"thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}),
+                "zh": (re.compile(r"\s*(万|亿)"), {"万": 10_000, "亿": 100_000_000})}
 _EN_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
 
 
@@ -43,6 +52,23 @@ def plain(number: str) -> str:
 def numbers(text: str) -> list[str]:
     """The numbers of a text written in digits, left to right, as written (commas kept)."""
     return NUMBER.findall(text)
+
+
+def _number_values(text: str, lang: str) -> list[str]:
+    """Each number in digits as the value it says: plain, a time as H:MM, and a number followed by a
+    scale as its product (8 million and 800万 are 8000000)."""
+    values = []
+    for match in NUMBER.finditer(text):
+        value = plain(match.group(0))
+        time = _TIME.match(value)
+        scale = _SCALE_AFTER[lang][0].match(text, match.end()) if lang in _SCALE_AFTER else None
+        if time:
+            value = f"{int(time.group(1))}:{time.group(2)}"
+        elif scale and value.replace(".", "", 1).isdigit():
+            product = float(value) * _SCALE_AFTER[lang][1][scale.group(1).lower()]
+            value = str(int(product)) if product == int(product) else value
+        values.append(value)
+    return values
 
 
 def zh_value(numeral: str) -> int | None:
@@ -98,8 +124,7 @@ def said(text: str, lang: str) -> Counter[str]:
     """The values a text says (as plain digit strings, times as H:MM with their 12-hour twins), in
     digits and, for Chinese, numerals and clock times; for English, number words and am/pm times."""
     found: Counter[str] = Counter()
-    for number in numbers(text):
-        value = plain(number)
+    for value in _number_values(text, lang):
         time = _TIME.match(value)
         found.update(_clock(int(time.group(1)), int(time.group(2))) if time else [value])
     if lang == "zh":
@@ -123,11 +148,13 @@ def said(text: str, lang: str) -> Counter[str]:
             worded = en_value(match.group(0))
             if worded is not None:
                 found[str(worded)] += 1
+        found.update(str(_EN_MONTHS[m.lower()]) for m in _EN_MONTH.findall(text))  # 5月 is May
     return found
 
 
 def holds(text: str, number: str, lang: str) -> bool:
-    """Whether `text` (in `lang`) says the value of `number` (digits, as `numbers` finds them)."""
+    """Whether `text` (in `lang`) says the value of `number` (digits, as `numbers` finds them; a number
+    that a source scales, 8 million, is checked by `numbers_kept`)."""
     value = plain(number)
     time = _TIME.match(value)
     return f"{int(time.group(1))}:{time.group(2)}" in said(text, lang) if time else value in said(text, lang)
@@ -136,12 +163,10 @@ def holds(text: str, number: str, lang: str) -> bool:
 def numbers_kept(source: str, translation: str, tgt_lang: str) -> tuple[int, int]:
     """(the source's numbers whose value the translation says, the source's numbers), counted with repeats."""
     available = said(translation, tgt_lang)
+    wanted = _number_values(source, "zh" if tgt_lang == "en" else "en")
     kept = 0
-    for number in numbers(source):
-        value = plain(number)
-        time = _TIME.match(value)
-        key = f"{int(time.group(1))}:{time.group(2)}" if time else value
-        if available[key] > 0:
-            available[key] -= 1
+    for value in wanted:
+        if available[value] > 0:
+            available[value] -= 1
             kept += 1
-    return kept, len(numbers(source))
+    return kept, len(wanted)

@@ -12,7 +12,9 @@ A candidate ships only if
 
 The defects (`DEFECTS`), each a yes/no per sentence (on a side with several seeds: any seed's): the
 translation **stutters** (`data.repeats.stutters`); it **loses a number** of its source
-(`data.quantities.numbers_kept`). BLEU differences use `evaluation.significance.compare_runs`: a paired
+(`data.quantities.numbers_kept`), counted on the decision split and, where it is at hand, on the
+quantities set (`data/quantities/test.tsv`, every pair with numbers in digits). A candidate decided
+again (`looks` > 1) is tested at ALPHA / looks. BLEU differences use `evaluation.significance.compare_runs`: a paired
 bootstrap over the sentences and, where a side has several seeds (one checkpoint a seed), over the seeds
 as well. The decision split is read once per candidate, for this rule; a candidate tuned on it would
 make the rule meaningless.
@@ -79,18 +81,28 @@ class Paired:
     @property
     def fewer(self) -> bool:
         """The candidate has the defect on fewer sentences, resolved (p < ALPHA)."""
-        return self.candidate_only < self.against_only and self.p_value < ALPHA
+        return self.fewer_at(ALPHA)
 
     @property
     def more(self) -> bool:
-        return self.candidate_only > self.against_only and self.p_value < ALPHA
+        return self.more_at(ALPHA)
+
+    def fewer_at(self, alpha: float) -> bool:
+        return self.candidate_only < self.against_only and self.p_value < alpha
+
+    def more_at(self, alpha: float) -> bool:
+        return self.candidate_only > self.against_only and self.p_value < alpha
 
     def counts(self) -> str:
         return f"{self.candidate} against {self.against} of {self.sentences} sentences, p = {self.p_value:.3f}"
 
 
-DEFECTS = ("stutter", "numbers lost")  # as the reasons name them: "stutters", "loses numbers"
-_VERBS = {"stutter": ("stutters", "stutter"), "numbers lost": ("loses numbers", "lose numbers")}
+DEFECTS = ("stutter", "numbers lost")  # on the decision split; "numbers lost" also on the quantities set
+QUANTITIES = "numbers lost, quantities set"
+_VERBS = {"stutter": ("stutters", "stutter"), "numbers lost": ("loses numbers", "lose numbers"),
+          QUANTITIES: ("loses numbers", "lose numbers")}
+_WHERE = {"stutter": "on the decision split", "numbers lost": "on the decision split",
+          QUANTITIES: "on the quantities set"}
 
 
 @dataclass(frozen=True)
@@ -102,41 +114,53 @@ class Verdict:
     ships: bool
     reasons: list[str] = field(default_factory=list)
     defects: dict[str, Paired] = field(default_factory=dict)
+    alpha: float = ALPHA
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ships": self.ships, "reasons": self.reasons, "alpha": ALPHA, "margin": MARGIN,
+        return {"ships": self.ships, "reasons": self.reasons, "alpha": self.alpha, "margin": MARGIN,
                 "decision_split": self.decision.to_dict(), "tatoeba_test": self.test.to_dict(),
-                **{f"decision_split_{name.replace(' ', '_')}": paired.to_dict() for name, paired in self.defects.items()}}
+                **{_key(name): paired.to_dict() for name, paired in self.defects.items()}}
 
 
-def judge(decision: Comparison, test: Comparison, defects: dict[str, Paired] | None = None) -> Verdict:
-    """The rule applied to the comparisons (candidate - released) and the defects (name -> `Paired`):
-    every condition it misses is named."""
+def _key(defect: str) -> str:
+    """A defect's key in the verdict's JSON: decision_split_stutter, quantities_set_numbers_lost..."""
+    if defect == QUANTITIES:
+        return "quantities_set_numbers_lost"
+    return "decision_split_" + defect.replace(" ", "_")
+
+
+def judge(decision: Comparison, test: Comparison, defects: dict[str, Paired] | None = None,
+          looks: int = 1) -> Verdict:
+    """The rule applied to the comparisons (candidate - released) and the defects (name -> `Paired`; a name
+    "numbers lost, quantities set" counts on the quantities set): every condition it misses is named.
+    `looks`: how many times this candidate has been decided (a repeated look tests at ALPHA / looks,
+    Bonferroni)."""
     defects = defects or {}
+    alpha = ALPHA / looks
     reasons = []
-    fewer = [name for name, paired in defects.items() if paired.fewer]
+    fewer = [name for name, paired in defects.items() if paired.fewer_at(alpha)]
     interval = f"[{decision.ci_low:+.2f}, {decision.ci_high:+.2f}]"
-    bleu_better = decision.delta > 0 and decision.p_value < ALPHA
+    bleu_better = decision.delta > 0 and decision.p_value < alpha
     if not bleu_better and not fewer:
         if decision.delta <= 0:
             reasons.append(f"not better on the decision split ({decision.delta:+.2f} BLEU)")
         else:
             reasons.append(f"better on the decision split by {decision.delta:+.2f} BLEU, but p = "
-                           f"{decision.p_value:.3f} is not below {ALPHA} (95 % interval {interval})")
+                           f"{decision.p_value:.3f} is not below {alpha:g} (95 % interval {interval})")
         for name, paired in defects.items():
             if paired.sentences:
-                reasons.append(f"and it does not {_VERBS[name][1]} less often there with p < {ALPHA} "
+                reasons.append(f"and it does not {_VERBS[name][1]} less often {_WHERE[name]} with p < {alpha:g} "
                                f"({paired.counts()})")
     elif not bleu_better and decision.ci_low < -MARGIN:
         reasons.append(f"{' and '.join(_VERBS[name][0] for name in fewer)} less often, but its BLEU on the decision "
                        f"split may be worse by more than {MARGIN} ({decision.delta:+.2f}, 95 % interval {interval})")
     for name, paired in defects.items():
-        if paired.more:
-            reasons.append(f"{_VERBS[name][0]} more often on the decision split ({paired.counts()})")
+        if paired.more_at(alpha):
+            reasons.append(f"{_VERBS[name][0]} more often {_WHERE[name]} ({paired.counts()})")
     if test.ci_low < -MARGIN:
         reasons.append(f"may be worse on Tatoeba test by more than {MARGIN} BLEU ({test.delta:+.2f}, "
                        f"95 % interval [{test.ci_low:+.2f}, {test.ci_high:+.2f}])")
-    return Verdict(decision, test, not reasons, reasons, defects)
+    return Verdict(decision, test, not reasons, reasons, defects, alpha)
 
 
 @dataclass(frozen=True)
@@ -162,21 +186,39 @@ def splits(direction: str, decision_dir: Path | None = None, data_dir: str | Non
     return Split("decision", *everyday), Split("tatoeba test", *tatoeba)
 
 
+def quantities_split(direction: str, folder: Path | None = None) -> Split | None:
+    """The quantities set's decision split (data/quantities/test.tsv: every pair holds numbers in digits on
+    both sides) for `direction`; None where it is not at hand (an installed package)."""
+    folder = folder or default_data_dir().parent / "quantities"
+    if not (folder / f"{DECISION_SPLIT}.tsv").is_file():
+        return None
+    pairs = load_eval_split(apply_overrides(DataConfig(), {"direction": direction, "data_dir": str(folder)}),
+                            DECISION_SPLIT)
+    return Split("quantities", *pairs)
+
+
 def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]],
            candidate_test: Sequence[Sequence[str]], released_test: Sequence[Sequence[str]],
-           decision: Split, test: Split, tgt_lang: str, samples: int = 1000) -> Verdict:
-    """The rule from hypotheses: one list per seed on each side, for the decision split and for test."""
+           decision: Split, test: Split, tgt_lang: str, samples: int = 1000,
+           quantities: tuple[Split, Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None,
+           looks: int = 1) -> Verdict:
+    """The rule from hypotheses: one list per seed on each side, for the decision split and for test;
+    `quantities`: the quantities set with each side's hypotheses, where it is read."""
     on_decision = compare_runs([list(h) for h in candidate], [list(h) for h in released], decision.refs, tgt_lang,
                                samples, aso=False)
     on_test = compare_runs([list(h) for h in candidate_test], [list(h) for h in released_test], test.refs, tgt_lang,
                            samples, aso=False)
     src_lang = "zh" if tgt_lang == "en" else "en"
 
-    def has(side: Sequence[Sequence[str]], defect: str) -> list[bool]:
+    def has(side: Sequence[Sequence[str]], defect: str, split: Split = decision) -> list[bool]:
         return [any(_has_defect(defect, seed[i], source, tgt_lang, src_lang) for seed in side)
-                for i, source in enumerate(decision.sources)]
+                for i, source in enumerate(split.sources)]
 
-    return judge(on_decision, on_test, {name: Paired.of(has(candidate, name), has(released, name)) for name in DEFECTS})
+    defects = {name: Paired.of(has(candidate, name), has(released, name)) for name in DEFECTS}
+    if quantities is not None:
+        split, mine, theirs = quantities
+        defects[QUANTITIES] = Paired.of(has(mine, "numbers lost", split), has(theirs, "numbers lost", split))
+    return judge(on_decision, on_test, defects, looks)
 
 
 def _has_defect(defect: str, translation: str, source: str, tgt_lang: str, src_lang: str) -> bool:
@@ -194,16 +236,19 @@ class Side:
     settings: dict[str, Any]
     decision: list[list[str]] = field(default_factory=list)
     test: list[list[str]] = field(default_factory=list)
+    quantities: list[list[str]] = field(default_factory=list)
 
 
 def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None,
                   candidate_settings: dict[str, Any] | None = None, against_settings: dict[str, Any] | None = None,
                   decision_dir: Path | None = None, data_dir: str | None = None,
-                  beam: int | None = None) -> tuple[Verdict, str, dict[str, Side]]:
+                  beam: int | None = None, looks: int = 1,
+                  quantities_dir: Path | None = None) -> tuple[Verdict, str, dict[str, Side]]:
     """The rule for models: each side's models (checkpoints, runs or released names; one a seed) decode
     both splits as `translate evaluate` does (their own decoding settings with `*_settings` applied, the
     names lexicon where those turn it on); `against` defaults to the released model of the candidate's
-    direction. Returns the verdict, the direction and both sides."""
+    direction; the quantities set is read where it is at hand; `looks`: how many times this candidate has
+    been decided (`judge`). Returns the verdict, the direction and both sides."""
     sides = {"candidate": Side(list(candidate), dict(candidate_settings or {})),
              "against": Side(list(against or []), dict(against_settings or {}))}
     direction: str | None = None
@@ -220,6 +265,10 @@ def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None
         decision, test = splits_read = splits_read or splits(str(direction), decision_dir, data_dir)
         side.decision = [with_glossaries(t).translate(decision.sources) for t in translators]
         side.test = [with_glossaries(t).translate(test.sources) for t in translators]
+        quantities = quantities_split(str(direction), quantities_dir)
+        if quantities is not None:
+            side.quantities = [with_glossaries(t).translate(quantities.sources) for t in translators]
+    read = (quantities, sides["candidate"].quantities, sides["against"].quantities) if quantities is not None else None
     verdict = decide(sides["candidate"].decision, sides["against"].decision, sides["candidate"].test,
-                     sides["against"].test, decision, test, str(direction).split("-")[1])
+                     sides["against"].test, decision, test, str(direction).split("-")[1], quantities=read, looks=looks)
     return verdict, str(direction), sides
