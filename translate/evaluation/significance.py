@@ -171,8 +171,8 @@ def seeds_for_power(delta: float, scores_a: list[float], scores_b: list[float], 
                     alpha: float = ALPHA, power: float = POWER) -> int | None:
     """The seeds a side that give `power` (80 %) to find a true difference of |delta| by this test at
     `alpha`, with the seed variances observed (pooled) and the test-set component, which more seeds do
-    not shrink: 0 ("cannot") where that component alone keeps the power below `power`; None where a
-    side's seed variance is not measured or delta is 0."""
+    not shrink: 0 ("cannot") where that component alone keeps the power below `power`; MAX_SEEDS_NEEDED + 1
+    where more than MAX_SEEDS_NEEDED are needed; None where a side's seed variance is not measured or delta is 0."""
     if len(scores_a) < 2 or len(scores_b) < 2 or delta == 0.0:
         return None
     pooled = ((len(scores_a) - 1) * np.var(scores_a, ddof=1) + (len(scores_b) - 1) * np.var(scores_b, ddof=1)) / (
@@ -186,7 +186,7 @@ def seeds_for_power(delta: float, scores_a: list[float], scores_b: list[float], 
         quantiles = float(scipy_stats.t.ppf(1 - alpha / 2, df) + scipy_stats.t.ppf(power, df))
         if quantiles * math.sqrt(variance) <= abs(delta):
             return seeds
-    return MAX_SEEDS_NEEDED
+    return MAX_SEEDS_NEEDED + 1  # more than the most a report names
 
 
 def welch(scores_a: Sequence[float], scores_b: Sequence[float]) -> float:

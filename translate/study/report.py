@@ -129,8 +129,8 @@ def _significance(by_name: dict[str, list[RunFigures]], reference: str, out_dir:
 
 
 def _pair(a: str, b: str, question: str, seeds: list[int], out_dir: Path, refs: list[str], tgt_lang: str) -> dict[str, Any]:
-    """One pair the study asks about: A's runs against B's, with `seeds` the seeds each side has
-    (the test resamples seeds and sentences; ASO over the seeds' BLEU)."""
+    """One pair the study asks about: A's runs against B's, with `seeds` the seeds each side has (the
+    seed-and-sentence test; ASO over the seeds' BLEU)."""
     result = compare_runs([_hypotheses(out_dir, a, s) for s in seeds], [_hypotheses(out_dir, b, s) for s in seeds],
                           refs, tgt_lang)
     return {"a": a, "b": b, "question": question, "seeds": seeds, "bleu_a": round(result.mean_a, 2),
@@ -141,7 +141,9 @@ def _test_fields(result: Comparison) -> dict[str, Any]:
     return {"delta": round(result.delta, 2), "ci95": [round(result.ci_low, 2), round(result.ci_high, 2)],
             "p_value": round(result.p_value, 4), "resolved": result.resolved,
             "seed_variance_measured": result.seed_variance_measured, "seeds_needed": result.seeds_needed,
-            "aso_eps_min": None if result.aso_eps_min is None else round(result.aso_eps_min, 3)}
+            "aso_eps_min": None if result.aso_eps_min is None else round(result.aso_eps_min, 3),
+            "verdict": result.verdict, "margin": result.margin,
+            "equivalence_p": None if result.equivalence_p is None else round(result.equivalence_p, 4)}
 
 
 def _questions(by_name: dict[str, list[RunFigures]], out_dir: Path, refs: list[str], tgt_lang: str) -> list[dict[str, Any]]:

@@ -47,9 +47,13 @@ def _test_cell(test: dict[str, Any] | None) -> str:
             + ("" if holm_p is None else f" (Holm {holm_p:.3f})"))
     if test.get("decided"):
         return f"**{text}**"
+    if not test.get("seed_variance_measured"):
+        return text + ", 1 seed: seed variance not measured"
+    if test.get("verdict") == "equivalent":
+        return text + f", equivalent within ±{test.get('margin', 0.5):g}"
     if not test["resolved"]:
         return text + ", not resolved"
-    return text + ("" if test.get("seed_variance_measured") else ", 1 seed: seed variance not measured")
+    return text
 
 
 def _p_cell(p_value: float | None, seeds: int | None) -> str:
@@ -84,16 +88,19 @@ def pairs_markdown(pairs: list[dict[str, Any]], marked: dict[str, str] | None = 
         return ""
     lines = ["", ("Pairs the study asks about (A against B over their common seeds): A − B in test BLEU with its "
                   "95 % interval, the p-value and its Holm correction over the pairs asked, ASO's ε_min over the "
-                  "seeds' BLEU (< 0.5: A tends to score above B), and the seeds per side that would resolve a "
-                  "difference of this size at the spread observed (\"cannot\": more seeds cannot, the test "
-                  "sentences themselves vary more). Bold: decided (2 or more seeds a side, interval excludes 0, Holm p < 0.05)."), "",
+                  "seeds' BLEU (< 0.5: A tends to score above B), and the seeds per side that give 80 % power for "
+                  "a difference of this size at the spreads observed (a power analysis; \"cannot\": the test set's "
+                  "own part, which more seeds do not shrink, is estimated and too large). Bold: decided (2 or more "
+                  "seeds a side, Holm p < 0.05); \"equivalent\": both one-sided tests against the declared margin "
+                  "reject."), "",
              "| A | B | what it isolates | seeds | BLEU A | BLEU B | A − B [95 % CI], p (Holm) | ASO ε_min | seeds to resolve |",
              "|" + "---|" * 9]
     for p in pairs:
-        test = p if "ci95" in p else None  # pairs of reports older than the two-level test carry a p-value only
+        test = p if "ci95" in p else None  # pairs of reports older than the interval carry a p-value only
         shown = _test_cell(test) if test else _p_cell(p.get("p_value"), None)
         aso = "–" if p.get("aso_eps_min") is None else f"{p['aso_eps_min']:.2f}"
-        needed = "–" if p.get("seeds_needed") is None else str(p["seeds_needed"] or "cannot")
+        needed = ("–" if p.get("seeds_needed") is None else "> 100" if p["seeds_needed"] > 100
+                  else str(p["seeds_needed"] or "cannot"))
         lines.append(f"| {marked.get(p['a'], p['a'])} | {marked.get(p['b'], p['b'])} | {p['question']} | {', '.join(map(str, p['seeds']))} | {p['bleu_a']:.2f} | "
                      f"{p['bleu_b']:.2f} | {shown} | {aso} | {needed} |")
     return "\n".join(lines) + "\n"
@@ -121,12 +128,12 @@ def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:
         + " stopped at the update cap with their best dev BLEU at the last validation (still improving).\n"
         ) if unconverged else ""
     note = (f"\nSignificance: test BLEU against `none` and against the best mechanism at the study's model size "
-            f"({best}) by a two-level bootstrap (`translate.evaluation.significance`): each resample draws the "
-            f"test sentences, then each side's seeds, so seed variance and sentence variance both enter; Δ is "
-            f"the difference of the means over seeds, its 95 % interval a Student t on n_a + n_b − 2 degrees of "
-            f"freedom; each column's p-values Holm-corrected together. Bold: decided (the interval excludes 0 "
-            f"and the corrected p < {SIGNIFICANT}, with 2 or more seeds a side); \"not resolved\": the interval spans 0; \"1 "
-            f"seed\": the test sentences alone were resampled, the seeds' variance is not in the interval. 1,000 resamples; the "
+            f"({best}) by the seed-and-sentence test (`translate.evaluation.significance`): Welch's t on the "
+            f"seeds' BLEU with Welch-Satterthwaite degrees of freedom, plus the test set's own part from a "
+            f"sentence bootstrap, each seed's sentence noise counted once; Δ is the difference of the means over "
+            f"seeds; each column's p-values Holm-corrected together. Bold: decided (the corrected p < "
+            f"{SIGNIFICANT}, with 2 or more seeds a side); \"not resolved\": not decided; \"1 seed\": the seeds' "
+            f"variance of that side is not measured and the question is never decided. 1,000 resamples; the "
             f"first seed's interval by sacrebleu `{signature}`. Entropy (nats) and weight on the argmax "
             f"position: teacher-forced dev references, mean over target tokens and seeds.\n") if signature else ""
     return head + "\n".join(lines) + "\n" + marks + note
