@@ -72,3 +72,15 @@ def test_a_sentence_with_an_emoji_translates_as_the_sentence_without_it(translat
 def test_the_language_of_a_text_is_read_without_its_urls() -> None:
     assert direction_of("请访问 https://example.org/some/long/page 了解详情。") == "zh-en"
     assert direction_of("https://example.org") == "en-zh"  # nothing else to read: as before
+
+
+@pytest.mark.parametrize(("text", "translation", "english", "chinese"), [
+    ("@li今天好冷", "It's cold today.", "@li It's cold today.", "@liIt's cold today."),
+    ("请看https://example.org/x", "Please see.", "Please see. https://example.org/x", "Please see.https://example.org/x"),
+    ("`git pull`我做了", "I did it.", "`git pull` I did it.", "`git pull`I did it."),
+    ("@li 今天好冷", "It's cold today.", "@li It's cold today.", "@li It's cold today."),  # the source's own space
+])
+def test_a_span_written_against_chinese_words_is_not_glued_to_english(text: str, translation: str, english: str,
+                                                                       chinese: str) -> None:
+    assert protect(text).restore(translation, spaced=True) == english
+    assert protect(text).restore(translation) == chinese  # a target without spaces keeps the source's spacing

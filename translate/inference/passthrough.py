@@ -24,7 +24,7 @@ _URL = (rf"(?:https?://|www\.){_URL_BODY}"  # with a scheme or www.
         rf"|https?://"  # a scheme alone (Mastodon hides it in a span of its own)
         rf"|(?<![\w@.])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{{2,}}/{_URL_BODY}")  # domain/path: example.org/page
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_MENTION = r"(?<![\w@])@\w+(?:@[\w-]+(?:\.[\w-]+)+)?"  # @user, or @user@host as the fediverse writes it
+_MENTION = r"(?<![\w@])@[A-Za-z0-9_]+(?:@[\w-]+(?:\.[\w-]+)+)?"  # @user, or @user@host (Mastodon: ASCII names)
 _HASHTAG = r"(?<![\w#&])#\w+"
 _CODE = r"`[^`\n]+`"
 SPAN = re.compile(f"{_CODE}|{_URL}|{_EMAIL}|{_MENTION}|{_HASHTAG}|{EMOJI}")
@@ -41,16 +41,23 @@ class Protected:
     tail: str = ""  # ... that closed it
     inner: tuple[str, ...] = ()  # the spans inside it, in order
 
-    def restore(self, translation: str) -> str:
-        """`translation` of `text` with every span back in its place."""
+    def restore(self, translation: str, spaced: bool = False) -> str:
+        """`translation` of `text` with every span back in its place; `spaced`: the target language writes
+        spaces between words (English), so a span the source wrote against its words ("@li今天好冷",
+        "请看https://example.org") is not glued to the translation ("@li It's cold today.")."""
         if not self.text:
             return self.head + self.tail
         if self.inner:
             cut = _CLOSING.search(translation)
             end = cut.start() if cut else len(translation)
-            spaced = " " + " ".join(self.inner)
-            translation = translation[:end] + spaced + translation[end:]
-        return self.head + translation + self.tail
+            inner = " " + " ".join(self.inner)
+            translation = translation[:end] + inner + translation[end:]
+        head, tail = self.head, self.tail
+        if spaced and head and translation and not head[-1].isspace() and not translation[0].isspace():
+            head += " "
+        if spaced and tail and translation and not tail[0].isspace() and not translation[-1].isspace():
+            tail = " " + tail
+        return head + translation + tail
 
 
 def protect(text: str) -> Protected:

@@ -95,7 +95,8 @@ class TextTranslator:
         (`inference.passthrough`)."""
         protected = [protect(typography(text)) for text in texts]
         results = self.search_n_best([p.text for p in protected], decode)
-        return [[Translation(p.restore(t.text), t.score, t.tokens) for t in hyps] if p.text != text else hyps
+        spaced = self.tgt_lang == "en"
+        return [[Translation(p.restore(t.text, spaced), t.score, t.tokens) for t in hyps] if p.text != text else hyps
                 for text, p, hyps in zip(texts, protected, results)]
 
     def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:

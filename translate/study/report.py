@@ -93,10 +93,10 @@ class RunFigures:
 
 
 def converged(run: RunFigures) -> bool:
-    """False for a run that stopped at its update cap while still improving: its best dev BLEU came at
-    its last validation (runs older than `stop_reason` count as converged: nothing says otherwise)."""
-    capped = run.stop_reason.startswith("reached train.max_steps")
-    return not (capped and run.best_step is not None and run.best_step >= run.steps)
+    """Whether patience stopped the run (no dev BLEU gain in train.patience validations): the update cap,
+    the time budget and a signal are safety nets, not convergence, and a run that records no reason (older
+    than `stop_reason`) is not known to have converged."""
+    return run.stop_reason.startswith("early stopping")
 
 
 def _mean_std(values: list[float]) -> tuple[float, float | None]:

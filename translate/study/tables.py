@@ -33,7 +33,7 @@ def decided(test: dict[str, Any], p_holm: float) -> bool:
 
 
 def marked_name(row: dict[str, Any]) -> str:
-    """The mechanism, marked † when some of its runs were not converged."""
+    """The mechanism, marked † when some of its runs were not converged (not stopped by patience)."""
     return str(row["mechanism"]) + (" †" if row.get("converged_runs", row["seeds"]) < row["seeds"] else "")
 
 
@@ -125,7 +125,7 @@ def markdown(rows: list[dict[str, Any]], best: str, signature: str) -> str:
     unconverged = [r for r in rows if r.get("converged_runs", r["seeds"]) < r["seeds"]]
     marks = ("\n† not converged: " + "; ".join(
         f"{r['mechanism']} {r['seeds'] - r['converged_runs']} of {r['seeds']} runs" for r in unconverged)
-        + " stopped at the update cap with their best dev BLEU at the last validation (still improving).\n"
+        + " not stopped by patience (the update cap, the time budget, or no recorded reason): not converged.\n"
         ) if unconverged else ""
     note = (f"\nSignificance: test BLEU against `none` and against the best mechanism at the study's model size "
             f"({best}) by the seed-and-sentence test (`translate.evaluation.significance`): Welch's t on the "
