@@ -253,6 +253,8 @@ def test_the_study_is_read_once_and_every_route_needs_the_key(both_directions: M
     "<p>Hello -- > there</p><!-- a -- > b --><b>Bold words</b>",
     "<a\0 href=x>Hello</a><b>Good day</b>",
     "<title>Hi</title><style>p { }</ style><p>the dog runs</p>",
+    "<p>Hello <code>\ue0009\ue001</code> there.</p>",  # a forged run marker: refused, never a 500
+    "<p>Hello \ue0000\ue001 there.</p><p>Good day</p>",
 ])
 def test_format_html_never_returns_markup_the_document_kept_inert(client: TestClient, document: str) -> None:
     from translate.inference.markup import parse_like_a_browser, skeleton

@@ -310,7 +310,12 @@ class _Reader(HTMLParser):
 def read_html(document: str) -> Markup:
     """The document's blocks of text to translate (see the module's docstring for which), read by
     position where html5lib agrees with that reading, else from html5lib's tree; MarkupError for a
-    document whose tree html5lib could not write back as it read it."""
+    document whose tree html5lib could not write back as it read it, or that holds the private-use
+    characters runs are marked with (a forged marker would name another run)."""
+    forged = next((c for c in ("\ue000", "\ue001") if c in document), None)
+    if forged is not None:
+        raise MarkupError(f"this HTML holds the private-use character U+{ord(forged):04X}, which the translator "
+                          "marks runs of text with; remove it")
     positional = _read_positions(document)
     expected = skeleton(parse_like_a_browser(document))
     marked = _marked_tree(positional, expected)
