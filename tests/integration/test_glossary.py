@@ -192,7 +192,7 @@ def test_the_names_lexicon_follows_the_model_settings_unless_told(
         glossary.names_lexicon.cache_clear()
 
 
-LEXICON = [("Shangdu", "上都"), ("Beijing", "北京"), ("Harbin", "哈尔滨"), ("Nanjing St", "南京路"), ("Nanjing", "南京"),
+LEXICON = [("Shangdu", "上都"), ("Beijing", "北京"), ("Peking University", "北京大学"), ("Harbin", "哈尔滨"), ("Nanjing St", "南京路"), ("Nanjing", "南京"),
            ("Skynet", "天网"), ("Emma", "爱玛"), ("Mary", "玛丽")]
 
 
@@ -200,6 +200,8 @@ LEXICON = [("Shangdu", "上都"), ("Beijing", "北京"), ("Harbin", "哈尔滨")
     ("我们每天早上都喝茶。", [], ["上都"]),  # 早上 | 都: the place name would cut both words
     ("我晚上都在家。", [], ["上都"]),
     ("他在路上都睡着了。", [], ["上都"]),
+    ("长城上都是人。", [], ["上都"]),  # 长城 | 上 | 都: whole words, but each of one character
+    ("我们去北京大学。", ["北京大学"], ["北京大学"]),  # one word of the segmentation
     ("今天网速很慢。", [], ["天网"]),  # 今天 | 网速
     ("我明天要去北京看我的朋友。", ["北京"], ["北京"]),
     ("周杰是哈尔滨人。", ["哈尔滨"], ["哈尔滨"]),  # inside the one word 哈尔滨人: cuts nothing

@@ -27,8 +27,12 @@ def word_of(sentence: str) -> tuple[int, ...]:
 
 def cuts_no_word(sentence: str, begin: int, end: int) -> bool:
     """Whether the span [begin, end) of `sentence` cuts no word in two: it lies inside one word (哈尔滨
-    in 哈尔滨人, 周三 in 每周三), or it starts where a word starts and ends where a word ends."""
+    in 哈尔滨人, 周三 in 每周三), or it starts where a word starts and ends where a word ends and every word
+    it covers is of two characters or more (北京|大学; not 上|都 in 长城上都是人, two words of one
+    character each that only spell a name by chance)."""
     words = word_of(sentence)
     if words[begin] == words[end - 1]:
         return True
-    return (begin == 0 or words[begin - 1] != words[begin]) and (end == len(words) or words[end] != words[end - 1])
+    aligned = (begin == 0 or words[begin - 1] != words[begin]) and (end == len(words) or words[end] != words[end - 1])
+    covered = words[begin:end]
+    return aligned and all(covered.count(word) >= 2 for word in set(covered))
