@@ -44,3 +44,18 @@ def test_every_line_and_every_sentence_is_translated() -> None:
     post = both.translate("我女儿今天学会了骑自行车 👩\u200d👧🚲 我为她感到骄傲！")
     assert post == both.translate("我女儿今天学会了骑自行车 👩\u200d👧🚲") + " " + both.translate("我为她感到骄傲！")
     assert "👩\u200d👧🚲" in post and "proud" in post
+
+
+def test_the_released_models_do_not_stutter_on_the_sentences_they_stuttered_on() -> None:
+    """Outputs of the models released before the no-stutter search (他工作工作。, "Please speak Chinese
+    Chinese."); with it, none of their translations says a run twice in a row."""
+    from translate.data.repeats import stutters
+
+    english = ["He works in Beijing.", "Last year I was in Beijing.", "We should protect the environment.",
+               "He graduated from Tsinghua University last year.", "Happy birthday to you!",
+               "I work from home on Fridays.", "Summer vacation starts in July."]
+    chinese = ["请说中文。", "他很忙。", "我妈妈是老师。"]
+    both = translate.load()
+    for source, output in zip(english + chinese, both.translate(english + chinese)):
+        en = source in english
+        assert not stutters(output, source, "zh" if en else "en", "en" if en else "zh"), (source, output)
