@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import binom
 
 from benchmarks import REPO
 from translate.evaluation.metrics import bleu_metric
@@ -119,9 +120,16 @@ def markdown(result: dict[str, Any]) -> str:
                      f"{100 * s['two_level']:.1f} % |")
     sizes = [row["null"]["test"] for row in result["crossed"]]
     gains = [row["shift"]["test"] - row["shift"]["welch"] for row in result["crossed"]]
+    studies = result["studies"]
+    low, high = (float(binom.ppf(q, studies, 0.05)) / studies for q in (0.025, 0.975))
+    welch_sizes = [row["null"]["welch"] for row in result["crossed"]]
     lines += ["", (f"Size of the test over the grid: {100 * min(sizes):.1f} % to {100 * max(sizes):.1f} % "
-              f"(mean {100 * float(np.mean(sizes)):.1f} %); its power minus Welch's: {100 * min(gains):+.1f} to "
-              f"{100 * max(gains):+.1f} points (mean {100 * float(np.mean(gains)):+.1f}).")]
+              f"(mean {100 * float(np.mean(sizes)):.1f} %; Welch's {100 * min(welch_sizes):.1f} % to "
+              f"{100 * max(welch_sizes):.1f} %, mean {100 * float(np.mean(welch_sizes)):.1f} %); with {studies} "
+              f"studies a cell, a test of true size 5 % shows {100 * low:.1f} % to {100 * high:.1f} % in 95 % of "
+              f"cells (binomial), so a cell outside 3.5-6.5 % is not by itself evidence against the test. Its "
+              f"power minus Welch's: {100 * min(gains):+.1f} to {100 * max(gains):+.1f} points (mean "
+              f"{100 * float(np.mean(gains)):+.1f}).")]
     e = result.get("edits")
     if e:
         lines += ["", (f"BLEU on hypotheses made from {e['sentences']} Tatoeba test references by dropping words "
@@ -139,7 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edit-studies", type=int, default=200, help="studies of the BLEU-on-edits simulation")
     parser.add_argument("--output", type=Path, default=Path("runs/bench-significance.json"))
     parser.add_argument("--markdown", type=Path)
+    parser.add_argument("--from-json", type=Path, help="only write --markdown from a JSON this benchmark wrote")
     args = parser.parse_args(argv)
+    if args.from_json:
+        args.markdown.write_text(markdown(json.loads(args.from_json.read_text(encoding="utf-8"))), encoding="utf-8")
+        print(f"wrote {args.markdown}")
+        return 0
     result: dict[str, Any] = {"date": time.strftime("%Y-%m-%d"), "studies": args.studies, "samples": args.samples,
                               "json": str(args.output),
                               "command": f"python scripts/benchmark.py significance --studies {args.studies} --samples "

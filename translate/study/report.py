@@ -24,7 +24,7 @@ from translate.evaluation.metrics import paired_bootstrap
 from translate.evaluation.significance import Comparison, compare_runs, holm
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
 from translate.study.sweep import sweep_markdown
-from translate.study.tables import adequacy_markdown, decided, markdown, marked_name, pairs_markdown, with_column_holm
+from translate.study.tables import adequacy_markdown, corrected, markdown, marked_name, pairs_markdown, with_column_holm
 
 logger = logging.getLogger(__name__)
 
@@ -164,8 +164,7 @@ def with_holm(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     adjusted = holm([pairs[i]["p_value"] for i in tested])
     out = [dict(p, p_holm=None) for p in pairs]
     for i, value in zip(tested, adjusted):
-        out[i]["p_holm"] = round(value, 4)
-        out[i]["decided"] = decided(out[i], value)
+        out[i] = corrected(out[i], value)
     return out
 
 

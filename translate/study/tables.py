@@ -22,7 +22,7 @@ def with_column_holm(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for column in ("vs_none", "vs_best"):
         tested = [r for r in rows if r.get(column)]
         for row, adjusted in zip(tested, holm([r[column]["p_value"] for r in tested])):
-            row[column] = {**row[column], "p_holm": round(adjusted, 4), "decided": decided(row[column], adjusted)}
+            row[column] = corrected(row[column], adjusted)
     return rows
 
 
@@ -30,6 +30,16 @@ def decided(test: dict[str, Any], p_holm: float) -> bool:
     """A question is decided when the seeds' variance was measured (2+ seeds a side), the interval
     excludes zero and the corrected p-value is below SIGNIFICANT."""
     return bool(test.get("resolved")) and bool(test.get("seed_variance_measured")) and p_holm < SIGNIFICANT
+
+
+def corrected(test: dict[str, Any], p_holm: float) -> dict[str, Any]:
+    """A test with its Holm-corrected p, whether that decides it, and its verdict after the correction (the
+    test's own verdict is at the uncorrected 5 %: "decided" there may be "not resolved" here)."""
+    verdict = test.get("verdict")
+    if verdict == "decided" and not decided(test, p_holm):
+        verdict = "not resolved"
+    return {**test, "p_holm": round(p_holm, 4), "decided": decided(test, p_holm),
+            **({"verdict": verdict} if verdict is not None else {})}
 
 
 def marked_name(row: dict[str, Any]) -> str:
