@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from translate.cli.app import app
 
 runner = CliRunner()
-WORDS = "the cat dog sat on a mat ran far home quickly slowly big small red blue".split()
+WORDS = ("the", "cat", "dog", "sat", "on", "a", "mat", "ran", "far", "home", "quickly", "slowly", "big", "small", "red",
+         "blue")
 
 
 def write(tmp: Path, name: str, lines: list[str]) -> Path:
