@@ -105,7 +105,7 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     assert rows[0]["attention_entropy"] == "" and float(rows[1]["attention_entropy"]) > 0
     assert 0 < float(rows[1]["attention_argmax_share"]) <= 1
     markdown = (out / "results.md").read_text(encoding="utf-8")
-    assert "| additive |" in markdown and "bs:1000" in markdown
+    assert "| additive † |" in markdown and "bs:1000" in markdown  # † : stopped by the update cap, not by patience
     # BLEU by source length: every test sentence in one group, one value per group for each mechanism
     by_length = json.loads((out / "results.json").read_text(encoding="utf-8"))["bleu_by_length"]
     assert by_length["unit"] == "words" and sum(g["sentences"] for g in by_length["groups"]) == len(
@@ -142,7 +142,7 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     assert [(p["a"], p["b"], p["seeds"]) for p in pairs] == [("multihead", "additive", [1, 2])]
     means = {r["mechanism"]: float(r["test_bleu_mean"]) for r in rows}
     assert abs(pairs[0]["bleu_a"] - means["multihead"]) < 0.01 and abs(pairs[0]["bleu_b"] - means["additive"]) < 0.01
-    assert "| multihead | additive | heads | 1, 2 |" in (out / "results.md").read_text(encoding="utf-8")
+    assert "| multihead † | additive † | heads | 1, 2 |" in (out / "results.md").read_text(encoding="utf-8")
     # a run of another model size (the √d check at width 512) is never the "best" reference, however high
     wide = out / "runs" / "dot-h512-seed1"
     shutil.copytree(out / "runs" / "additive-seed1", wide)
