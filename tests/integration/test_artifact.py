@@ -134,7 +134,9 @@ def test_the_released_checkpoint_is_current_and_evaluate_leaves_it_byte_identica
                                  "--output", str(tmp_path / "dev.hyp.txt")])
     assert result.exit_code == 0, result.output
     assert len((tmp_path / "dev.hyp.txt").read_text().splitlines()) == 8
-    assert json.loads((tmp_path / "dev.hyp.txt.report.json").read_text())["sentences"] == 8
+    report = json.loads((tmp_path / "dev.hyp.txt.report.json").read_text())
+    assert report["sentences"] == 8
+    assert len(report["load_average"]["before"]) == len(report["load_average"]["after"]) == 3  # a busy hour shows
     assert tree_digest(released) == before
     meta = json.loads((released / "meta.json").read_text())
     assert meta["scores"]["test"]["beam5"]["bleu"] > 30  # the model card's figures, machine-readable

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -150,7 +151,9 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
         report_path = run / f"report.{split}.json"
     else:
         hyp_path = report_path = None
+    load_before = os.getloadavg()  # a busy machine shows in the report's timings
     result = translate_and_score(with_terms, sources, refs, data.tgt_lang, decode, hyp_path)
+    load_after = os.getloadavg()
     if isinstance(with_terms, GlossaryTranslator):
         terms = [g for g in with_terms.glossaries if not isinstance(g, Numbers)]  # numbers: the adequacy report's
         result.terms = term_use(terms, sources, result.hypotheses, data.src_lang, data.tgt_lang) if terms else None
@@ -163,6 +166,7 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
               **({"glossary_terms_used": list(result.terms)} if result.terms else {}),
               **({"adequacy": result.adequacy.to_dict()} if result.adequacy else {}),
               "decode_seconds": round(result.seconds, 2),
+              "load_average": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in load_after]},
               "sentences_per_second": round(result.sentences_per_second, 1), "hypotheses": str(hyp_path)}
     report_path.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
     return result, [hyp_path, report_path]
