@@ -18,8 +18,9 @@ from translate.data.quantities import NUMBER, numbers, plain
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _FULL = {",": "，", "?": "？", "!": "！", ":": "：", ";": "；", "(": "（", ")": "）"}
 # half-width punctuation next to a Han character (or at the end after one) -> full-width
-_NEAR_HAN = re.compile(rf"(?<=[{_HAN}])\s*([,?!:;])\s*|\s*([,?!:;])\s*(?=[{_HAN}])")
-_PAREN = re.compile(rf"\s*\(([^()]*[{_HAN}][^()]*)\)\s*")
+# a run of spaces is read from its start only (the look-behinds): linear in the text
+_NEAR_HAN = re.compile(rf"(?<=[{_HAN}])\s*([,?!:;])\s*|(?<!\s)\s*([,?!:;])\s*(?=[{_HAN}])")
+_PAREN = re.compile(rf"(?<!\s)\s*\((?=[^()]*[{_HAN}])([^()]*+)\)\s*")
 _FINAL_DOT = re.compile(rf"(?<=[{_HAN}])\.(?=\s*$|\s*[“”\"」』])")
 _CORNER = str.maketrans({"「": "“", "」": "”", "『": "‘", "』": "’"})
 # sentence ends: Chinese 。！？ (and their half-width forms), then closing quotes

@@ -25,7 +25,7 @@ _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ZH_GROUPS = {"万": 10_000, "亿": 100_000_000}
 _ZH_NUMERAL = "[零〇一二两三四五六七八九十百千万亿0-9]"
 _ZH_RUN = re.compile(f"{_ZH_NUMERAL}+")
-_ZH_CLOCK = re.compile(f"({_ZH_NUMERAL}+)[点點](?:(半)|(一刻)|(三刻)|({_ZH_NUMERAL}+)分?)?")
+_ZH_CLOCK = re.compile(f"(?<!{_ZH_NUMERAL})({_ZH_NUMERAL}+)[点點](?:(半)|(一刻)|(三刻)|({_ZH_NUMERAL}+)分?)?")
 _EN_WORDS = {w: i for i, w in enumerate((
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
     "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"))}

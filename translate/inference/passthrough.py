@@ -22,8 +22,11 @@ from translate.data.normalize import EMOJI, typography
 _URL_BODY = r"[^\s<>\"'，。！？、；：（）【】]*[^\s<>\"'，。！？、；：（）【】.,;:!?)\]]"
 _URL = (rf"(?:https?://|www\.){_URL_BODY}"  # with a scheme or www.
         rf"|https?://"  # a scheme alone (Mastodon hides it in a span of its own)
-        rf"|(?<![\w@.])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{{2,}}/{_URL_BODY}")  # domain/path: example.org/page
-_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+        rf"|(?<![\w@.-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{{2,}}/{_URL_BODY}")  # domain/path: example.org/page
+# Every alternative starts only where a run of its first characters starts (the look-behinds): from
+# anywhere inside a run it would scan the run again and fail, so a long run ("a-a-a-...") cost its
+# square. The patterns are linear in the text (tests/inference/test_linear_patterns.py).
+_EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _MENTION = r"(?<![\w@])@[A-Za-z0-9_]+(?:@[\w-]+(?:\.[\w-]+)+)?"  # @user, or @user@host (Mastodon: ASCII names)
 _HASHTAG = r"(?<![\w#&])#\w+"
 _CODE = r"`[^`\n]+`"
