@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from translate.serve.batcher import Batcher
 from translate.serve.body import NOT_UTF8, clip, echo, is_form, read_fields, validated
 from translate.serve.guards import Access, BodyLimit, HostGuard, client_of, error_response
 from translate.serve.models import BatchKey, Models, ServedModel, attention_cells, search_cost
-from translate.serve.replies import ERRORS, answers, body_schema, check_sizes, get_and_head
+from translate.serve.replies import ERRORS, answers, body_schema, check_sizes, check_tags, get_and_head
 from translate.serve.schemas import (
     DetectedLanguage,
     DetectRequest,
@@ -37,6 +37,7 @@ from translate.serve.schemas import (
     TranslateResponse,
 )
 from translate.serve.settings import ServeSettings
+from translate.serve.workers import Workers
 from translate.version import __version__
 
 STATIC = Path(str(resources.files("translate.serve") / "static"))
@@ -97,29 +98,44 @@ def _glossary(req: TranslateRequest) -> tuple[tuple[str, str], ...]:
 
 
 def _check_attention_cost(req: TranslateRequest, texts: list[str], chosen: list[ServedModel],
-                          settings: ServeSettings) -> None:
+                          settings: ServeSettings, align: bool = False) -> None:
     """Attention matrices grow with source x target pieces per sentence and alternative: their cells,
     bounded by each sentence's longest possible translation, are counted exactly as they would be
-    sent, before any search (413 above the limit); so the reply's size is bounded too."""
-    if not req.attention:
+    sent, before any search (413 above the limit); so the reply's size is bounded too. `align`: the
+    attention that places an HTML document's inline tags, computed though not sent, is bounded alike."""
+    if not (req.attention or align):
         return
     cells = sum(attention_cells(served.translator, text, req.n_best) for text, served in zip(texts, chosen))
     if cells > settings.max_attention_cells:
-        raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
+        asked = "asked for" if req.attention else "that place the document's inline tags"
+        raise HTTPException(413, f"the attention matrices {asked} could hold {cells:,} cells; the limit is "
                                  f"max_attention_cells={settings.max_attention_cells:,} (ask for fewer texts, "
                                  f"alternatives or shorter texts, or leave attention off)")
 
 
-async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings,
-                     client: str) -> dict[str, Any]:
-    """The reply: the project's per-text results and LibreTranslate's fields. With format html each
-    document's blocks of text are translated (`inference.markup`), its model chosen once from its visible
-    text, and each block's translation cut among its runs through the model's attention."""
+@dataclass
+class _Prepared:
+    """A request's texts, read and counted before its search (`_prepare`)."""
+
+    visible: list[str]  # each document's visible text (the text itself unless format is html)
+    texts: list[str]  # what is searched: the texts, or every block of every document
+    markups: list[Markup] | None
+    per_document: list[ServedModel | None]  # None: already in the target language, returned unchanged
+    chosen: list[ServedModel | None]  # per text
+    wanted: list[int]  # the texts searched
+    align: bool  # attention computed to place inline tags
+    costs: list[int]  # the searched texts' estimated costs
+
+
+def _prepare(req: TranslateRequest, models: Models, settings: ServeSettings) -> _Prepared:
+    """Everything a request needs before its search, in the client's line of the workers' pool (never
+    on the event loop): sizes, HTML reading, each document's model, the attention bound, the costs."""
     documents = req.texts
     check_sizes(documents, settings)
     markups: list[Markup] | None = None
     if req.format == "html":
-        markups = await asyncio.to_thread(lambda: [_read_html(d) for d in documents])  # html5lib: off the loop
+        check_tags(documents, settings)
+        markups = [_read_html(d) for d in documents]
         visible, texts = [" ".join(m.texts) for m in markups], [t for m in markups for t in m.texts]
         name, limit = min(("max_client_queue", settings.max_client_queue), ("max_queue", settings.max_queue),
                           key=lambda setting: setting[1])
@@ -137,18 +153,40 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     chosen = [served for served, count in zip(per_document, counts) for _ in range(count)]
     wanted = [i for i, served in enumerate(chosen) if served is not None]
     searched = [served for served in chosen if served is not None]
-    _check_attention_cost(req, [texts[i] for i in wanted], searched, settings)
     align = markups is not None and any(block.count > 1 for markup in markups for block in markup.blocks)
-    found = await _search(req, [texts[i] for i in wanted], searched, batcher, settings, client, align)
+    _check_attention_cost(req, [texts[i] for i in wanted], searched, settings, align)
+    glossary = _glossary(req)
+    costs = [search_cost(served.translator, texts[i], _key(req, served, glossary, align))
+             for i, served in zip(wanted, searched)]
+    return _Prepared(visible, texts, markups, per_document, chosen, wanted, align, costs)
+
+
+def _key(req: TranslateRequest, served: ServedModel, glossary: tuple[tuple[str, str], ...], align: bool) -> BatchKey:
+    return BatchKey(served.name, req.beam, req.n_best, req.attention, glossary, req.lexicon, align)
+
+
+async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, settings: ServeSettings,
+                     client: str, workers: Workers) -> dict[str, Any]:
+    """The reply: the project's per-text results and LibreTranslate's fields. With format html each
+    document's blocks of text are translated (`inference.markup`), its model chosen once from its visible
+    text, and each block's translation cut among its runs through the model's attention. The work
+    before and after the search runs in `client`'s line of the workers' pool (`serve.workers`)."""
+    ready = await workers.run(client, _prepare, req, models, settings, timeout_s=settings.timeout_s,
+                              refusal="the request could not be read")
+    texts = ready.texts
+    searched = [served for served in ready.chosen if served is not None]
+    found = await _search(req, [texts[i] for i in ready.wanted], searched, batcher, settings, client, ready.align,
+                          ready.costs)
     results = [_unchanged(text, str(req.target)) for text in texts]
-    for i, result in zip(wanted, found):
+    for i, result in zip(ready.wanted, found):
         results[i] = result
-    sources = [str(req.target) if served is None else served.artifact.src_lang for served in per_document]
+    sources = [str(req.target) if served is None else served.artifact.src_lang for served in ready.per_document]
     try:
-        fields = await asyncio.to_thread(libretranslate.reply_fields, req, visible, markups, results, sources)
+        fields = await workers.run(client, libretranslate.reply_fields, req, ready.visible, ready.markups, results,
+                                   sources, timeout_s=settings.timeout_s, refusal="the reply could not be built")
     except MarkupError as exc:
         raise HTTPException(422, str(exc)) from None
-    if align and not req.attention:  # computed to place inline tags, not asked for
+    if ready.align and not req.attention:  # computed to place inline tags, not asked for
         for result in results:
             result["attention"] = None
             result["alternatives"] = [{**a, "attention": None} for a in result["alternatives"]]
@@ -172,17 +210,17 @@ def _read_html(document: str) -> Markup:
 
 
 async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedModel], batcher: Batcher,
-                  settings: ServeSettings, client: str, align: bool = False) -> list[dict[str, Any]]:
+                  settings: ServeSettings, client: str, align: bool, costs: list[int]) -> list[dict[str, Any]]:
     """Each text searched by its model (texts of one model submitted as one job, in `client`'s share);
-    `align`: with the attention that places inline tags, whether or not it is asked for."""
+    `align`: with the attention that places inline tags, whether or not it is asked for; `costs`: each
+    text's estimated search cost (`_prepare`)."""
     groups: dict[str, list[int]] = {}
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)
     glossary = _glossary(req)
-    keys = {name: BatchKey(name, req.beam, req.n_best, req.attention, glossary, req.lexicon, align) for name in groups}
-    jobs = [batcher.submit(keys[name], [texts[i] for i in rows], client,
-                           [search_cost(chosen[i].translator, texts[i], keys[name]) for i in rows])
-            for name, rows in groups.items()]
+    jobs = [batcher.submit(_key(req, chosen[rows[0]], glossary, align), [texts[i] for i in rows], client,
+                           [costs[i] for i in rows])
+            for rows in groups.values()]
     outputs = await answers(jobs, settings)
     results: list[dict[str, Any]] = [{} for _ in texts]
     for rows, output in zip(groups.values(), outputs):
@@ -198,6 +236,7 @@ async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedMo
 
 def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     access = Access(settings)
+    workers = Workers(settings.prepare_threads, access.limiter, settings.work_cost)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -207,12 +246,14 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         app.state.batcher.start()
         yield
         await app.state.batcher.stop()
+        workers.shutdown()
 
     def header_guard(request: Request) -> None:
         access.check(request)
 
     app = FastAPI(title="translate", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="English<->Chinese RNN attention NMT: translations, n-best lists and attention.")
+    app.state.workers = workers
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.add_middleware(HostGuard, settings=settings)
     _install_error_handlers(app)
@@ -224,11 +265,12 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
         libretranslate.mark_dialect(request, {}, is_form(request))  # a form that cannot be read is answered as LT's
         access.before_body(request)  # parsing is work too
-        fields = await read_fields(request, settings.max_texts)
+        client = client_of(request)
+        fields = await read_fields(request, settings.max_texts, workers, client)
         libretranslate.mark_dialect(request, fields, is_form(request))
         access.key(request, fields.get("api_key"))
         req = validated(TranslateRequest, fields)
-        return JSONResponse(await _translate(req, models, request.app.state.batcher, settings, client_of(request)))
+        return JSONResponse(await _translate(req, models, request.app.state.batcher, settings, client, workers))
 
     @get_and_head(app, "/models", response_model=list[ModelInfo], responses=ERRORS,
                    dependencies=[Depends(header_guard)])
@@ -240,9 +282,10 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     async def health(request: Request) -> dict[str, Any]:
         return {"status": "ok", "models": list(models.by_name), "waiting": request.app.state.batcher.waiting}
 
-    _install_libretranslate(app, models, settings, access)
-    translate_files.install(app, lambda req, client: _translate(req, models, app.state.batcher, settings, client),
-                            settings, access, client_of)
+    _install_libretranslate(app, models, settings, access, workers)
+    translate_files.install(app, lambda req, client: _translate(req, models, app.state.batcher, settings, client,
+                                                                workers),
+                            settings, access, client_of, workers)
     if models.study is not None:
         study_routes.install(app, models, models.study, settings, access)
     _install_page(app, access)
@@ -250,7 +293,8 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     return app
 
 
-def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSettings, access: Access) -> None:
+def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSettings, access: Access,
+                            workers: Workers) -> None:
     """LibreTranslate's routes besides /translate (see `serve.libretranslate`), under the same limits."""
     directions = [(m.artifact.src_lang, m.artifact.tgt_lang) for m in models.by_name.values()]
 
@@ -260,12 +304,14 @@ def _install_libretranslate(app: FastAPI, models: Models, settings: ServeSetting
         """LibreTranslate's language detection: en and zh with the script detector's confidence (0-100)."""
         libretranslate.mark_dialect(request)
         access.before_body(request)
-        fields = await read_fields(request, settings.max_texts)
+        client = client_of(request)
+        fields = await read_fields(request, settings.max_texts, workers, client)
         access.key(request, fields.get("api_key"))
         req = validated(DetectRequest, fields)
         texts = [req.q] if isinstance(req.q, str) else req.q
         check_sizes(texts, settings)
-        return libretranslate.detections(texts)
+        return await workers.run(client, libretranslate.detections, texts, timeout_s=settings.timeout_s,
+                                 refusal="the languages could not be detected")
 
     @get_and_head(app, "/languages", response_model=list[LanguageInfo], responses=ERRORS)
     async def languages(request: Request) -> list[dict[str, Any]]:

@@ -6,12 +6,11 @@ bytes that are not UTF-8 are a 400, malformed JSON and invalid fields a 422, any
 Every parser here is linear in its input and bounded before it starts: the Content-Type header is at
 most `MAX_CONTENT_TYPE` bytes, a multipart part's headers at most `MAX_PART_HEADER` bytes each
 (python-multipart, the streaming parser Starlette uses, instead of the standard library's MIME parser,
-which is quadratic in quotes), and parsing runs in a worker thread, off the event loop, within
+which is quadratic in quotes), and parsing runs in the client's line of the workers' pool (`serve.workers`), off the event loop, within
 `PARSE_TIMEOUT_S` (a 503 past it)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from typing import Any, TypeVar
@@ -24,6 +23,8 @@ from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
+
+from translate.serve.workers import Workers
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 FORM_INTS = frozenset({"alternatives", "n_best", "beam"})
@@ -62,9 +63,11 @@ def is_form(request: Request) -> bool:
     return media_type(request) in FORMS
 
 
-async def read_fields(request: Request, max_texts: int, file_field: str | None = None) -> dict[str, Any]:
-    """The body's fields as sent (their names tell the dialect; `validated` checks them), parsed in a
-    worker thread within PARSE_TIMEOUT_S; ClientGone when the client left before its body was whole.
+async def read_fields(request: Request, max_texts: int, workers: Workers, client: str,
+                      file_field: str | None = None) -> dict[str, Any]:
+    """The body's fields as sent (their names tell the dialect; `validated` checks them), parsed in
+    `client`'s line of the workers' pool (`serve.workers`) within PARSE_TIMEOUT_S; ClientGone when the
+    client left before its body was whole.
     `file_field`: the one multipart field that may be a file, read as (filename, UTF-8 text)."""
     content_type = request.headers.get("content-type", "")
     if len(content_type) > MAX_CONTENT_TYPE:
@@ -78,11 +81,8 @@ async def read_fields(request: Request, max_texts: int, file_field: str | None =
         raw = await request.body()
     except ClientDisconnect:
         raise ClientGone from None
-    try:
-        return await asyncio.wait_for(asyncio.to_thread(parse_fields, raw, content_type, max_texts, file_field),
-                                      PARSE_TIMEOUT_S)
-    except TimeoutError:
-        raise HTTPException(503, f"the body could not be parsed within {PARSE_TIMEOUT_S:g} s") from None
+    return await workers.run(client, parse_fields, raw, content_type, max_texts, file_field, timeout_s=PARSE_TIMEOUT_S,
+                             refusal="the body could not be parsed")
 
 
 def parse_fields(raw: bytes, content_type: str, max_texts: int, file_field: str | None = None) -> dict[str, Any]:

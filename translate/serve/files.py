@@ -25,6 +25,7 @@ from translate.serve.body import clip, read_fields, validated
 from translate.serve.guards import Access
 from translate.serve.schemas import TranslateRequest
 from translate.serve.settings import ServeSettings
+from translate.serve.workers import Workers
 
 SUFFIXES = {".txt": "text", ".html": "html", ".htm": "html"}
 MAX_FILES = 64
@@ -62,7 +63,8 @@ class TranslatedFiles:
         return sum(len(data) for _, data, _ in self._files.values())
 
 
-def install(app: FastAPI, translate: Translate, settings: ServeSettings, access: Access, client_of: Callable[[Request], str]) -> None:
+def install(app: FastAPI, translate: Translate, settings: ServeSettings, access: Access, client_of: Callable[[Request], str],
+            workers: Workers) -> None:
     """The two routes (see the module docstring), in LibreTranslate's dialect."""
     files = TranslatedFiles()
 
@@ -71,7 +73,7 @@ def install(app: FastAPI, translate: Translate, settings: ServeSettings, access:
         """LibreTranslate's file translation: a .txt or .html file in, the translated file's URL out."""
         libretranslate.mark_dialect(request)
         access.before_body(request)
-        fields = await read_fields(request, settings.max_texts, file_field="file")
+        fields = await read_fields(request, settings.max_texts, workers, client_of(request), file_field="file")
         access.key(request, fields.get("api_key"))
         upload = fields.pop("file", None)
         if not isinstance(upload, tuple):

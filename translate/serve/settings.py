@@ -36,6 +36,11 @@ class ServeSettings:
     # that with attention; a costlier text goes alone): bounds one batch's memory and time
     max_batch_cost: int = 6_000
     max_active_batches: int = 4  # batches searching at once, taking turns on the model between search steps
+    # threads that read bodies and HTML, choose models and count costs before a search and build replies
+    # after it; each client uses one at a time (`serve.workers`)
+    prepare_threads: int = 4
+    work_cost: float = 20.0  # rate tokens a client is charged per second of that work (the burst: one second)
+    max_html_tags: int = 1_024  # start tags in one request's HTML documents, counted before parsing (413 above)
     api_key: str = ""  # "" = no key needed; else requests must send it (401 otherwise)
     # Host header names answered (comma-separated; "*" = any): the loopback names, so that a web page
     # elsewhere cannot drive a local server through DNS rebinding (400 otherwise)

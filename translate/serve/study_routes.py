@@ -68,7 +68,7 @@ def install(app: FastAPI, models: Models, study: Study, settings: ServeSettings,
     async def study_translate(request: Request) -> dict[str, Any]:
         """One text translated by each chosen run, with the run's scores from the study."""
         access.check(request)
-        fields = await read_fields(request, settings.max_texts)
+        fields = await read_fields(request, settings.max_texts, request.app.state.workers, client_of(request))
         req = validated(StudyRequest, fields)
         check_sizes([req.q], settings)
         unknown = [run for run in req.runs if run not in study.runs]
