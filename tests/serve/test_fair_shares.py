@@ -304,3 +304,61 @@ async def flood_then_one(app: Any, flood_path: str, heavy: dict[str, Any], count
             assert single.status_code == 200, single.text
             codes = [r.status_code for r in await asyncio.gather(*flood)]
             return waited, time.perf_counter() - began, codes, searching
+
+
+def test_four_clients_holding_every_place_leave_a_fifth_its_sentence_in_steps() -> None:
+    """Four clients each keep a heavy search going with `max_active` 4; a fifth client's one-step
+    sentence still gets a place (one of the one-text places beyond `max_active`) and is answered
+    while the four search, after a few of their steps: not after one of their searches."""
+    model = Model(step_s=0.003)
+
+    def run(key: Any, texts: list[str]) -> list[str]:
+        for _ in range(max(len(t) for t in texts)):
+            model.step(texts[0][0])
+            check_deadline()
+        return [f"<{t}>" for t in texts]
+
+    async def scenario() -> tuple[list[str], int, int]:
+        batcher = Batcher(run, wait_s=0.0, max_batch=64, max_queue=10_000, max_active=4, quantum_s=0.0, max_extra=2,
+                          max_batch_cost=300)  # a heavy text searches alone
+        batcher.start()
+        heavy = [asyncio.create_task(batcher.submit("k", [client * 150], client, [300]))
+                 for client in "ACDE" for _ in range(2)]
+        await asyncio.sleep(0.1)  # four batches search, one per client
+        assert batcher.turns.searching == 4
+        single = await batcher.submit("k", ["b" * 5], "B", [5])
+        steps_before = len(model.log)
+        await asyncio.gather(*heavy)
+        extra = batcher.extra_batches
+        await batcher.stop()
+        return single, steps_before, extra
+
+    single, steps_before, extra = asyncio.run(scenario())
+    assert single == ["<bbbbb>"] and extra >= 1
+    assert steps_before < 150, f"the fifth client waited for {steps_before} steps: a whole search of another's"
+
+
+def test_the_places_beyond_max_active_hold_one_text_and_are_bounded() -> None:
+    gate = threading.Event()
+    seen: list[int] = []
+
+    def run(key: Any, texts: list[str]) -> list[str]:
+        seen.append(len(texts))
+        gate.wait(5)
+        return texts
+
+    async def scenario() -> int:
+        batcher = Batcher(run, wait_s=0.0, max_batch=64, max_queue=10_000, max_active=1, max_extra=2,
+                          max_batch_cost=10)
+        batcher.start()
+        jobs = [asyncio.create_task(batcher.submit("k", ["x", "y"], client, [5, 5])) for client in "ABCD"]
+        await asyncio.sleep(0.3)
+        searching = batcher.turns.searching  # holding the model or waiting for their turn on it
+        gate.set()
+        await asyncio.gather(*jobs)
+        await batcher.stop()
+        return searching
+
+    searching = asyncio.run(scenario())
+    assert searching == 3  # one place and two beyond it, whatever the number of clients waiting
+    assert seen[:3] == [2, 1, 1]  # A and B's texts share the one place; C and D get one text each

@@ -242,7 +242,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.batcher = Batcher(models.run, settings.batch_wait_ms / 1000, settings.max_batch, settings.max_queue,
                                     settings.timeout_s, settings.max_batch_cost, settings.max_client_queue,
-                                    settings.max_active_batches)
+                                    settings.max_active_batches, max_extra=settings.max_extra_batches)
         app.state.batcher.start()
         yield
         await app.state.batcher.stop()

@@ -8,9 +8,12 @@ source pieces x beam x n-best, see `serve.models.search_cost`). The next batch i
 that has been served least (cost searched, counted from when it started waiting: start-time fair
 queueing), among the clients that have no batch searching, and filled with that key's items of
 those clients, taking turns in the same order, up to `max_batch` texts and `max_batch_cost`. Up to
-`max_active` batches search at once. So a client's backlog of heavy texts searches one batch at a
-time, and another client's single sentence starts beside it at once and gets the model in turns:
-it waits about one search step, not one batch. A client may keep at most `max_client_queue` texts
+`max_active` batches search at once; past that, a client with nothing searching still gets a place,
+for a batch of one text, up to `max_extra` such places: the turns serialise the model, so places
+bound memory, not fairness, and four clients looping heavy texts cannot make a fifth one's sentence
+wait for one of theirs to end. So a client's backlog of heavy texts searches one batch at a time,
+and another client's single sentence starts beside it at once and gets the model in turns: it
+waits about one search step, not one batch. A client may keep at most `max_client_queue` texts
 waiting (QueueFull names it), the server `max_queue`.
 
 Beam search is batch-size invariant, so a batched text gets what it would get alone (tested). A
@@ -78,12 +81,15 @@ class _Item:
 class Batcher:
     def __init__(self, run: RunBatch, wait_s: float, max_batch: int, max_queue: int,
                  timeout_s: float | None = None, max_batch_cost: int = 6_000,
-                 max_client_queue: int | None = None, max_active: int = 4, quantum_s: float = 0.01) -> None:
+                 max_client_queue: int | None = None, max_active: int = 4, quantum_s: float = 0.01,
+                 max_extra: int = 16) -> None:
         """`timeout_s`: how long a request is waited for; its batch's search stops once the last of its
         requests is past that (`inference.deadline`), so an abandoned search frees the worker.
-        `max_active`: batches searching at once (taking turns on the model every `quantum_s`)."""
+        `max_active`: batches searching at once (taking turns on the model every `quantum_s`);
+        `max_extra`: one-text batches beyond those, for clients with nothing searching."""
         self.run, self.wait_s, self.max_batch, self.max_queue = run, wait_s, max_batch, max_queue
         self.timeout_s, self.max_batch_cost, self.max_active = timeout_s, max_batch_cost, max_active
+        self.max_extra = max_extra
         self.max_client_queue = max_client_queue or max_queue
         self._queues: dict[str, deque[_Item]] = {}  # per client, oldest first; only clients with waiting texts
         self._served: dict[str, float] = {}  # cost searched per waiting client (its virtual time)
@@ -91,9 +97,10 @@ class Batcher:
         self._searching: dict[asyncio.Task[None], set[str]] = {}  # batches under way and their clients
         self._wake = asyncio.Event()
         self.turns = Turns(quantum_s)
-        self._executor = ThreadPoolExecutor(max_workers=max_active, thread_name_prefix="translate-model")
+        self._executor = ThreadPoolExecutor(max_workers=max_active + max_extra, thread_name_prefix="translate-model")
         self._task: asyncio.Task[None] | None = None
         self.batches = 0  # searches run (for tests and logs)
+        self.extra_batches = 0  # ... of them in a place beyond max_active
 
     @property
     def waiting(self) -> int:
@@ -147,19 +154,22 @@ class Batcher:
                 self._served.clear()
 
     async def _drain(self) -> None:
-        """Start batches while some may: a free place among `max_active`, and a waiting client with no
-        batch searching (the others wait for theirs to end, which wakes this loop again)."""
+        """Start batches while some may: a waiting client with no batch searching (the others wait for
+        theirs to end, which wakes this loop again), and a free place among `max_active`, or else one
+        of the `max_extra` places for a batch of that client's first text."""
         loop = asyncio.get_running_loop()
-        while self._drop_abandoned() and len(self._searching) < self.max_active:
+        while self._drop_abandoned() and len(self._searching) < self.max_active + self.max_extra:
             order = self._order()
             if not order:
                 return
             lead = self._queues[order[0]][0]
+            extra = len(self._searching) >= self.max_active
             delay = lead.job.arrived + self.wait_s - loop.time()
-            if delay > 0 and self._count(lead.job.key) < self.max_batch:
+            if not extra and delay > 0 and self._count(lead.job.key) < self.max_batch:
                 await asyncio.sleep(delay)
                 continue
-            items = self._take(lead.job.key, order)
+            items = self._take(lead.job.key, order[:1], 1) if extra else self._take(lead.job.key, order)
+            self.extra_batches += extra
             task = loop.create_task(self._run_one_batch(items))
             self._searching[task] = {item.job.client for item in items}
             task.add_done_callback(self._ended)
@@ -191,16 +201,17 @@ class Batcher:
         self._queues.pop(client, None)
         self._served.pop(client, None)
 
-    def _take(self, key: Hashable, order: list[str]) -> list[_Item]:
+    def _take(self, key: Hashable, order: list[str], most: int | None = None) -> list[_Item]:
         """The next batch: `key`'s texts of the clients in `order`, taking turns least served first,
-        within the batch's bounds (always at least one text)."""
+        within the batch's bounds and `most` texts (always at least one text)."""
         self._virtual = self._served[order[0]]
         turns = [(client, deque(i for i in self._queues[client] if i.job.key == key)) for client in order]
         taken: list[_Item] = []
         cost = 0
-        while len(taken) < self.max_batch and any(mine for _, mine in turns):
+        most = self.max_batch if most is None else min(most, self.max_batch)
+        while len(taken) < most and any(mine for _, mine in turns):
             for client, mine in turns:
-                if not mine or len(taken) >= self.max_batch:
+                if not mine or len(taken) >= most:
                     continue
                 if taken and cost + mine[0].cost > self.max_batch_cost:
                     return self._taken(taken)

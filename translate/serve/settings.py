@@ -36,6 +36,9 @@ class ServeSettings:
     # that with attention; a costlier text goes alone): bounds one batch's memory and time
     max_batch_cost: int = 6_000
     max_active_batches: int = 4  # batches searching at once, taking turns on the model between search steps
+    # beyond those, a client with nothing searching still gets a place for one text, up to this many
+    # places: the turns serialise the model, so places bound memory (one text each), not fairness
+    max_extra_batches: int = 16
     # threads that read bodies and HTML, choose models and count costs before a search and build replies
     # after it; each client uses one at a time (`serve.workers`)
     prepare_threads: int = 4
