@@ -15,6 +15,7 @@ from translate.checkpoint.store import Loaded
 from translate.config.schema import DecodeConfig
 from translate.data.batch import collate, pad
 from translate.data.tokenizer import Tokenizer, target_ids
+from translate.inference.deadline import check_deadline
 from translate.inference.ensemble import Member, check_members, members_context, members_step
 from translate.inference.search import Hypothesis, RepeatBan, constrained_search, decode_search, max_lengths
 from translate.inference.search.core import StepFn
@@ -194,25 +195,55 @@ class Translator(TextTranslator):
 
     @torch.no_grad()
     def align(self, texts: list[str], translations: list[list[int]]) -> list[Alignment]:
-        """Attention weights of each source text against its translation's tokens (one batch), on the
-        pieces the search read (`read`: without the spans that pass through)."""
+        """Attention weights of each source text against its translation's tokens, on the pieces the
+        search read (`read`: without the spans that pass through). Teacher-forced in chunks of pairs
+        of like lengths, each at most ALIGN_CHUNK_CELLS padded cells (source x target x pairs; one pair
+        alone may be more), with `check_deadline` before each: so the pass's memory does not grow with
+        the request, a server hands the model to another batch between chunks, and work nobody waits
+        for stops within one chunk."""
         if not texts:
             return []
         was_training = self.model.training
         self.model.eval()
         src = self.encode_sources([self.read(text) for text in texts])
         tgt = [target_ids(tokens) for tokens in translations]
-        batch = collate(src, tgt).to(self.model.device)
-        out = self.model(batch.src, batch.src_lens, batch.tgt_in)
-        alignments = []
-        for i, (s, t) in enumerate(zip(src, tgt)):
-            rows, cols = len(t) - 1, len(s)
-            heads = None if out.head_weights is None else out.head_weights[i, :rows, :, :cols].transpose(0, 1).tolist()
-            vocab, source_pieces = len(self.tgt_tokenizer), self.src_tokenizer.pieces(s)
-            target_pieces = [source_pieces[i - vocab] if i >= vocab else p  # a copied source-only piece
-                             for i, p in zip(t[1:], self.tgt_tokenizer.pieces([min(i, vocab - 1) for i in t[1:]]))]
-            alignments.append(Alignment(source_pieces, target_pieces,
-                                        out.weights[i, :rows, :cols].tolist(), heads))
+        alignments: list[Alignment | None] = [None] * len(texts)
+        for chunk in _chunks_of_cells([len(s) for s in src], [len(t) for t in tgt], ALIGN_CHUNK_CELLS):
+            check_deadline()
+            batch = collate([src[i] for i in chunk], [tgt[i] for i in chunk]).to(self.model.device)
+            out = self.model(batch.src, batch.src_lens, batch.tgt_in)
+            for row, i in enumerate(chunk):
+                alignments[i] = self._alignment(src[i], tgt[i], out.weights[row], None if out.head_weights is None
+                                                else out.head_weights[row])
         self.model.train(was_training)
-        return alignments
+        return [a for a in alignments if a is not None]
 
+    def _alignment(self, s: list[int], t: list[int], weights: torch.Tensor, heads: torch.Tensor | None) -> Alignment:
+        rows, cols = len(t) - 1, len(s)
+        vocab, source_pieces = len(self.tgt_tokenizer), self.src_tokenizer.pieces(s)
+        target_pieces = [source_pieces[i - vocab] if i >= vocab else p  # a copied source-only piece
+                         for i, p in zip(t[1:], self.tgt_tokenizer.pieces([min(i, vocab - 1) for i in t[1:]]))]
+        per_head = None if heads is None else heads[:rows, :, :cols].transpose(0, 1).tolist()
+        return Alignment(source_pieces, target_pieces, weights[:rows, :cols].tolist(), per_head)
+
+
+ALIGN_CHUNK_CELLS = 200_000  # padded attention cells of one chunk of `Translator.align`
+
+
+def _chunks_of_cells(source_lengths: list[int], target_lengths: list[int], cells: int) -> list[list[int]]:
+    """Indices of pairs in chunks of like lengths (sorted by source, then target length), each chunk's
+    padded cells (longest source x longest target x pairs) at most `cells`, a pair alone where it is more."""
+    order = sorted(range(len(source_lengths)), key=lambda i: (source_lengths[i], target_lengths[i]))
+    chunks: list[list[int]] = []
+    chunk: list[int] = []
+    longest_source = longest_target = 0
+    for i in order:
+        s, t = max(longest_source, source_lengths[i]), max(longest_target, target_lengths[i])
+        if chunk and s * t * (len(chunk) + 1) > cells:
+            chunks.append(chunk)
+            chunk, s, t = [], source_lengths[i], target_lengths[i]
+        chunk.append(i)
+        longest_source, longest_target = s, t
+    if chunk:
+        chunks.append(chunk)
+    return chunks
