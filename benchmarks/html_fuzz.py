@@ -33,7 +33,8 @@ PIECES = ["<!--", "-->", "-- >", "--!>", "<!", "<![CDATA[", "]]>", "<?x", "&#x",
           "</span>", "<b>", "</b>", "<img src=x onerror=alert(1)>", "<title>", "</title>", "<textarea>", "</textarea>",
           "<table>", "<td>", "<svg>", "</svg>", "<math>", "<noscript>", "<iframe>", "</iframe>", "<xmp>", "<br/>",
           "<", ">", "/", "&", "=", '"', "'", " ", "\n", "Good morning", "Where is the station?", "I like tea",
-          "hello world", "<!DOCTYPE html>", "<plaintext>"]
+          "hello world", "<!DOCTYPE html>", "<plaintext>", "<select>", "</select>", "<template>", "</template>",
+          "<option>", "<selectedcontent>", "<button>", "<div>", "</noscript>", "<p title='</noscript><img src=x onerror=1>'>"]
 
 # What Chromium sees: every element with its attributes, every comment, and the text of script and
 # style (and other raw text), in document order.

@@ -30,7 +30,8 @@ class MarkupError(TranslateError):
 _WHOLE_DOCUMENT = re.compile(r"\A\s*(?:<!--.*?-->\s*)*<(?:!doctype|html|head|body)[\s>/]", re.IGNORECASE | re.DOTALL)
 MARKER = re.compile("\ue000([0-9]+)\ue001")
 AROUND_MARKER = re.compile("\\s*\ue000([0-9]+)\ue001\\s*")
-_SERIALIZER = HTMLSerializer(quote_attr_values="always", omit_optional_tags=False, minimize_boolean_attributes=False)
+_SERIALIZER = HTMLSerializer(quote_attr_values="always", omit_optional_tags=False, minimize_boolean_attributes=False,
+                             escape_lt_in_attrs=True)  # "</noscript><img ...>" in an attribute stays text
 
 
 def parse_like_a_browser(document: str) -> Any:

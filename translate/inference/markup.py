@@ -307,6 +307,14 @@ class _Reader(HTMLParser):
             return int(self.parse_bogus_comment(i, report))
 
 
+# Elements html5lib 1.1 reads by an older HTML standard than browsers do today: a <select>'s content
+# (browsers now keep elements inside it, html5lib closes it at the first one), a <template> there
+# (inert to a browser, ignored by html5lib: its content became live markup when written back), and
+# <noscript> (raw text to a browser that runs scripts, markup to html5lib). A document whose two
+# readings disagree is written back from html5lib's tree, so one holding these is refused instead.
+_OLDER_READING = re.compile(r"<(select|template|noscript|selectedcontent)(?=[\s/>])", re.IGNORECASE)
+
+
 def read_html(document: str) -> Markup:
     """The document's blocks of text to translate (see the module's docstring for which), read by
     position where html5lib agrees with that reading, else from html5lib's tree; MarkupError for a
@@ -321,6 +329,11 @@ def read_html(document: str) -> Markup:
     marked = _marked_tree(positional, expected)
     if marked is not None:
         return Markup(document, positional.runs, positional.blocks, True, marked, expected)
+    older = _OLDER_READING.search(document)
+    if older is not None:
+        raise MarkupError(f"this HTML's <{older.group(1).lower()}> is read one way by today's browsers and another by "
+                          "the HTML parser the translator writes documents back with (html5lib, which follows an "
+                          "older HTML standard there); it is refused rather than rewritten: send it without it")
     markup = _read_tree(document, expected)
     check_round_trip(markup.marked)
     markup.render(markup.texts)  # MarkupError now, before any translation, if it cannot be
