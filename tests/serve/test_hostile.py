@@ -230,6 +230,65 @@ def test_a_fifo_or_a_huge_file_in_the_study_is_refused_without_hanging(study_cop
         Study(study_copy)
 
 
+@pytest.mark.parametrize("fault", ["fifo", "symlink", "not safetensors"])
+def test_a_fifo_a_link_or_a_broken_file_among_a_runs_weights_fails_at_start_with_one_line(
+        study_copy: Path, tmp_path: Path, fault: str) -> None:
+    best = study_copy / "runs" / "dot-seed1" / "best"
+    target = best / ("config.json" if fault != "not safetensors" else "model.safetensors")
+    target.unlink()
+    if fault == "fifo":
+        os.mkfifo(target)
+    elif fault == "symlink":
+        (tmp_path / "elsewhere.json").write_text("{}")
+        target.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        target.write_bytes(b"\xff" * 64)
+    with bounded(5, 50), pytest.raises(ConfigError) as refused:
+        Study(study_copy)
+    message = str(refused.value)
+    assert target.name in message and "\n" not in message
+    assert {"fifo": "not a regular file", "symlink": "a symlink", "not safetensors": "not a safetensors"}[fault] in message
+
+
+def test_the_study_files_are_bounded_in_all_not_only_one_by_one(study_copy: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from translate.serve import study as study_module
+
+    size = sum(p.stat().st_size for p in study_copy.rglob("*.json") if "best" not in p.parts)
+    monkeypatch.setattr(study_module, "MAX_STUDY_BYTES", size - 1)
+    with pytest.raises(ConfigError, match="the study's files hold over"):
+        Study(study_copy)
+    monkeypatch.setattr(study_module, "MAX_STUDY_BYTES", size)
+    Study(study_copy)
+
+
+def test_a_symlinked_runs_folder_is_refused(study_copy: Path, tmp_path: Path) -> None:
+    shutil.move(study_copy / "runs", tmp_path / "real-runs")
+    (study_copy / "runs").symlink_to(tmp_path / "real-runs")
+    with pytest.raises(ConfigError, match="runs/ is a symlink"):
+        Study(study_copy)
+
+
+def test_weights_that_fail_to_load_answer_409_with_one_line_every_time(both_directions: Models,
+                                                                      study_copy: Path) -> None:
+    """The header reads at start, the tensors do not fit the model: each request is a 409 naming the run."""
+    import safetensors.torch
+    import torch
+
+    weights = study_copy / "runs" / "dot-seed1" / "best" / "model.safetensors"
+    safetensors.torch.save_file({"nothing": torch.zeros(2)}, str(weights))
+    models = Models(list(both_directions.by_name.values()), Study(study_copy))
+    with TestClient(create_app(models, ServeSettings(burst=1000)), base_url="http://localhost",
+                    raise_server_exceptions=False) as c:
+        answers = [c.post("/study/translate", json={"q": "a cat", "runs": ["dot-seed1"]}) for _ in range(2)]
+        fine = c.post("/study/translate", json={"q": "a cat", "runs": ["additive-seed1"]})
+    for answer in answers:
+        assert answer.status_code == 409, answer.text
+        assert answer.json()["error"].startswith("run dot-seed1: its weights did not load")
+        assert "\n" not in answer.json()["error"]
+    assert fine.status_code == 200
+
+
 def test_the_study_is_read_once_and_every_route_needs_the_key(both_directions: Models, study_copy: Path) -> None:
     models = Models(list(both_directions.by_name.values()), Study(study_copy, max_loaded=1))
     (study_copy / "results.json").write_text("broken after start")
@@ -268,8 +327,8 @@ def test_format_html_never_returns_markup_the_document_kept_inert(client: TestCl
 
 
 @pytest.mark.parametrize(("document", "element"), [
-    ("<p>Good morning</p><select><template><textarea></textarea><img src=x onerror=alert(1)></template></select>"
-     "<!-- hidden note", "select"),
+    (("<p>Good morning</p><select><template><textarea></textarea><img src=x onerror=alert(1)></template></select>"
+      "<!-- hidden note"), "select"),
     ("<p>Good morning</p><template><select></select><img src=x onerror=alert(1)></template><!--", "template"),
     ("<p>Good morning</p><noscript><p title='</noscript><img src=x onerror=alert(1)>'></p></noscript><!--", "noscript"),
 ])

@@ -4,9 +4,13 @@ chrF, dev BLEU), the study's table (`results.json`) and figures (PNG). Runs are 
 asked for, at most `max_loaded` at a time (least recently used ones are let go).
 
 A study folder is data from wherever it came from, read once when the server starts: every file is
-opened inside the folder without following a symlink, must be a regular file under its size bound,
-and JSON must have the shape the study writes. A folder that breaks a rule is refused with one line
-that names the file and the fault; requests are answered from what was read, never from the disk."""
+opened inside the folder without following a symlink, must be a regular file under its size bound
+(and all of them under `MAX_STUDY_BYTES`), and JSON must have the shape the study writes. A folder
+that breaks a rule is refused with one line that names the file and the fault; requests are answered
+from what was read, never from the disk. A run's weights are checked at start as strictly (regular
+files and folders, no symlink, no FIFO, under `MAX_RUN_BYTES` each and `MAX_WEIGHTS_BYTES` in all, a
+safetensors header that reads) and loaded on first use outside the study's lock; a run whose weights
+fail to load answers `RunUnavailable` (409) with one line from then on."""
 
 from __future__ import annotations
 
@@ -31,6 +35,14 @@ MAX_JSON_BYTES = 4 * 2**20  # compare.json or results.json
 MAX_FIGURE_BYTES = 8 * 2**20  # one PNG
 MAX_FIGURES_BYTES = 64 * 2**20  # all of them
 MAX_RUNS = 1_000
+MAX_STUDY_BYTES = 256 * 2**20  # every JSON and hypotheses file of the study together
+MAX_RUN_BYTES = 512 * 2**20  # one run's weights folder
+MAX_WEIGHTS_BYTES = 8 * 2**30  # every run's weights together
+MAX_RUN_FILES = 64  # entries in one run's weights folder (and its best/)
+
+
+class RunUnavailable(ConfigError):
+    """A run whose weights could not be loaded (the one-line reason)."""
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -74,9 +86,24 @@ def read_regular(path: Path, limit: int) -> bytes:
     return data
 
 
-def read_json(path: Path, shape: type[dict[str, Any] | list[Any]] = dict) -> Any:
+class _Budget:
+    """Bytes read from a study so far, against MAX_STUDY_BYTES."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.used = folder, 0
+
+    def take(self, size: int) -> None:
+        self.used += size
+        if self.used > MAX_STUDY_BYTES:
+            raise ConfigError(f"{self.folder}: the study's files hold over {MAX_STUDY_BYTES:,} bytes in all")
+
+
+
+def read_json(path: Path, shape: type[dict[str, Any] | list[Any]] = dict, budget: _Budget | None = None) -> Any:
     """A study's JSON file, an object (or a list: `shape`), or ConfigError naming the file and what is wrong."""
     raw = read_regular(path, MAX_JSON_BYTES)
+    if budget is not None:
+        budget.take(len(raw))
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -91,10 +118,62 @@ def read_json(path: Path, shape: type[dict[str, Any] | list[Any]] = dict) -> Any
     return data
 
 
-def read_json_object(path: Path) -> dict[str, Any]:
+def read_json_object(path: Path, budget: _Budget | None = None) -> dict[str, Any]:
     """A study's JSON file as an object (see `read_json`)."""
-    found: dict[str, Any] = read_json(path)
+    found: dict[str, Any] = read_json(path, dict, budget)
     return found
+
+
+def check_weights(folder: Path, inside: Path) -> int:
+    """The bytes of a run's weights folder (the folder and its best/), checked as the study's files are:
+    every entry a regular file or folder reached without a symlink, resolved inside `inside`, at most
+    MAX_RUN_FILES entries and MAX_RUN_BYTES, and each model.safetensors with a header that reads; else
+    ConfigError naming the entry and the fault. Nothing but the safetensors header is read."""
+    total = 0
+    for where in (folder, folder / "best"):
+        if not (where.exists() or where.is_symlink()):
+            continue
+        if where.is_symlink() or not where.is_dir() or not _inside(inside, where):
+            raise ConfigError(f"{where}: a run's weights folder must be a folder inside {inside}, not a link (refused)")
+        entries = sorted(os.scandir(where), key=lambda e: e.name)
+        if len(entries) > MAX_RUN_FILES:
+            raise ConfigError(f"{where}: {len(entries):,} entries; a run's weights folder may hold {MAX_RUN_FILES}")
+        for entry in entries:
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+                raise ConfigError(f"{entry.path}: {kind} among a run's weights (refused)")
+            total += info.st_size
+            if entry.name == "model.safetensors":
+                _check_safetensors(Path(entry.path), info.st_size)
+    if total > MAX_RUN_BYTES:
+        raise ConfigError(f"{folder}: its weights hold {total:,} bytes; a run's may hold at most {MAX_RUN_BYTES:,}")
+    return total
+
+
+def _check_safetensors(path: Path, size: int) -> None:
+    """The safetensors header: an 8-byte length, then that much JSON inside the file (tensors untouched)."""
+    head = _first_bytes(path, 8)
+    length = int.from_bytes(head, "little") if len(head) == 8 else -1
+    if not 0 < length <= min(size - 8, 100 * 2**20):
+        raise ConfigError(f"{path}: not a safetensors file (its header does not read)")
+    try:
+        header = json.loads(_first_bytes(path, 8 + length)[8:])
+    except (UnicodeDecodeError, ValueError):
+        raise ConfigError(f"{path}: not a safetensors file (its header is not JSON)") from None
+    if not isinstance(header, dict):
+        raise ConfigError(f"{path}: not a safetensors file (its header is not an object)")
+
+
+def _first_bytes(path: Path, count: int) -> bytes:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        return os.read(fd, count)
+    finally:
+        os.close(fd)
 
 
 def _inside(folder: Path, child: Path) -> bool:
@@ -107,7 +186,12 @@ class Study:
         if not (out_dir / "runs").is_dir():
             raise ConfigError(f"--study {out_dir}: not a translate compare folder (no runs/ in it); give the folder "
                               f"passed to translate compare --out")
+        if (out_dir / "runs").is_symlink():
+            raise ConfigError(f"--study {out_dir}: its runs/ is a symlink (refused: a study is served from its own folder)")
+        if work_dir is not None and work_dir.is_symlink():
+            raise ConfigError(f"--study-runs {work_dir}: a symlink (refused: give the folder itself)")
         self.out_dir, self.work_dir, self.max_loaded = out_dir, work_dir or out_dir / "runs", max_loaded
+        self._budget = _Budget(out_dir)
         self.runs = self._read_runs()
         if not self.runs:
             raise ConfigError(f"--study {out_dir}: no finished run (a run needs runs/<run>/compare.json, as "
@@ -115,35 +199,43 @@ class Study:
         self.table = self._read_table()
         self._figures = self._read_figures()
         self._loaded: OrderedDict[str, Translator] = OrderedDict()
-        self._lock = threading.Lock()
+        self._failed: dict[str, str] = {}  # run -> why its weights did not load
+        self._lock = threading.Lock()  # the tables above, never held while loading
+        self._loading = {name: threading.Lock() for name in self.runs}  # one load of a run at a time
         self.test_set = TestSet.of(list(self.runs.values()))
 
     def _read_runs(self) -> dict[str, StudyRun]:
         runs: dict[str, StudyRun] = {}
         folders = sorted(p for p in (self.out_dir / "runs").iterdir() if _RUN.match(p.name))
+        weights_bytes = 0
         for folder in folders[:MAX_RUNS]:
             results = folder / "compare.json"
             if folder.is_symlink() or not (results.exists() or results.is_symlink()):
                 continue
             found = self.work_dir / folder.name
-            weights = found if any((w.is_file() and _inside(self.work_dir, w))
+            weights = found if any((w.exists() or w.is_symlink())
                                    for w in (found / "best" / "model.safetensors", found / "model.safetensors")) else None
-            scores = read_json_object(results)
+            if weights is not None:
+                weights_bytes += check_weights(weights, self.work_dir)
+                if weights_bytes > MAX_WEIGHTS_BYTES:
+                    raise ConfigError(f"{self.work_dir}: the runs' weights hold over {MAX_WEIGHTS_BYTES:,} bytes in all")
+            scores = read_json_object(results, self._budget)
             seed = scores.get("seed", 0)
             if isinstance(seed, bool) or not isinstance(seed, int):
                 raise ConfigError(f"{results}: seed must be an integer, got {str(seed)[:40]!r}")
             mechanism = scores.get("mechanism", "")
             if not isinstance(mechanism, str):
                 raise ConfigError(f"{results}: mechanism must be a string, got {type(mechanism).__name__}")
-            runs[folder.name] = StudyRun(folder.name, mechanism, seed, scores, weights, _read_lines(folder / "test.hyp.txt"),
-                                         _read_attention(folder / "attention.json"))
+            runs[folder.name] = StudyRun(folder.name, mechanism, seed, scores, weights,
+                                         _read_lines(folder / "test.hyp.txt", self._budget),
+                                         _read_attention(folder / "attention.json", self._budget))
         return runs
 
     def _read_table(self) -> list[dict[str, Any]]:
         path = self.out_dir / "results.json"
         if not (path.exists() or path.is_symlink()):
             return []
-        rows = read_json_object(path).get("rows", [])
+        rows = read_json_object(path, self._budget).get("rows", [])
         if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
             raise ConfigError(f"{path}: rows must be a list of objects")
         return rows
@@ -174,21 +266,32 @@ class Study:
         return self._figures.get(name)
 
     def translator(self, name: str) -> Translator:
-        """The run's translator, loaded on first use (thread-safe: the worker thread and the event loop);
-        LookupError for a run whose weights are not here."""
+        """The run's translator, loaded on first use (thread-safe; the study's lock is not held while a
+        run loads, so other runs and routes go on); LookupError for a run whose weights are not here,
+        RunUnavailable (one line) for one whose weights failed to load, then and on every later call."""
         run = self.runs.get(name)
         if run is None:
             raise KeyError(name)
         if run.weights is None:
             raise LookupError(name)
-        with self._lock:
-            if name in self._loaded:
-                self._loaded.move_to_end(name)
-                return self._loaded[name]
-            translator = load_translator(run.weights)
-            self._loaded[name] = translator
-            while len(self._loaded) > self.max_loaded:
-                self._loaded.popitem(last=False)
+        with self._loading[name]:
+            with self._lock:
+                if name in self._failed:
+                    raise RunUnavailable(self._failed[name])
+                if name in self._loaded:
+                    self._loaded.move_to_end(name)
+                    return self._loaded[name]
+            try:
+                translator = load_translator(run.weights)
+            except Exception as exc:  # noqa: BLE001 - any fault of the files: one line, kept
+                reason = f"run {name}: its weights did not load ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})"
+                with self._lock:
+                    self._failed[name] = reason
+                raise RunUnavailable(reason) from None
+            with self._lock:
+                self._loaded[name] = translator
+                while len(self._loaded) > self.max_loaded:
+                    self._loaded.popitem(last=False)
             return translator
 
 
@@ -196,22 +299,24 @@ MAX_ATTENTION_EXAMPLES = 32
 MAX_PIECES = 512
 
 
-def _read_lines(path: Path) -> tuple[str, ...]:
+def _read_lines(path: Path, budget: _Budget | None = None) -> tuple[str, ...]:
     """A run's hypotheses file as lines (none when the file is absent)."""
     if not (path.exists() or path.is_symlink()):
         return ()
     raw = read_regular(path, MAX_JSON_BYTES)
+    if budget is not None:
+        budget.take(len(raw))
     try:
         return tuple(raw.decode("utf-8").splitlines())
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 (byte {exc.start})") from None
 
 
-def _read_attention(path: Path) -> tuple[dict[str, Any], ...]:
+def _read_attention(path: Path, budget: _Budget | None = None) -> tuple[dict[str, Any], ...]:
     """attention.json: a list of {source, source_pieces, target_pieces, weights[target][source]} (checked)."""
     if not (path.exists() or path.is_symlink()):
         return ()
-    data: list[Any] = read_json(path, list)
+    data: list[Any] = read_json(path, list, budget)
     examples = []
     for number, item in enumerate(data[:MAX_ATTENTION_EXAMPLES], start=1):
         where = f"{path}: example {number}"

@@ -3,7 +3,6 @@ and one text translated by 1-4 runs side by side (`serve.study` reads the study)
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -16,7 +15,7 @@ from translate.serve.models import BatchKey, Models, attention_cells, search_cos
 from translate.serve.replies import ERRORS, answers, body_schema, check_sizes, get_and_head
 from translate.serve.schemas import StudyRequest
 from translate.serve.settings import ServeSettings
-from translate.serve.study import PREFIX, Study
+from translate.serve.study import PREFIX, RunUnavailable, Study
 
 
 def install(app: FastAPI, models: Models, study: Study, settings: ServeSettings, access: Access) -> None:
@@ -60,7 +59,8 @@ def install(app: FastAPI, models: Models, study: Study, settings: ServeSettings,
         if not 1 <= limit <= 500:
             raise HTTPException(422, f"limit must be 1-500, got {limit}")
         test_set = study.test_set
-        rows = await asyncio.to_thread(test_set.rows, runs, limit)
+        rows = await request.app.state.workers.run(client_of(request), test_set.rows, runs, limit,
+                                                   timeout_s=settings.timeout_s)
         return {"target": test_set.target, "sentences": len(test_set.references), "runs": [r.name for r in runs],
                 "rows": rows}
 
@@ -78,14 +78,25 @@ def install(app: FastAPI, models: Models, study: Study, settings: ServeSettings,
         if without:
             raise HTTPException(409, f"run {clip(without[0])} has no weights here: the study's tables, figures, attention "
                                      f"and test translations are served; to translate, give its work folder (--study-runs)")
-        translators = [await asyncio.to_thread(study.translator, run) for run in req.runs]  # loading: off the loop
-        cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
-        if cells > settings.max_attention_cells:
-            raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
-                                     f"max_attention_cells={settings.max_attention_cells:,}")
+        try:  # loading: in the client's line of the workers' pool, within the request's time
+            translators = [await request.app.state.workers.run(client_of(request), study.translator, run,
+                                                               timeout_s=settings.timeout_s,
+                                                               refusal=f"run {clip(run)} could not be loaded")
+                           for run in req.runs]
+        except RunUnavailable as exc:
+            raise HTTPException(409, str(exc)) from None
         keys = [BatchKey(PREFIX + run, req.beam, 1, req.attention) for run in req.runs]
-        jobs = [request.app.state.batcher.submit(key, [req.q], client_of(request), [search_cost(t, req.q, key)])
-                for key, t in zip(keys, translators)]
+
+        def costs() -> list[int]:  # counted in the client's line, never on the loop
+            cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
+            if cells > settings.max_attention_cells:
+                raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
+                                         f"max_attention_cells={settings.max_attention_cells:,}")
+            return [search_cost(t, req.q, key) for key, t in zip(keys, translators)]
+
+        counted = await request.app.state.workers.run(client_of(request), costs, timeout_s=settings.timeout_s)
+        jobs = [request.app.state.batcher.submit(key, [req.q], client_of(request), [cost])
+                for key, cost in zip(keys, counted)]
         outputs = await answers(jobs, settings)
         rows = []
         for run, translator, [result] in zip(req.runs, translators, outputs):
