@@ -562,3 +562,16 @@ def test_a_released_model_is_served_by_onnx_runtime_unless_attention_is_asked() 
     for a, b in zip(fast, torch_engine):  # the same n-best lists, whichever engine searched
         assert [x["translation"] for x in a["alternatives"]] == [x["translation"] for x in b["alternatives"]]
         assert [x["score"] for x in a["alternatives"]] == pytest.approx([x["score"] for x in b["alternatives"]], abs=1e-3)
+
+
+def test_a_text_over_the_source_bound_logs_its_truncation_once(both_directions: Models,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """Counted for its cost, its attention cells and its pieces, searched and aligned: one warning."""
+    import logging
+
+    with TestClient(create_app(both_directions, ServeSettings(burst=1000)), base_url="http://localhost") as c, \
+            caplog.at_level(logging.WARNING, logger="translate.inference.text_translator"):
+        reply = c.post("/translate", json={"q": "the dog runs " * 70, "source": "en", "attention": True, "beam": 2})
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["translations"][0]["truncated"]
+    assert sum("truncated to" in r.getMessage() for r in caplog.records) == 1

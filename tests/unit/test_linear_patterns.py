@@ -20,8 +20,8 @@ MODULES = ("translate.inference.passthrough", "translate.data.normalize", "trans
            "translate.data.repeats", "translate.inference.markup", "translate.inference.router",
            "translate.inference.glossary", "translate.inference.notices", "translate.data.text")
 UNITS = ("a-", "a", "a.", "1,", "1.", "1:", "@a", "a@", ".", "www.", "`a", "#a", "1 ", "一", "嗯…", "http://",
-         "a.b/", "- ", "a1-", "twenty ", "\u00a0", ". A", "。", "一 ", "(", "a(", "一(", "1:1", "\ufe0f", "\u200d😀", "😀 ")
-PREFIXES = ("", "(", "`", "https://", "@", "#", "a@", "一", "1")
+         "a.b/", "- ", "a1-", "twenty ", "\u00a0", ". A", "。", "一 ", "(", "a(", "一(", "1:1", "\ufe0f", "\u200d😀", "😀 ", "``a", "`")
+PREFIXES = ("", "(", "`", "``", "https://", "@", "#", "a@", "一", "1")
 CHARACTERS = 1_000  # the smaller input; the larger is 8x
 GROWTH_BOUND = 24.0
 

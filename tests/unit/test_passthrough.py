@@ -84,3 +84,11 @@ def test_a_span_written_against_chinese_words_is_not_glued_to_english(text: str,
                                                                        chinese: str) -> None:
     assert protect(text).restore(translation, spaced=True) == english
     assert protect(text).restore(translation) == chinese  # a target without spaces keeps the source's spacing
+
+
+def test_a_markdown_code_span_of_two_backticks_keeps_the_backticks_inside_it_verbatim() -> None:
+    from translate.inference.passthrough import protect
+
+    found = protect("Run ``git `pull` now`` please.")
+    assert found.text == "Run please." and found.inner == ("``git `pull` now``",)
+    assert found.restore("请运行。") == "请运行 ``git `pull` now``。"

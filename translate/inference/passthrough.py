@@ -29,7 +29,7 @@ _URL = (rf"(?:https?://|www\.){_URL_BODY}"  # with a scheme or www.
 _EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _MENTION = r"(?<![\w@])@[A-Za-z0-9_]+(?:@[\w-]+(?:\.[\w-]+)+)?"  # @user, or @user@host (Mastodon: ASCII names)
 _HASHTAG = r"(?<![\w#&])#\w+"
-_CODE = r"`[^`\n]+`"
+_CODE = r"``[^\n]*?``|`[^`\n]+`"  # Markdown's code spans: ``...`` holds single backticks (``git `pull` now``)
 SPAN = re.compile(f"{_CODE}|{_URL}|{_EMAIL}|{_MENTION}|{_HASHTAG}|{EMOJI}")
 _GAP_BEFORE_PUNCTUATION = re.compile(r"[ \t]+(?=[,.!?;:，。！？；：、])")
 _CLOSING = re.compile(r"[\s.!?。！？…\"'”’)）]*$")

@@ -59,11 +59,14 @@ class TextTranslator:
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self._letters: np.ndarray | None = None  # letters of each target piece, for `repeat_ban`
 
-    def encode_sources(self, texts: list[str]) -> list[list[int]]:
+    def encode_sources(self, texts: list[str], warn: bool = True) -> list[list[int]]:
+        """Each text's source ids, cut to MAX_SOURCE_TOKENS pieces; `warn`: log each cut (the search
+        does; counting, costing and aligning the same text again does not)."""
         encoded = self.src_tokenizer.encode([normalize_source(t, self.src_lang) for t in texts])
         for i, ids in enumerate(encoded):
             if len(ids) > MAX_SOURCE_TOKENS:
-                logger.warning("sentence %d has %d pieces; truncated to %d", i + 1, len(ids), MAX_SOURCE_TOKENS)
+                if warn:
+                        logger.warning("sentence %d has %d pieces; truncated to %d", i + 1, len(ids), MAX_SOURCE_TOKENS)
                 encoded[i] = ids[:MAX_SOURCE_TOKENS]
         return [source_ids(ids) for ids in encoded]
 

@@ -205,7 +205,7 @@ class Translator(TextTranslator):
             return []
         was_training = self.model.training
         self.model.eval()
-        src = self.encode_sources([self.read(text) for text in texts])
+        src = self.encode_sources([self.read(text) for text in texts], warn=False)
         tgt = [target_ids(tokens) for tokens in translations]
         alignments: list[Alignment | None] = [None] * len(texts)
         for chunk in _chunks_of_cells([len(s) for s in src], [len(t) for t in tgt], ALIGN_CHUNK_CELLS):

@@ -141,14 +141,14 @@ def attention_cells(translator: Translator, text: str, n_best: int) -> int:
     and sentence, its source pieces times the longest translation the search allows (+ end of sentence)."""
     decode = translator.decode
     return n_best * sum(len(ids) * (int(len(ids) * decode.max_len_a) + decode.max_len_b + 1)
-                        for ids in translator.encode_sources(sentences_of(translator, text)))
+                        for ids in translator.encode_sources(sentences_of(translator, text), warn=False))
 
 
 def search_cost(translator: Translator, text: str, key: BatchKey) -> int:
     """A text's estimated search cost, counted before any search: per sentence its source pieces
     times beam times n-best (the hypotheses a step extends, over a source that long), twice that when
     attention is asked (the teacher-forced pass that aligns every alternative)."""
-    pieces = sum(len(ids) for ids in translator.encode_sources(sentences_of(translator, text)))
+    pieces = sum(len(ids) for ids in translator.encode_sources(sentences_of(translator, text), warn=False))
     return max(1, pieces) * key.beam * key.n_best * (2 if key.attention or key.align else 1)
 
 
@@ -161,7 +161,7 @@ def _sentences(translator: Translator, searcher: TextTranslator, key: BatchKey, 
     if key.attention or key.align:
         alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])
     else:
-        sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources([translator.read(t) for t in texts])]
+        sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources([translator.read(t) for t in texts], warn=False)]
         alignments = [Alignment(sources[i], translator.tgt_tokenizer.pieces([*hyp.tokens, EOS_ID]), [])
                       for i, hyp in flat]
     read = [translator.read(t) for t in texts]  # what the search read: attention, notices and bounds on it

@@ -178,7 +178,7 @@ class Distiller:
         return rows
 
     def _decode(self, done: dict[int, TeacherRow], progress: Callable[[str], None]) -> None:
-        source_pieces = [len(ids) - 1 for ids in self.translator.encode_sources(self.sources)]  # without EOS
+        source_pieces = [len(ids) - 1 for ids in self.translator.encode_sources(self.sources, warn=False)]  # without EOS
         order = sorted(range(len(self.sources)), key=lambda i: (source_pieces[i], i))
         todo = [i for i in order if i not in done]
         began, decoded = time.monotonic(), 0
