@@ -17,6 +17,12 @@ client's sentence (fair shares); a 60 KB Content-Type header of quotes and a mul
 quotes, each with /health timed meanwhile (the event loop must stay free), form numbers that int()
 refuses, HTML whose comment a browser never closes, and 100 guessed API keys. Writes JSON to
 benchmarks/results/ (or --out).
+
+    python scripts/benchmark.py hostile --only owners        # one client's work where every client waits
+
+`--only owners`: with the default limits, 20 requests of costly spans at once, bursts of 125-block HTML
+documents, <template> in <select>, a forged run marker, four addresses looping heavy searches, and the
+largest attention allowed until its deadline; another address's /health and sentence timed meanwhile.
 """
 
 from __future__ import annotations
@@ -191,6 +197,126 @@ def fair_shares(url: str, heavy: int = 20) -> Any:
     return send
 
 
+async def _probe(url: str, flood: Any, until_done: bool = True, seconds: float = 0.0) -> dict[str, Any]:
+    """`flood(client)` (a coroutine: one address's attack, told by X-Forwarded-For 10.0.0.1) while another
+    address (10.0.0.2) asks /health and one sentence every 250 ms: the slowest of each, the sentence's
+    failures, and the flood's statuses."""
+    async with httpx.AsyncClient(timeout=300) as client:
+        attack = asyncio.create_task(flood(client))
+        health_s: list[float] = []
+        sentence_s: list[float] = []
+        failures: Counter[int] = Counter()
+        began = time.perf_counter()
+        await asyncio.sleep(0.05)
+        while not attack.done() or time.perf_counter() - began < seconds:
+            t = time.perf_counter()
+            await client.get(url + "/health", headers={"X-Forwarded-For": "10.0.0.2"})
+            health_s.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            r = await client.post(url + "/translate", json={"q": "Where is the station?", "source": "en"},
+                                  headers={"X-Forwarded-For": "10.0.0.2"})
+            sentence_s.append(time.perf_counter() - t)
+            if r.status_code != 200:
+                failures[r.status_code] += 1
+            await asyncio.sleep(0.25)  # within the default rate (5/s): the probe is never what is limited
+        codes = await attack
+    return {"slowest_health_s": round(max(health_s, default=0), 3), "slowest_sentence_s": round(max(sentence_s, default=0), 3),
+            "probes": len(sentence_s), "other_client_failures": dict(failures),
+            "flood": dict(Counter(codes)), "took_s": round(time.perf_counter() - began, 2)}
+
+
+def _summary(found: dict[str, Any]) -> str:
+    return (f"/health at worst {found['slowest_health_s']:.2f} s, the other client's sentence at worst "
+            f"{found['slowest_sentence_s']:.2f} s over {found['probes']} probes (failures {found['other_client_failures']}); "
+            f"the flood {found['flood']} in {found['took_s']} s")
+
+
+def costly_spans(url: str, count: int = 20) -> Any:
+    """`count` x `{"q": ["a-"*500]*65, "attention": true}` at once from one address."""
+    def send() -> tuple[int, str]:
+        async def flood(client: httpx.AsyncClient) -> list[int]:
+            replies = await asyncio.gather(*(client.post(url + "/translate", json={"q": ["a-" * 500] * 65, "attention": True},
+                                                         headers={"X-Forwarded-For": "10.0.0.1"}) for _ in range(count)))
+            return [r.status_code for r in replies]
+        found = asyncio.run(_probe(url, flood))
+        return max(found["other_client_failures"] or {200: 0}), _summary(found)
+    return send
+
+
+def html_bursts(url: str, bursts: int = 5, size: int = 20) -> Any:
+    """`bursts` bursts of `size` x 65 documents of 125 blocks (`<p>x</p>` x 125) from one address."""
+    def send() -> tuple[int, str]:
+        async def flood(client: httpx.AsyncClient) -> list[int]:
+            codes: list[int] = []
+            for _ in range(bursts):
+                replies = await asyncio.gather(*(client.post(
+                    url + "/translate", json={"q": ["<p>x</p>" * 125] * 65, "format": "html"},
+                    headers={"X-Forwarded-For": "10.0.0.1"}) for _ in range(size)))
+                codes += [r.status_code for r in replies]
+            return codes
+        found = asyncio.run(_probe(url, flood))
+        return max(found["other_client_failures"] or {200: 0}), _summary(found)
+    return send
+
+
+HEAVY = {"q": "嗯…" * 500, "beam": 10, "n_best": 5, "attention": True}
+
+
+def heavy_loops(url: str, clients: int = 4, seconds: float = 30.0) -> Any:
+    """`clients` addresses each looping one heavy text (beam 10, n-best 5, attention) for `seconds`."""
+    def send() -> tuple[int, str]:
+        async def flood(client: httpx.AsyncClient) -> list[int]:
+            stop = time.perf_counter() + seconds
+
+            async def loop(address: str) -> list[int]:
+                codes = []
+                while time.perf_counter() < stop:
+                    r = await client.post(url + "/translate", json=HEAVY, headers={"X-Forwarded-For": address})
+                    codes.append(r.status_code)
+                return codes
+            return [code for codes in await asyncio.gather(*(loop(f"10.0.1.{i}") for i in range(clients)))
+                    for code in codes]
+        found = asyncio.run(_probe(url, flood))
+        return max(found["other_client_failures"] or {200: 0}), _summary(found)
+    return send
+
+
+def attention_deadline(url: str, pid: int) -> Any:
+    """The 343,815-cell attention request (under max_attention_cells) until its 504, then how soon
+    another client's sentence is answered (the model let go) and the server's peak RSS."""
+    def send() -> tuple[int, str]:
+        async def scenario() -> tuple[int, float, float, int]:
+            async with httpx.AsyncClient(timeout=300) as client:
+                began = time.perf_counter()
+                heavy = await client.post(url + "/translate", json={"q": "嗯…" * 450 + "好" * 100, "beam": 5, "n_best": 5,
+                                                                    "attention": True},
+                                          headers={"X-Forwarded-For": "10.0.0.1"})
+                answered = time.perf_counter() - began
+                t = time.perf_counter()
+                other = await client.post(url + "/translate", json={"q": "Where is the station?", "source": "en"},
+                                          headers={"X-Forwarded-For": "10.0.0.2"})
+                return heavy.status_code, answered, time.perf_counter() - t, other.status_code
+        status, answered, after, other = asyncio.run(scenario())
+        return status, (f"answered {status} after {answered:.1f} s; another client's sentence then answered {other} "
+                        f"in {after:.2f} s; server peak RSS {peak_mb(pid)} MB")
+    return send
+
+
+def owner_cases(url: str, pid: int) -> list[tuple[str, Any]]:
+    """The requests that once landed one client's work where every client waits (the loop, the shared
+    pool, the search places, the model during attention), each with another client's sentence timed."""
+    return [
+        ('20 x {"q": ["a-"*500]*65, "attention": true} at once from one address', costly_spans(url)),
+        ('5 bursts of 20 x 65 HTML documents of 125 blocks from one address', html_bursts(url)),
+        ("format html: <template> inside <select> hiding <img onerror>",
+         html_reply(url, '<p>Good morning</p><select><template><textarea></textarea><img src=x onerror=alert(1)>'
+                         '</template></select><!-- hidden note')),
+        ("format html: a forged run marker U+E000 9 U+E001", html_reply(url, "<p>Hello <code>\ue0009\ue001</code> there.</p>")),
+        ('4 addresses looping {"q": "嗯…"*500, "beam": 10, "n_best": 5, "attention": true} for 30 s', heavy_loops(url)),
+        ("343,815 attention cells (beam 5, n-best 5) until the deadline", attention_deadline(url, pid)),
+    ]
+
+
 def request_cases(url: str) -> list[tuple[str, Any]]:
     """The single requests, each at the worst end of a limit or an attack (label, send)."""
     worst = {"q": [LONG_EN[:1000]] * 64, "source": "en", "beam": 10, "n_best": 5}  # the most max_body_bytes holds
@@ -246,10 +372,22 @@ def main() -> None:
     parser.add_argument("--models", action="append", default=[], help="as for translate serve (default: released)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / f"{time.strftime('%Y-%m-%d')}-hostile.json")
+    parser.add_argument("--only", choices=["owners"], help="owners: only the requests that once landed one client's "
+                        "work where every client waits, with the default limits (the client told by X-Forwarded-For)")
     args = parser.parse_args()
     load_before = list(os.getloadavg())  # a busy hour shows in the JSON
-    proc, url = start_server(args, ["burst=1000", "rate=1000"])
     rows: list[dict[str, Any]] = []
+    if args.only == "owners":
+        proc, url = start_server(args, ["trusted_proxies=127.0.0.1"])
+        try:
+            httpx.post(url + "/translate", json={"q": "Warm up."}, timeout=60)
+            rows = [measure(proc.pid, label, send) for label, send in owner_cases(url, proc.pid)]
+        finally:
+            proc.terminate()
+            proc.wait(30)
+        _write(args, load_before, rows)
+        return
+    proc, url = start_server(args, ["burst=1000", "rate=1000"])
     try:
         httpx.post(url + "/translate", json={"q": "Warm up."}, timeout=60)
         cases = request_cases(url)
@@ -285,9 +423,14 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(30)
+    _write(args, load_before, rows)
+
+
+def _write(args: argparse.Namespace, load_before: list[float], rows: list[dict[str, Any]]) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"threads": args.threads, "models": args.models or "released",
+    args.out.write_text(json.dumps({"threads": args.threads, "models": args.models or "released", "only": args.only,
                                     "load_average_before": load_before, "load_average_after": list(os.getloadavg()),
+                                    "command": "python scripts/benchmark.py hostile" + (f" --only {args.only}" if args.only else ""),
                                     "rows": rows},
                                    indent=1, ensure_ascii=False), encoding="utf-8")
     print(f"written: {args.out}")
