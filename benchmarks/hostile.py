@@ -251,7 +251,7 @@ def html_bursts(url: str, bursts: int = 5, size: int = 20) -> Any:
             for _ in range(bursts):
                 replies = await asyncio.gather(*(client.post(
                     url + "/translate", json={"q": ["<p>x</p>" * 125] * 65, "format": "html"},
-                    headers={"X-Forwarded-For": "10.0.0.1"}) for _ in range(size)))
+                    headers={"X-Forwarded-For": "10.0.0.3"}) for _ in range(size)))  # not charged for the row above
                 codes += [r.status_code for r in replies]
             return codes
         found = asyncio.run(_probe(url, flood))
@@ -312,8 +312,8 @@ def owner_cases(url: str, pid: int) -> list[tuple[str, Any]]:
          html_reply(url, '<p>Good morning</p><select><template><textarea></textarea><img src=x onerror=alert(1)>'
                          '</template></select><!-- hidden note')),
         ("format html: a forged run marker U+E000 9 U+E001", html_reply(url, "<p>Hello <code>\ue0009\ue001</code> there.</p>")),
+        ("343,815 attention cells (beam 5, n-best 5)", attention_deadline(url, pid)),
         ('4 addresses looping {"q": "嗯…"*500, "beam": 10, "n_best": 5, "attention": true} for 30 s', heavy_loops(url)),
-        ("343,815 attention cells (beam 5, n-best 5) until the deadline", attention_deadline(url, pid)),
     ]
 
 
@@ -382,6 +382,14 @@ def main() -> None:
         try:
             httpx.post(url + "/translate", json={"q": "Warm up."}, timeout=60)
             rows = [measure(proc.pid, label, send) for label, send in owner_cases(url, proc.pid)]
+        finally:
+            proc.terminate()
+            proc.wait(30)
+        proc, url = start_server(args, ["trusted_proxies=127.0.0.1", "timeout_s=3"])  # a deadline it meets
+        try:
+            httpx.post(url + "/translate", json={"q": "Warm up."}, timeout=60)
+            rows.append(measure(proc.pid, "343,815 attention cells (beam 5, n-best 5) with timeout_s=3",
+                                attention_deadline(url, proc.pid)))
         finally:
             proc.terminate()
             proc.wait(30)

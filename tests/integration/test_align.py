@@ -41,6 +41,8 @@ def test_chunks_hold_like_lengths_within_their_cells() -> None:
         assert max(sources[i] for i in chunk) * max(targets[i] for i in chunk) * len(chunk) <= 2 * 50 * 60 or len(chunk) == 1
     assert [0, 2, 4] in chunks and [3, 1] in chunks  # short with short, long with long
     assert translator_module._chunks_of_cells([100], [100], 10) == [[0]]  # one pair over the cells goes alone
+    many = translator_module._chunks_of_cells([3] * 10, [5] * 10, 10**9, rows=20)  # decoder rows bound the time
+    assert [len(chunk) for chunk in many] == [4, 4, 2]
 
 
 def test_a_pass_past_its_deadline_stops_between_chunks_and_hands_over_there(

@@ -197,8 +197,9 @@ class Translator(TextTranslator):
     def align(self, texts: list[str], translations: list[list[int]]) -> list[Alignment]:
         """Attention weights of each source text against its translation's tokens, on the pieces the
         search read (`read`: without the spans that pass through). Teacher-forced in chunks of pairs
-        of like lengths, each at most ALIGN_CHUNK_CELLS padded cells (source x target x pairs; one pair
-        alone may be more), with `check_deadline` before each: so the pass's memory does not grow with
+        of like lengths, each at most ALIGN_CHUNK_CELLS padded cells (source x target x pairs) and
+        ALIGN_CHUNK_ROWS decoder rows (target x pairs; one pair alone may be more), with
+        `check_deadline` before each: so the pass's memory does not grow with
         the request, a server hands the model to another batch between chunks, and work nobody waits
         for stops within one chunk."""
         if not texts:
@@ -227,19 +228,23 @@ class Translator(TextTranslator):
         return Alignment(source_pieces, target_pieces, weights[:rows, :cols].tolist(), per_head)
 
 
-ALIGN_CHUNK_CELLS = 200_000  # padded attention cells of one chunk of `Translator.align`
+ALIGN_CHUNK_CELLS = 200_000  # padded attention cells of one chunk of `Translator.align` (its memory)
+ALIGN_CHUNK_ROWS = 4_096  # pairs x decoder steps of one chunk (its time: the decoder steps one row at a time)
 
 
-def _chunks_of_cells(source_lengths: list[int], target_lengths: list[int], cells: int) -> list[list[int]]:
+def _chunks_of_cells(source_lengths: list[int], target_lengths: list[int], cells: int,
+                     rows: int | None = None) -> list[list[int]]:
     """Indices of pairs in chunks of like lengths (sorted by source, then target length), each chunk's
-    padded cells (longest source x longest target x pairs) at most `cells`, a pair alone where it is more."""
+    padded cells (longest source x longest target x pairs) at most `cells` and its decoder rows (longest
+    target x pairs) at most `rows` (default ALIGN_CHUNK_ROWS), a pair alone where it is more."""
+    rows = ALIGN_CHUNK_ROWS if rows is None else rows
     order = sorted(range(len(source_lengths)), key=lambda i: (source_lengths[i], target_lengths[i]))
     chunks: list[list[int]] = []
     chunk: list[int] = []
     longest_source = longest_target = 0
     for i in order:
         s, t = max(longest_source, source_lengths[i]), max(longest_target, target_lengths[i])
-        if chunk and s * t * (len(chunk) + 1) > cells:
+        if chunk and (s * t * (len(chunk) + 1) > cells or t * (len(chunk) + 1) > rows):
             chunks.append(chunk)
             chunk, s, t = [], source_lengths[i], target_lengths[i]
         chunk.append(i)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from importlib import resources
@@ -11,7 +12,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -180,10 +181,16 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     results = [_unchanged(text, str(req.target)) for text in texts]
     for i, result in zip(ready.wanted, found):
         results[i] = result
+    return await workers.run(client, _reply, req, ready, results, timeout_s=settings.timeout_s,
+                             refusal="the reply could not be built")
+
+
+def _reply(req: TranslateRequest, ready: _Prepared, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reply's fields from the results (in the client's line of the workers' pool): LibreTranslate's
+    fields, each HTML document written back, the attention computed only to place tags left out."""
     sources = [str(req.target) if served is None else served.artifact.src_lang for served in ready.per_document]
     try:
-        fields = await workers.run(client, libretranslate.reply_fields, req, ready.visible, ready.markups, results,
-                                   sources, timeout_s=settings.timeout_s, refusal="the reply could not be built")
+        fields = libretranslate.reply_fields(req, ready.visible, ready.markups, results, sources)
     except MarkupError as exc:
         raise HTTPException(422, str(exc)) from None
     if ready.align and not req.attention:  # computed to place inline tags, not asked for
@@ -192,6 +199,11 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
             result["alternatives"] = [{**a, "attention": None} for a in result["alternatives"]]
     reply = TranslateResponse.model_validate({"translations": results, **fields})
     return reply.model_dump(exclude={k for k in ("detectedLanguage", "alternatives") if getattr(reply, k) is None})
+
+
+def json_bytes(content: Any) -> bytes:
+    """`content` as JSONResponse writes it, for a worker to write (a reply of attention matrices is megabytes)."""
+    return json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode("utf-8")
 
 
 def _unchanged(text: str, language: str) -> dict[str, Any]:
@@ -260,7 +272,7 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
 
     @app.post("/translate", response_model=TranslateResponse, responses=ERRORS,
               openapi_extra=body_schema(TranslateRequest))
-    async def translate(request: Request) -> JSONResponse:
+    async def translate(request: Request) -> Response:
         """Translate one text or a list; direction from `source`/`target`, or from each text's script.
         JSON or a form (LibreTranslate's clients); the reply carries LibreTranslate's fields too."""
         libretranslate.mark_dialect(request, {}, is_form(request))  # a form that cannot be read is answered as LT's
@@ -270,7 +282,9 @@ def create_app(models: Models, settings: ServeSettings) -> FastAPI:
         libretranslate.mark_dialect(request, fields, is_form(request))
         access.key(request, fields.get("api_key"))
         req = validated(TranslateRequest, fields)
-        return JSONResponse(await _translate(req, models, request.app.state.batcher, settings, client, workers))
+        reply = await _translate(req, models, request.app.state.batcher, settings, client, workers)
+        return Response(await workers.run(client, json_bytes, reply, timeout_s=settings.timeout_s,
+                                          refusal="the reply could not be written"), media_type="application/json")
 
     @get_and_head(app, "/models", response_model=list[ModelInfo], responses=ERRORS,
                    dependencies=[Depends(header_guard)])

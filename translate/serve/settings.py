@@ -40,8 +40,9 @@ class ServeSettings:
     # places: the turns serialise the model, so places bound memory (one text each), not fairness
     max_extra_batches: int = 16
     # threads that read bodies and HTML, choose models and count costs before a search and build replies
-    # after it; each client uses one at a time (`serve.workers`)
-    prepare_threads: int = 4
+    # after it; each client uses one at a time (`serve.workers`), so a client with work gets a thread
+    # while fewer clients than this have work
+    prepare_threads: int = 16
     work_cost: float = 20.0  # rate tokens a client is charged per second of that work (the burst: one second)
     max_html_tags: int = 1_024  # start tags in one request's HTML documents, counted before parsing (413 above)
     api_key: str = ""  # "" = no key needed; else requests must send it (401 otherwise)
