@@ -367,6 +367,30 @@ def request_cases(url: str) -> list[tuple[str, Any]]:
     ]
 
 
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: markup shown, not rendered; no column breaks."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|").replace("\n", " ")
+
+
+def owners_table(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """The `--only owners` rows of two runs side by side, as a Markdown table (what docs/results quotes)."""
+    found = {row["request"]: row for row in before["rows"]}
+    header = ("| request | before: status, what another client saw | after: status, what another client saw | "
+              "peak RSS before → after |")
+    lines = [header, "|---|---|---|---|"]
+    for row in after["rows"]:
+        old = found.get(row["request"])
+        was = f"{old['status']}: {old['note'][:200]}" if old else "not measured"
+        peak = f"{old['peak_rss_mb']:,.0f} → {row['peak_rss_mb']:,.0f} MB" if old else f"{row['peak_rss_mb']:,.0f} MB"
+        now = f"{row['status']}: {row['note'][:200]}"
+        cells = [_cell(row["request"]), _cell(was), _cell(now), peak]
+        lines.append("| " + " | ".join(cells) + " |")
+    loads = ", ".join(f"{name} {' / '.join(f'{x:.2f}' for x in run['load_average_before'])} → "
+                      f"{' / '.join(f'{x:.2f}' for x in run['load_average_after'])}"
+                      for name, run in (("before", before), ("after", after)))
+    return "\n".join(lines) + f"\n\nLoad averages (1 / 5 / 15 min) over each run: {loads}."
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", action="append", default=[], help="as for translate serve (default: released)")
@@ -374,7 +398,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / f"{time.strftime('%Y-%m-%d')}-hostile.json")
     parser.add_argument("--only", choices=["owners"], help="owners: only the requests that once landed one client's "
                         "work where every client waits, with the default limits (the client told by X-Forwarded-For)")
+    parser.add_argument("--table", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
+                        help="print the Markdown table of two --only owners runs' JSON and stop")
     args = parser.parse_args()
+    if args.table:
+        before, after = (json.loads(path.read_text(encoding="utf-8")) for path in args.table)
+        print(owners_table(before, after))
+        return
     load_before = list(os.getloadavg())  # a busy hour shows in the JSON
     rows: list[dict[str, Any]] = []
     if args.only == "owners":
