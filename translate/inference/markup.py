@@ -307,12 +307,22 @@ class _Reader(HTMLParser):
             return int(self.parse_bogus_comment(i, report))
 
 
-# Elements html5lib 1.1 reads by an older HTML standard than browsers do today: a <select>'s content
-# (browsers now keep elements inside it, html5lib closes it at the first one), a <template> there
-# (inert to a browser, ignored by html5lib: its content became live markup when written back), and
-# <noscript> (raw text to a browser that runs scripts, markup to html5lib). A document whose two
-# readings disagree is written back from html5lib's tree, so one holding these is refused instead.
-_OLDER_READING = re.compile(r"<(select|template|noscript|selectedcontent)(?=[\s/>])", re.IGNORECASE)
+# Elements html5lib 1.1 reads by an older HTML standard than browsers do today. A <select>'s content:
+# browsers now keep elements inside it, html5lib drops them or closes the select, so what it takes
+# for text to translate can be a tag to a browser; a document holding one is refused on every path.
+# A <template> inside it (inert to a browser, ignored by html5lib: its content became live markup
+# when written back), <noscript> (raw text to a browser that runs scripts, markup to html5lib) and
+# foreign content (<svg>, <math>: html5lib's tree does not always serialise to what a browser reads
+# back) matter where a document is written back from html5lib's tree, when its two readings disagree.
+_OLDER_READING = re.compile(r"<(select|selectedcontent)(?=[\s/>])", re.IGNORECASE)
+_OLDER_TREE = re.compile(r"<(select|template|noscript|selectedcontent|svg|math)(?=[\s/>])", re.IGNORECASE)
+
+
+def _refuse_older(found: re.Match[str] | None) -> None:
+    if found is not None:
+        raise MarkupError(f"this HTML's <{found.group(1).lower()}> is read one way by today's browsers and another by "
+                          "the HTML parser the translator checks documents with (html5lib, which follows an older HTML "
+                          "standard there); it is refused rather than rewritten: send it without it")
 
 
 def read_html(document: str) -> Markup:
@@ -324,16 +334,13 @@ def read_html(document: str) -> Markup:
     if forged is not None:
         raise MarkupError(f"this HTML holds the private-use character U+{ord(forged):04X}, which the translator "
                           "marks runs of text with; remove it")
+    _refuse_older(_OLDER_READING.search(document))
     positional = _read_positions(document)
     expected = skeleton(parse_like_a_browser(document))
     marked = _marked_tree(positional, expected)
     if marked is not None:
         return Markup(document, positional.runs, positional.blocks, True, marked, expected)
-    older = _OLDER_READING.search(document)
-    if older is not None:
-        raise MarkupError(f"this HTML's <{older.group(1).lower()}> is read one way by today's browsers and another by "
-                          "the HTML parser the translator writes documents back with (html5lib, which follows an "
-                          "older HTML standard there); it is refused rather than rewritten: send it without it")
+    _refuse_older(_OLDER_TREE.search(document))
     markup = _read_tree(document, expected)
     check_round_trip(markup.marked)
     markup.render(markup.texts)  # MarkupError now, before any translation, if it cannot be
