@@ -35,7 +35,7 @@ from translate.cli.common import (
 from translate.cli.decide import decide
 from translate.cli.serve import serve
 from translate.cli.significance import significance
-from translate.cli.study import compare
+from translate.cli.study import compare, summary
 from translate.cli.translation import EngineOpt, LexiconOpt, file, glossaries, models, text
 from translate.config.loading import apply_overrides, parse_set
 from translate.errors import TranslateError
@@ -326,7 +326,7 @@ def distil(out: Annotated[Path, typer.Option("--out", "-o", help=(
     typer.echo(f"wrote {out / 'train.tsv'}")
 
 
-for command in (text, file, models, serve, compare, decide, significance):  # cli/translation.py, serve.py, study.py, decide.py, significance.py
+for command in (text, file, models, serve, compare, summary, decide, significance):  # cli/translation.py, serve.py, study.py, decide.py, significance.py
     app.command()(command)
 for registered in app.registered_commands:
     registered.help = help_text(registered.callback.__doc__ or "") if registered.callback else None

@@ -17,6 +17,7 @@ from translate.cli.common import (
     quiet_datasets,
     resolve_config,
 )
+from translate.errors import ConfigError
 from translate.study.presets import study_presets
 
 MechanismsOpt = Annotated[str, typer.Option(
@@ -181,3 +182,33 @@ def _executor(kind: str, jobs: int, threads: int, address: str | None, gpus: flo
     if jobs == 1:
         return Sequential()
     return LocalWorkers(jobs, threads or max(1, (os.cpu_count() or 1) // jobs))
+
+
+StudiesArg = Annotated[list[Path], typer.Argument(help="Study folders (what translate compare --out wrote), e.g. docs/compare-*.")]
+WriteOpt = Annotated[Path | None, typer.Option(help=(
+    "Replace the generated block of this Markdown file (between its orderings markers) instead of printing."))]
+
+
+@handle_errors
+def summary(studies: StudiesArg, write: WriteOpt = None) -> None:
+    """What the studies say, generated from their results.json alone: per study its direction, runs stopped by
+    patience and by their cap, and each declared question decided (which side, by how much, Holm p),
+    equivalent (within the margin) or not resolved (with the seeds 80 % power needs). The README's orderings
+    are this text; a test compares them.
+
+    Examples:
+      translate summary docs/compare-*
+      translate summary docs/compare-* --write README.md
+    """
+    from translate.study.summary import block, committed_block
+
+    generated = block(studies)
+    if write is None:
+        typer.echo(generated)
+        return
+    text = write.read_text(encoding="utf-8")
+    old = committed_block(text)
+    if old is None:
+        raise ConfigError(f"{write}: holds no generated block (its markers); add them where the summary goes")
+    write.write_text(text.replace(old, generated), encoding="utf-8")
+    typer.echo(f"wrote the summary of {len(studies)} studies into {write}")
