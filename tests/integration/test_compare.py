@@ -106,6 +106,12 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     assert 0 < float(rows[1]["attention_argmax_share"]) <= 1
     markdown = (out / "results.md").read_text(encoding="utf-8")
     assert "| additive † |" in markdown and "bs:1000" in markdown  # † : stopped by the update cap, not by patience
+    # the procedure was fixed before the first run, and the report prints its hash
+    plan = json.loads((out / "plan.json").read_text(encoding="utf-8"))
+    assert plan["before_first_run"] and plan["plan"]["mechanisms"] == ["none", "additive", "multihead"]
+    assert plan["plan"]["seeds"] == [1, 2] and plan["plan"]["budget"]["max_steps"] == 10 and not plan["deviations"]
+    assert f"`plan.json` sha256 `{plan['hash']}`" in markdown and "before the first run" in markdown
+    assert json.loads((out / "results.json").read_text(encoding="utf-8"))["plan_hash"] == plan["hash"]
     # BLEU by source length: every test sentence in one group, one value per group for each mechanism
     by_length = json.loads((out / "results.json").read_text(encoding="utf-8"))["bleu_by_length"]
     assert by_length["unit"] == "words" and sum(g["sentences"] for g in by_length["groups"]) == len(
@@ -132,9 +138,14 @@ def test_compare_writes_tables_plots_and_resumes(tmp_path: Path, tiny_config: Ru
     (out / "results.csv").unlink()
     rebuild_report(cfg, out)
     assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
-    # a later command for one mechanism keeps the finished runs of the others in the tables
-    compare(cfg, ["additive"], [1], out, work)
+    # a later command for one mechanism keeps the finished runs of the others in the tables; its departure
+    # from the plan is recorded with its time and reason, and the report lists it
+    compare(cfg, ["additive"], [1], out, work, deviate="one more look at additive")
     assert list(csv.DictReader((out / "results.csv").read_text(encoding="utf-8").splitlines())) == rows
+    deviation = json.loads((out / "plan.json").read_text(encoding="utf-8"))["deviations"][0]
+    assert deviation["changed"] == ["mechanisms", "seeds"] and deviation["reason"] == "one more look at additive"
+    assert deviation["was"]["seeds"] == [1, 2] and deviation["now"]["seeds"] == [1] and deviation["at"].endswith("Z")
+    assert "deviation at " in (out / "results.md").read_text(encoding="utf-8")
     # pairs the study asks about: reported once both sides have finished runs, paired over common seeds
     (out / compare_report.QUESTIONS_FILE).write_text("multihead\tadditive\theads\nadditive\tdot\tabsent\n", encoding="utf-8")
     rebuild_report(cfg, out)

@@ -66,6 +66,9 @@ ExecutorOpt = Annotated[str, typer.Option(
 AddressOpt = Annotated[str | None, typer.Option(help="The Ray cluster to use (e.g. 127.0.0.1:6379); --executor ray.")]
 GpusOpt = Annotated[float, typer.Option(
     "--gpus-per-run", min=0.0, help="GPU fraction each run asks Ray for: 0.25 packs four runs on one GPU; --executor ray.")]
+DeviateOpt = Annotated[str | None, typer.Option(metavar="REASON", help=(
+    "Why this command departs from the study's plan (plan.json, written before its first run): recorded with "
+    "the change and its time, and listed in every report. Without it a change is recorded as 'none given'."))]
 StatusOpt = Annotated[bool, typer.Option(
     "--status", help="List every run of the study in --out (pending, running where, done, failed and why, interrupted) "
                      "and exit.")]
@@ -82,7 +85,7 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
             jobs: JobsOpt = 1,
             executor: ExecutorOpt = "local", address: AddressOpt = None, gpus_per_run: GpusOpt = 0.0,
             status: StatusOpt = False, config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
-            direction: DirectionOpt = None) -> None:
+            direction: DirectionOpt = None, deviate: DeviateOpt = None) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
 
     Writes results.md/.csv/.json (test BLEU and chrF mean ± std over seeds, 95 % bootstrap intervals,
@@ -129,7 +132,8 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
 
     result_dir = run_compare(cfg, names, seed_list, out, work, _executor(executor, jobs, cfg.train.threads, address,
                                                                          gpus_per_run),
-                             parse_sweep(sweep or [], cfg) or None, _tuning(tune, space, cfg, tune_base))
+                             parse_sweep(sweep or [], cfg) or None, _tuning(tune, space, cfg, tune_base),
+                             deviate=deviate)
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
 

@@ -25,8 +25,9 @@ from translate.inference.build import load_translator
 from translate.machine import describe
 from translate.study.executors import Event, Executor, Sequential, terminate_as_interrupt
 from translate.study.measure import evaluate_run, train_or_reuse
+from translate.study.plan import fix_plan, planned
 from translate.study.presets import study_presets
-from translate.study.report import RunFigures, write_report
+from translate.study.report import RunFigures, read_questions, write_report
 from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
 from translate.study.tune import (
@@ -255,7 +256,7 @@ class Tuning:
 
 def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None,
             executor: Executor | None = None, sweep: dict[str, list[str]] | None = None,
-            tune: Tuning | None = None) -> Path:
+            tune: Tuning | None = None, deviate: str | None = None) -> Path:
     """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir
     from every finished run there (also those of earlier commands with other mechanisms or seeds).
 
@@ -267,7 +268,9 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     A run that fails is reported and the others go on; the command then fails naming it. With `sweep`,
     each mechanism first trains every combination of its values with the first seed, and all its seeds
     train with the combination best on dev (translate.study.sweep); with `tune`, the values come from
-    Optuna's trials instead (translate.study.tune).
+    Optuna's trials instead (translate.study.tune). Before any run, the command's procedure is fixed in
+    out_dir/plan.json, or a departure from the plan there recorded with its time and `deviate`'s reason
+    (translate.study.plan).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     work_dir = work_dir or out_dir / "runs"
@@ -275,6 +278,12 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     executor = executor or Sequential()
     if sweep and tune:
         raise ConfigError("--sweep and --tune both choose values: give one")
+    tuner = ({"kind": "sweep", "values": sweep} if sweep else
+             {"kind": "tpe", "trials": tune.trials, "from_base": tune.from_base, "rules": "translate.study.budget.edges",
+              "space": {k: {"kind": d.kind, "low": d.low, "high": d.high} for k, d in tune.space.items()}}
+             if tune else None)
+    started = any((out_dir / "runs").glob("*/compare.json")) or any((out_dir / SWEEP_DIR).glob("*/sweep.json"))
+    fix_plan(out_dir, planned(base, mechanisms, seeds, read_questions(out_dir), tuner), started, deviate)
     sweeping = sweep_plan(mechanisms, seeds[0], sweep, out_dir, work_dir) if sweep else []
     known = chosen_values(out_dir) if sweep else choose_tuned(tuned_records(out_dir)) if tune else {}
     final = [f"{m}-seed{s}" for m in mechanisms for s in seeds

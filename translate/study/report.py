@@ -22,6 +22,7 @@ from translate.errors import ConfigError
 from translate.evaluation.by_length import Bucket, bleu_by_length, by_length_markdown, length_buckets
 from translate.evaluation.metrics import paired_bootstrap
 from translate.evaluation.significance import Comparison, compare_runs, holm
+from translate.study.plan import plan_markdown, read_plan
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
 from translate.study.sweep import sweep_markdown
 from translate.study.tables import adequacy_markdown, corrected, markdown, marked_name, pairs_markdown, with_column_holm
@@ -283,7 +284,9 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
         pairs = _questions(by_name, out_dir, refs, base.data.tgt_lang)
         by_length = {n: bleu_by_length([_hypotheses(out_dir, n, f.seed) for f in by_name[n]], refs, buckets,
                                        base.data.tgt_lang) for n in order}
+    plan = read_plan(out_dir)
     (out_dir / "results.json").write_text(json.dumps({"rows": rows, "best": best, "bootstrap_signature": signature,
+                                                      **({"plan_hash": plan["hash"]} if plan else {}),
                                                       "pairs": pairs, "bleu_by_length": {
                                                           "unit": unit, "groups": [{"label": b.label, "sentences": len(b.indices)}
                                                                                    for b in buckets],
@@ -296,6 +299,7 @@ def write_report(base: RunConfig, figures: list[RunFigures], out_dir: Path,
         writer.writerows(rows)
     marked = {r["mechanism"]: marked_name(r) for r in rows}  # † on the runs not converged, in every table
     (out_dir / "results.md").write_text(markdown(rows, best, signature) + adequacy_markdown(rows)
+                                        + plan_markdown(out_dir)
                                         + sweep_markdown(out_dir) + pairs_markdown(pairs, marked)
                                         + by_length_markdown(buckets, {marked.get(n, n): v for n, v in by_length.items()},
                                                              unit), encoding="utf-8")
