@@ -357,3 +357,19 @@ def test_subword_sampling_trains_reproducibly_and_may_change_on_resume(tmp_path:
     resumed = train(apply_overrides(cfg, {"name": "a", "train.max_steps": 12}), resume=True)
     assert resumed.state.step == 12
     assert "data.subword_alpha" in (resumed.run_dir / "train.log").read_text()
+
+
+def test_a_token_budget_gives_every_batch_size_the_same_data(tmp_path: Path, tiny_config: RunConfig) -> None:
+    """train.max_tokens stops a run once it has trained on that many target tokens, whatever its batch:
+    a batch twice as large takes about half the updates, and no run overshoots by more than its last batch."""
+    budget = 1_000
+    results = {}
+    for batch in (40, 80):
+        cfg = apply_overrides(tiny_config, {"name": f"batch{batch}", "data.batch_tokens": batch, "train.max_tokens": budget, "train.max_steps": 0,
+                                            "train.validate_every": 1_000, "train.average_last": 0})
+        results[batch] = train(cfg)
+    for batch, result in results.items():
+        assert result.stop_reason == f"reached train.max_tokens={budget:,} target tokens"
+        assert budget <= result.state.target_tokens < budget + batch
+    small, large = results[40].state.step, results[80].state.step
+    assert 1.5 <= small / large <= 2.5, (small, large)

@@ -93,7 +93,8 @@ def plain(value: Any) -> Any:
 def resolve_config(config: Path | None, sets: list[str] | None, **named: Any) -> RunConfig:
     """defaults < file < --set < named options (only those given)."""
     keys = {"data_dir": "data.data_dir", "direction": "data.direction", "name": "name", "device": "device",
-            "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "beam": "decode.beam_size",
+            "max_minutes": "train.max_minutes", "max_steps": "train.max_steps", "max_tokens": "train.max_tokens",
+            "beam": "decode.beam_size",
             "init_from": "train.init_from"}
     overrides = parse_set(sets or [])
     overrides.update({keys[k]: plain(v) for k, v in named.items() if v is not None})

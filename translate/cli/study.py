@@ -66,6 +66,10 @@ ExecutorOpt = Annotated[str, typer.Option(
 AddressOpt = Annotated[str | None, typer.Option(help="The Ray cluster to use (e.g. 127.0.0.1:6379); --executor ray.")]
 GpusOpt = Annotated[float, typer.Option(
     "--gpus-per-run", min=0.0, help="GPU fraction each run asks Ray for: 0.25 packs four runs on one GPU; --executor ray.")]
+BudgetTokensOpt = Annotated[int | None, typer.Option(min=1, help=(
+    "Training budget per run, in target tokens (train.max_tokens): the same data for every batch size, so a "
+    "tuned batch cannot buy more of it. Needed with --tune when the space holds data.batch_tokens; with --steps "
+    "too, the update cap is a safety net."))]
 DeviateOpt = Annotated[str | None, typer.Option(metavar="REASON", help=(
     "Why this command departs from the study's plan (plan.json, written before its first run): recorded with "
     "the change and its time, and listed in every report. Without it a change is recorded as 'none given'."))]
@@ -78,6 +82,7 @@ StatusOpt = Annotated[bool, typer.Option(
 def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
             minutes: Annotated[float | None, typer.Option(help="Training budget per run, in minutes.")] = None,
             steps: Annotated[int | None, typer.Option(help="Training budget per run, in updates.")] = None,
+            budget_tokens: BudgetTokensOpt = None,
             seeds: Annotated[str, typer.Option(help="Comma-separated seeds; several give mean ± std.")] = "1",
             out: OutOpt = Path("runs/compare"), work: WorkOpt = None, report_only: ReportOnlyOpt = False,
             verify: VerifyOpt = False, sweep: SweepOpt = None, tune: TuneOpt = None, space: SpaceOpt = None,
@@ -99,7 +104,7 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
     Example:
       translate compare --steps 6000 --mechanisms none,additive,dot \\
         --seeds 1,2,3 --out docs/compare-study --work runs/compare-study
-      translate compare --steps 2000 --mechanisms additive,dot --tune 12 --seeds 1,2,3 --jobs 2 --out docs/tuned
+      translate compare --budget-tokens 6000000 --mechanisms additive,dot --tune 12 --seeds 1,2,3 --jobs 2 --out docs/tuned
       translate compare --status --out docs/compare-study
     """
     if list_presets:
@@ -120,11 +125,13 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
         result_dir = rebuild_report(resolve_config(config, set_, data_dir=data_dir, direction=direction), out)
         typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
         return
-    if minutes is None and steps is None:
-        raise typer.BadParameter("give a budget: --minutes or --steps", param_hint="--minutes/--steps")
+    if minutes is None and steps is None and budget_tokens is None:
+        raise typer.BadParameter("give a budget: --minutes, --steps or --budget-tokens",
+                                 param_hint="--minutes/--steps/--budget-tokens")
     seed_list, names = _seeds(seeds), parse_mechanisms(mechanisms)
     quiet_datasets()
-    cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps)
+    cfg = resolve_config(config, set_, data_dir=data_dir, direction=direction, max_minutes=minutes, max_steps=steps,
+                         max_tokens=budget_tokens)
     if verify:
         _verify(cfg, names, seed_list, out, work)
         return
@@ -147,7 +154,12 @@ def _tuning(trials: int | None, space: list[str] | None, cfg: Any, from_base: bo
         if space:
             raise typer.BadParameter("--space is the search space of --tune: give --tune N too", param_hint="'--space'")
         return None
-    return Tuning(trials, parse_space(space or DEFAULT_SPACE, cfg), from_base)
+    searched = parse_space(space or DEFAULT_SPACE, cfg)
+    if "data.batch_tokens" in searched and not cfg.train.max_tokens:
+        raise typer.BadParameter("the space searches data.batch_tokens: give the budget in tokens (--budget-tokens), "
+                                 "so that a larger batch cannot buy more training data than a smaller one",
+                                 param_hint="'--budget-tokens'")
+    return Tuning(trials, searched, from_base)
 
 
 def _seeds(text: str) -> list[int]:

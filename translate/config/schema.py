@@ -283,6 +283,9 @@ class TrainConfig:
     clip_norm: float = 1.0
     max_steps: int = 0  # 0 = no step limit
     max_minutes: float = 0.0  # 0 = no time limit
+    # target tokens trained on, all processes together; 0 = no token limit. A budget a larger batch cannot
+    # buy more data with (a study that tunes data.batch_tokens counts its budget so: --budget-tokens)
+    max_tokens: int = 0
     max_epochs: int = 0  # 0 = no epoch limit
     log_every: int = 50
     validate_every: int = 500
@@ -305,7 +308,7 @@ class TrainConfig:
                self.min_learning_rate, "must be in [0, train.learning_rate]")
         _check(0 <= self.label_smoothing < 1, "train.label_smoothing", self.label_smoothing, "must be in [0, 1)")
         _check(self.clip_norm > 0, "train.clip_norm", self.clip_norm, "must be > 0")
-        for name in ("max_steps", "max_epochs", "warmup_steps", "patience", "threads"):
+        for name in ("max_steps", "max_epochs", "max_tokens", "warmup_steps", "patience", "threads"):
             _check(getattr(self, name) >= 0, f"train.{name}", getattr(self, name), "must be >= 0")
         _check(self.max_minutes >= 0, "train.max_minutes", self.max_minutes, "must be >= 0")
         for name in ("log_every", "validate_every", "valid_beam", "max_bad_losses"):

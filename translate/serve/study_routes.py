@@ -69,40 +69,43 @@ def install(app: FastAPI, models: Models, study: Study, settings: ServeSettings,
         """One text translated by each chosen run, with the run's scores from the study."""
         access.check(request)
         fields = await read_fields(request, settings.max_texts, request.app.state.workers, client_of(request))
-        req = validated(StudyRequest, fields)
-        check_sizes([req.q], settings)
-        unknown = [run for run in req.runs if run not in study.runs]
-        if unknown:
-            raise HTTPException(404, f"no run {', '.join(clip(u) for u in unknown[:3])} in the study; it has: {', '.join(study.runs)}")
-        without = [run for run in req.runs if study.runs[run].weights is None]
-        if without:
-            raise HTTPException(409, f"run {clip(without[0])} has no weights here: the study's tables, figures, attention "
-                                     f"and test translations are served; to translate, give its work folder (--study-runs)")
-        try:  # loading: in the client's line of the workers' pool, within the request's time
-            translators = [await request.app.state.workers.run(client_of(request), study.translator, run,
-                                                               timeout_s=settings.timeout_s,
-                                                               refusal=f"run {clip(run)} could not be loaded")
-                           for run in req.runs]
-        except RunUnavailable as exc:
-            raise HTTPException(409, str(exc)) from None
-        keys = [BatchKey(PREFIX + run, req.beam, 1, req.attention) for run in req.runs]
+        return await _translate(request, validated(StudyRequest, fields), study, settings)
 
-        def costs() -> list[int]:  # counted in the client's line, never on the loop
-            cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
-            if cells > settings.max_attention_cells:
-                raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
-                                         f"max_attention_cells={settings.max_attention_cells:,}")
-            return [search_cost(t, req.q, key) for key, t in zip(keys, translators)]
 
-        counted = await request.app.state.workers.run(client_of(request), costs, timeout_s=settings.timeout_s)
-        jobs = [request.app.state.batcher.submit(key, [req.q], client_of(request), [cost])
-                for key, cost in zip(keys, counted)]
-        outputs = await answers(jobs, settings)
-        rows = []
-        for run, translator, [result] in zip(req.runs, translators, outputs):
-            best = result["alternatives"][0]
-            rows.append({**study.runs[run].info(), "source": translator.src_lang, "target": translator.tgt_lang,
-                         "translation": best["translation"], "score": best["score"],
-                         "source_pieces": result["source_pieces"], "target_pieces": best["target_pieces"],
-                         "attention": best["attention"]})
-        return {"translations": rows}
+async def _translate(request: Request, req: StudyRequest, study: Study, settings: ServeSettings) -> dict[str, Any]:
+    """/study/translate's work: the runs loaded and the costs counted in the client's line of the workers'
+    pool, then one search per run in the client's share."""
+    check_sizes([req.q], settings)
+    unknown = [run for run in req.runs if run not in study.runs]
+    if unknown:
+        raise HTTPException(404, f"no run {', '.join(clip(u) for u in unknown[:3])} in the study; it has: {', '.join(study.runs)}")
+    without = [run for run in req.runs if study.runs[run].weights is None]
+    if without:
+        raise HTTPException(409, f"run {clip(without[0])} has no weights here: the study's tables, figures, attention "
+                                 f"and test translations are served; to translate, give its work folder (--study-runs)")
+    workers, client = request.app.state.workers, client_of(request)
+    try:  # loading: in the client's line of the workers' pool, within the request's time
+        translators = [await workers.run(client, study.translator, run, timeout_s=settings.timeout_s,
+                                         refusal=f"run {clip(run)} could not be loaded") for run in req.runs]
+    except RunUnavailable as exc:
+        raise HTTPException(409, str(exc)) from None
+    keys = [BatchKey(PREFIX + run, req.beam, 1, req.attention) for run in req.runs]
+
+    def costs() -> list[int]:  # counted in the client's line, never on the loop
+        cells = sum(attention_cells(t, req.q, 1) for t in translators) if req.attention else 0
+        if cells > settings.max_attention_cells:
+            raise HTTPException(413, f"the attention matrices asked for could hold {cells:,} cells; the limit is "
+                                     f"max_attention_cells={settings.max_attention_cells:,}")
+        return [search_cost(t, req.q, key) for key, t in zip(keys, translators)]
+
+    counted = await workers.run(client, costs, timeout_s=settings.timeout_s)
+    outputs = await answers([request.app.state.batcher.submit(key, [req.q], client, [cost])
+                             for key, cost in zip(keys, counted)], settings)
+    rows = []
+    for run, translator, [result] in zip(req.runs, translators, outputs):
+        best = result["alternatives"][0]
+        rows.append({**study.runs[run].info(), "source": translator.src_lang, "target": translator.tgt_lang,
+                     "translation": best["translation"], "score": best["score"],
+                     "source_pieces": result["source_pieces"], "target_pieces": best["target_pieces"],
+                     "attention": best["attention"]})
+    return {"translations": rows}

@@ -166,6 +166,8 @@ class Trainer:
             return f"reached the time budget of {train.max_minutes:g} minutes"
         if train.max_epochs and self.state.epoch >= train.max_epochs:
             return f"reached train.max_epochs={train.max_epochs}"
+        if train.max_tokens and self.state.target_tokens * self.dist.world >= train.max_tokens:
+            return f"reached train.max_tokens={train.max_tokens:,} target tokens"
         if train.patience and self.state.validations_without_gain >= train.patience:
             return f"early stopping: no dev BLEU gain in {train.patience} validations"
         return self.asked_to_stop
