@@ -283,3 +283,30 @@ def test_the_study_runs_zh_en_too(tmp_path: Path, tiny_config: RunConfig) -> Non
     assert (work / "additive-seed1" / "best" / "model.safetensors").stat().st_mtime_ns == stamp  # reused
     started, loaded = init_source(warm)
     assert loaded is not None and loaded.artifact.direction == "zh-en" and started.model.attention.kind == "hard"
+
+
+def test_until_resolved_adds_seeds_only_to_open_questions_and_reports_the_looks(tmp_path: Path,
+                                                                             tiny_config: RunConfig) -> None:
+    cfg = apply_overrides(tiny_config, {"train.max_steps": 6, "train.validate_every": 3, "decode.beam_size": 1})
+    out, work = tmp_path / "seq", tmp_path / "work"
+    out.mkdir()
+    (out / compare_report.QUESTIONS_FILE).write_text("additive\tdot\tthe score\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="below the 2 planned seeds"):
+        compare(cfg, ["additive", "dot"], [1, 2], out, work, until_resolved=1)
+    compare(cfg, ["additive", "dot", "none"], [1, 2], out, work, until_resolved=3)
+    plan = json.loads((out / "plan.json").read_text(encoding="utf-8"))["plan"]
+    assert plan["until_resolved"] == {"max_seeds": 3, "planned_seeds": 2, "looks": 2, "alpha_per_look": 0.0294,
+                                      "correction": "Pocock's constant level per look"}
+    [pair] = json.loads((out / "results.json").read_text(encoding="utf-8"))["pairs"]
+    seeds = {p.name for p in (out / "runs").iterdir()}
+    if pair["looks"] == 2:  # open after the planned seeds: one more seed on both sides of the question only
+        assert {"additive-seed3", "dot-seed3"} <= seeds and "none-seed3" not in seeds and pair["seeds"] == [1, 2, 3]
+    else:  # settled at the first look: nothing added
+        assert pair["verdict"] in ("decided", "equivalent") and not any(s.endswith("seed3") for s in seeds)
+    if pair["verdict"] == "decided":
+        assert pair["p_holm"] < 0.0294
+
+
+def test_until_resolved_needs_declared_questions(tmp_path: Path, tiny_config: RunConfig) -> None:
+    with pytest.raises(ConfigError, match="no questions.tsv"):
+        compare(tiny_config, ["additive"], [1, 2], tmp_path / "q", tmp_path / "w", until_resolved=4)

@@ -70,6 +70,11 @@ BudgetTokensOpt = Annotated[int | None, typer.Option(min=1, help=(
     "Training budget per run, in target tokens (train.max_tokens): the same data for every batch size, so a "
     "tuned batch cannot buy more of it. Needed with --tune when the space holds data.batch_tokens; with --steps "
     "too, the update cap is a safety net."))]
+UntilResolvedOpt = Annotated[bool, typer.Option("--until-resolved", help=(
+    "After the planned seeds, add one seed at a time to the mechanisms of the declared questions (questions.tsv) "
+    "that are neither decided nor equivalent, until each is or its sides have --max-seeds; every look tests at "
+    "Pocock's level for the looks allowed, so looking again does not inflate the error rate."))]
+MaxSeedsOpt = Annotated[int, typer.Option(min=2, help="With --until-resolved: the most seeds a side.")]
 DeviateOpt = Annotated[str | None, typer.Option(metavar="REASON", help=(
     "Why this command departs from the study's plan (plan.json, written before its first run): recorded with "
     "the change and its time, and listed in every report. Without it a change is recorded as 'none given'."))]
@@ -90,7 +95,8 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
             jobs: JobsOpt = 1,
             executor: ExecutorOpt = "local", address: AddressOpt = None, gpus_per_run: GpusOpt = 0.0,
             status: StatusOpt = False, config: ConfigOpt = None, set_: SetOpt = None, data_dir: DataDirOpt = None,
-            direction: DirectionOpt = None, deviate: DeviateOpt = None) -> None:
+            direction: DirectionOpt = None, deviate: DeviateOpt = None, until_resolved: UntilResolvedOpt = False,
+            max_seeds: MaxSeedsOpt = 8) -> None:
     """Train each attention mechanism with the same data, seed, size and budget; rank them by test BLEU.
 
     Writes results.md/.csv/.json (test BLEU and chrF mean ± std over seeds, 95 % bootstrap intervals,
@@ -140,7 +146,7 @@ def compare(mechanisms: MechanismsOpt = "all", list_presets: ListOpt = False,
     result_dir = run_compare(cfg, names, seed_list, out, work, _executor(executor, jobs, cfg.train.threads, address,
                                                                          gpus_per_run),
                              parse_sweep(sweep or [], cfg) or None, _tuning(tune, space, cfg, tune_base),
-                             deviate=deviate)
+                             deviate=deviate, until_resolved=max_seeds if until_resolved else None)
     typer.echo((result_dir / "results.md").read_text(encoding="utf-8"))
     typer.echo(f"tables and plots in {result_dir}")
 

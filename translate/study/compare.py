@@ -24,6 +24,7 @@ from translate.evaluation.evaluate import translate_and_score
 from translate.inference.build import load_translator
 from translate.machine import describe
 from translate.study.executors import Event, Executor, Sequential, terminate_as_interrupt
+from translate.study.looks import alpha_per_look, looks_allowed
 from translate.study.measure import evaluate_run, train_or_reuse
 from translate.study.plan import fix_plan, planned
 from translate.study.presets import study_presets
@@ -256,7 +257,7 @@ class Tuning:
 
 def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: Path, work_dir: Path | None = None,
             executor: Executor | None = None, sweep: dict[str, list[str]] | None = None,
-            tune: Tuning | None = None, deviate: str | None = None) -> Path:
+            tune: Tuning | None = None, deviate: str | None = None, until_resolved: int | None = None) -> Path:
     """Train and evaluate every mechanism × seed; write results.md/.csv/.json and PNG figures to out_dir
     from every finished run there (also those of earlier commands with other mechanisms or seeds).
 
@@ -270,7 +271,8 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     train with the combination best on dev (translate.study.sweep); with `tune`, the values come from
     Optuna's trials instead (translate.study.tune). Before any run, the command's procedure is fixed in
     out_dir/plan.json, or a departure from the plan there recorded with its time and `deviate`'s reason
-    (translate.study.plan).
+    (translate.study.plan). With `until_resolved` (the most seeds a side), seeds are then added to the
+    mechanisms of the declared questions still open, one look at a time (translate.study.looks).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     work_dir = work_dir or out_dir / "runs"
@@ -283,7 +285,15 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
               "space": {k: {"kind": d.kind, "low": d.low, "high": d.high} for k, d in tune.space.items()}}
              if tune else None)
     started = any((out_dir / "runs").glob("*/compare.json")) or any((out_dir / SWEEP_DIR).glob("*/sweep.json"))
-    fix_plan(out_dir, planned(base, mechanisms, seeds, read_questions(out_dir), tuner), started, deviate)
+    sequential = None
+    if until_resolved:
+        if not read_questions(out_dir):
+            raise ConfigError(f"--until-resolved adds seeds to the questions a study declares; {out_dir} has no "
+                              f"questions.tsv (lines: mechanism A<TAB>mechanism B<TAB>what A vs B isolates)")
+        looks = looks_allowed(len(seeds), until_resolved)
+        sequential = {"max_seeds": until_resolved, "planned_seeds": len(seeds), "looks": looks,
+                      "alpha_per_look": alpha_per_look(looks), "correction": "Pocock's constant level per look"}
+    fix_plan(out_dir, planned(base, mechanisms, seeds, read_questions(out_dir), tuner, sequential), started, deviate)
     sweeping = sweep_plan(mechanisms, seeds[0], sweep, out_dir, work_dir) if sweep else []
     known = chosen_values(out_dir) if sweep else choose_tuned(tuned_records(out_dir)) if tune else {}
     final = [f"{m}-seed{s}" for m in mechanisms for s in seeds
@@ -305,10 +315,38 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
     failed.update(_execute(base, out_dir, work_dir, executor, [w for w in waves if w], status, 0))
     if any((out_dir / "runs").glob("*/compare.json")):
         write_tables(base, out_dir)
+    if until_resolved and not failed:
+        failed.update(_until_resolved(base, mechanisms, seeds, until_resolved, out_dir, work_dir, executor, status,
+                                      tuned))
     if failed:
         raise TrainingError(f"{len(failed)} run(s) failed: " + "; ".join(f"{n} ({r})" for n, r in failed.items())
                             + f"; the others are in {out_dir}; rerun the command to try them again")
     return out_dir
+
+
+def _until_resolved(base: RunConfig, mechanisms: list[str], seeds: list[int], max_seeds: int, out_dir: Path,
+                    work_dir: Path, executor: Executor, status: StudyStatus,
+                    tuned: dict[str, Combination]) -> dict[str, str]:
+    """One look at a time: the mechanisms of the declared questions neither decided nor equivalent (at the
+    look's level) get the next seed, until every question is, or its sides have `max_seeds` seeds; finished
+    runs are reused, so the same command resumes. Returns the failed runs."""
+    have = {m: list(seeds) for m in mechanisms}
+    while True:
+        pairs = json.loads((out_dir / "results.json").read_text(encoding="utf-8")).get("pairs", [])
+        open_pairs = [p for p in pairs if p.get("verdict") not in ("decided", "equivalent")]
+        wanted = sorted({m for p in open_pairs for m in (p["a"], p["b"]) if m in have and len(have[m]) < max_seeds})
+        if not wanted:
+            return {}
+        seed = max(max(have[m]) for m in wanted) + 1
+        for mechanism in wanted:
+            have[mechanism].append(seed)
+            status.set(f"{mechanism}-seed{seed}", "pending")
+        logger.info("look %d: seed %d for %s", len(have[wanted[0]]) - len(seeds) + 1, seed, ", ".join(wanted))
+        failed = _execute(base, out_dir, work_dir, executor,
+                          [w for w in plan(wanted, [seed], out_dir, work_dir, tuned) if w], status, 0)
+        write_tables(base, out_dir)
+        if failed:
+            return failed
 
 
 def _tune(base: RunConfig, mechanisms: list[str], seed: int, out_dir: Path, work_dir: Path, executor: Executor,

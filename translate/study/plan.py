@@ -43,7 +43,7 @@ def _recipe(base: RunConfig) -> dict[str, Any]:
 
 
 def planned(base: RunConfig, mechanisms: list[str], seeds: list[int], questions: list[tuple[str, str, str]],
-            tuner: dict[str, Any] | None) -> dict[str, Any]:
+            tuner: dict[str, Any] | None, until_resolved: dict[str, Any] | None = None) -> dict[str, Any]:
     """The procedure a `translate compare` command asks for (see the module)."""
     train = base.train
     return {
@@ -51,10 +51,12 @@ def planned(base: RunConfig, mechanisms: list[str], seeds: list[int], questions:
         "seeds": list(seeds),
         "questions": [list(q) for q in questions],
         "budget": {"max_steps": train.max_steps, "max_minutes": train.max_minutes, "max_epochs": train.max_epochs,
+                   "max_tokens": train.max_tokens,
                    "patience": train.patience, "validate_every": train.validate_every},
         "test": TEST,
         "alpha": ALPHA, "power": POWER, "margin": MARGIN,
         "tuner": tuner,
+        "until_resolved": until_resolved,
         "recipe": _recipe(base),
         "code": __version__,
     }

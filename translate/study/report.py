@@ -25,7 +25,15 @@ from translate.evaluation.significance import Comparison, compare_runs, holm
 from translate.study.plan import plan_markdown, read_plan
 from translate.study.plots import BarRow, Heatmap, plot_bleu, plot_by_length, plot_curves, plot_heatmaps
 from translate.study.sweep import sweep_markdown
-from translate.study.tables import adequacy_markdown, corrected, markdown, marked_name, pairs_markdown, with_column_holm
+from translate.study.tables import (
+    SIGNIFICANT,
+    adequacy_markdown,
+    corrected,
+    markdown,
+    marked_name,
+    pairs_markdown,
+    with_column_holm,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -151,21 +159,26 @@ def _questions(by_name: dict[str, list[RunFigures]], out_dir: Path, refs: list[s
     """The study's declared pairs (`read_questions`) that have finished runs on both sides, over the seeds
     both have; their p-values corrected together (Holm)."""
     pairs = []
+    sequential = (read_plan(out_dir) or {}).get("plan", {}).get("until_resolved")
     for a, b, question in read_questions(out_dir):
         seeds = sorted({f.seed for f in by_name.get(a, [])} & {f.seed for f in by_name.get(b, [])})
         if seeds:
-            pairs.append(_pair(a, b, question, seeds, out_dir, refs, tgt_lang))
-    return with_holm(pairs)
+            pair = _pair(a, b, question, seeds, out_dir, refs, tgt_lang)
+            if sequential:  # looks taken: the planned one, then one per seed added
+                pair["looks"] = max(1, len(seeds) - int(sequential["planned_seeds"]) + 1)
+            pairs.append(pair)
+    return with_holm(pairs, float(sequential["alpha_per_look"]) if sequential else SIGNIFICANT)
 
 
-def with_holm(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_holm(pairs: list[dict[str, Any]], alpha: float = SIGNIFICANT) -> list[dict[str, Any]]:
     """Each pair with `p_holm`: its p-value corrected for the number of pairs asked (Holm-Bonferroni);
-    a pair counts as decided when its interval excludes zero and its corrected p is below SIGNIFICANT."""
+    a pair counts as decided when its interval excludes zero and its corrected p is below `alpha`
+    (SIGNIFICANT, or the level of each look of a study that adds seeds: `translate.study.looks`)."""
     tested = [i for i, p in enumerate(pairs) if p.get("p_value") is not None]
     adjusted = holm([pairs[i]["p_value"] for i in tested])
     out = [dict(p, p_holm=None) for p in pairs]
     for i, value in zip(tested, adjusted):
-        out[i] = corrected(out[i], value)
+        out[i] = corrected(out[i], value, alpha)
     return out
 
 

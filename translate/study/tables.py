@@ -26,19 +26,23 @@ def with_column_holm(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def decided(test: dict[str, Any], p_holm: float) -> bool:
+def decided(test: dict[str, Any], p_holm: float, alpha: float = SIGNIFICANT) -> bool:
     """A question is decided when the seeds' variance was measured (2+ seeds a side), the interval
-    excludes zero and the corrected p-value is below SIGNIFICANT."""
-    return bool(test.get("resolved")) and bool(test.get("seed_variance_measured")) and p_holm < SIGNIFICANT
+    excludes zero and the corrected p-value is below `alpha` (SIGNIFICANT; lower where the study looks
+    more than once: `translate.study.looks`)."""
+    return bool(test.get("resolved")) and bool(test.get("seed_variance_measured")) and p_holm < alpha
 
 
-def corrected(test: dict[str, Any], p_holm: float) -> dict[str, Any]:
-    """A test with its Holm-corrected p, whether that decides it, and its verdict after the correction (the
-    test's own verdict is at the uncorrected 5 %: "decided" there may be "not resolved" here)."""
+def corrected(test: dict[str, Any], p_holm: float, alpha: float = SIGNIFICANT) -> dict[str, Any]:
+    """A test with its Holm-corrected p, whether that decides it at `alpha`, and its verdict after the
+    correction (the test's own verdict is at the uncorrected 5 %: "decided" there may be "not resolved"
+    here; below 5 %, "equivalent" too needs its equivalence p below `alpha`)."""
     verdict = test.get("verdict")
-    if verdict == "decided" and not decided(test, p_holm):
+    if verdict == "decided" and not decided(test, p_holm, alpha):
         verdict = "not resolved"
-    return {**test, "p_holm": round(p_holm, 4), "decided": decided(test, p_holm),
+    if verdict == "equivalent" and alpha < SIGNIFICANT and not float(test.get("equivalence_p", 1.0)) < alpha:
+        verdict = "not resolved"
+    return {**test, "p_holm": round(p_holm, 4), "decided": decided(test, p_holm, alpha),
             **({"verdict": verdict} if verdict is not None else {})}
 
 
