@@ -8,7 +8,7 @@ there far more often than 5 % of the time, so every look tests at Pocock's const
 the number of looks the plan allows (K = N - planned seeds + 1; Pocock 1977, two-sided 5 %): 0.0221
 at 3 looks, 0.0142 at 6, 0.0106 at 10; Holm's correction over the study's questions comes on top.
 `sequential_size` simulates the whole procedure under the null (the seeds' scores only, Welch's t, the
-test's own yardstick): its size is in docs/results/significance.md and checked by a test."""
+test's own yardstick): its size is in docs/results/sequential-looks.md and checked by a test."""
 
 from __future__ import annotations
 
