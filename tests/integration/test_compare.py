@@ -305,6 +305,7 @@ def test_until_resolved_adds_seeds_only_to_open_questions_and_reports_the_looks(
         assert pair["verdict"] in ("decided", "equivalent") and not any(s.endswith("seed3") for s in seeds)
     if pair["verdict"] == "decided":
         assert pair["p_holm"] < 0.0294
+    assert "| looks |" in (out / "results.md").read_text(encoding="utf-8")
 
 
 def test_until_resolved_needs_declared_questions(tmp_path: Path, tiny_config: RunConfig) -> None:

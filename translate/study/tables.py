@@ -109,6 +109,10 @@ def pairs_markdown(pairs: list[dict[str, Any]], marked: dict[str, str] | None = 
                   "reject."), "",
              "| A | B | what it isolates | seeds | BLEU A | BLEU B | A − B [95 % CI], p (Holm) | ASO ε_min | seeds to resolve |",
              "|" + "---|" * 9]
+    if any("looks" in p for p in pairs):  # seeds added until resolved (`translate.study.looks`)
+        lines[1] += (" Seeds were added to open questions one look at a time, each look tested at Pocock's level "
+                     "for the looks allowed (decided: Holm p below it); the last column counts the looks each took.")
+        lines[3], lines[4] = lines[3] + " looks |", lines[4] + "---|"
     for p in pairs:
         test = p if "ci95" in p else None  # pairs of reports older than the interval carry a p-value only
         shown = _test_cell(test) if test else _p_cell(p.get("p_value"), None)
@@ -116,7 +120,7 @@ def pairs_markdown(pairs: list[dict[str, Any]], marked: dict[str, str] | None = 
         needed = ("–" if p.get("seeds_needed") is None else "> 100" if p["seeds_needed"] > 100
                   else str(p["seeds_needed"] or "cannot"))
         lines.append(f"| {marked.get(p['a'], p['a'])} | {marked.get(p['b'], p['b'])} | {p['question']} | {', '.join(map(str, p['seeds']))} | {p['bleu_a']:.2f} | "
-                     f"{p['bleu_b']:.2f} | {shown} | {aso} | {needed} |")
+                     f"{p['bleu_b']:.2f} | {shown} | {aso} | {needed} |" + (f" {p['looks']} |" if "looks" in p else ""))
     return "\n".join(lines) + "\n"
 
 
