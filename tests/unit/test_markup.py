@@ -209,3 +209,14 @@ def test_a_document_the_two_parsers_agree_on_keeps_its_bytes() -> None:
     markup = read_html(MASTODON_POST)
     assert markup.verbatim
     assert not read_html("<p>Hi</p><!--<b>x</b><img src=x>").verbatim
+
+
+def test_a_link_whose_url_mastodon_split_into_spans_comes_back_byte_for_byte() -> None:
+    """Older Mastodon, Pleroma and plain HTML render a link as the URL cut into invisible and ellipsis
+    spans: those spans are the URL, not prose; only the words around the link are translated."""
+    link = ('<a href="https://example.com/page/long" rel="nofollow noopener"><span class="invisible">https://</span>'
+            '<span class="ellipsis">example.com/pa</span><span class="invisible">ge/long</span></a>')
+    markup = read_html(f"<p>Check out {link} for the details.</p>")
+    assert markup.texts == ["Check out for the details."]
+    for translation in ("请查看详情。", "X", ""):
+        assert link in markup.render([translation])

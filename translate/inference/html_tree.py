@@ -20,7 +20,10 @@ from translate.errors import TranslateError
 NOT_PROSE = frozenset({"script", "style", "code", "pre", "kbd", "samp", "textarea", "svg", "math",
                        # raw text to a browser (never escaped when written), or content it does not show
                        "xmp", "iframe", "noembed", "noframes", "noscript", "plaintext", "template"})
-NO_TRANSLATE_CLASSES = frozenset({"notranslate", "mention", "hashtag"})
+# classes whose text stays as written: Google's and Mastodon's (@mentions, #hashtags, and the halves of a
+# link's URL that Mastodon, Pleroma and older servers split into spans: the hidden scheme and tail, the
+# shown part)
+NO_TRANSLATE_CLASSES = frozenset({"notranslate", "mention", "hashtag", "invisible", "ellipsis"})
 
 
 class MarkupError(TranslateError):

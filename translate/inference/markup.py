@@ -17,8 +17,8 @@ A run is translated when it holds a letter and sits outside elements whose conte
 `noembed`, `noframes`, `noscript`, `plaintext`, `template`, whose text a browser reads raw or does not
 show) and outside what its
 author marked as not to be translated: HTML's `translate="no"` (inherited, `translate="yes"` turns it
-back on) and the classes `notranslate`, `mention` and `hashtag` (Mastodon marks @mentions and
-#hashtags so). A translation is written as escaped text, so it cannot open a tag, a comment or an
+back on) and the classes `notranslate`, `mention`, `hashtag`, `invisible` and `ellipsis` (Mastodon marks
+@mentions and #hashtags so, and splits a link's URL into such spans). A translation is written as escaped text, so it cannot open a tag, a comment or an
 entity.
 
 Text that reads as one (runs separated only by inline elements: `a`, `b`, `em`, `span`, ...; and by
