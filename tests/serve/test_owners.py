@@ -83,6 +83,18 @@ def test_work_beyond_what_a_request_pays_for_is_charged_to_the_clients_rate() ->
     assert limiter.acquire("b", 20.0) == 0  # a quick job costs nothing beyond its request
 
 
+def test_long_work_is_a_debt_that_keeps_the_client_waiting_in_proportion() -> None:
+    now = [0.0]
+    limiter = RateLimiter(rate=5.0, burst=20, clock=lambda: now[0])
+    limiter.charge("a", 10.0 * 20, most=600 * 5.0)  # ten seconds of work at 20 tokens a second
+    wait = limiter.acquire("a")
+    assert wait == pytest.approx((200 - 20 + 1) / 5.0)  # the debt, then one token, at 5 a second
+    now[0] = wait
+    assert limiter.acquire("a") == 0
+    limiter.charge("b", 10**9, most=100.0)
+    assert limiter.acquire("b") == pytest.approx(101 / 5.0)  # a debt is bounded
+
+
 async def _flood_and_probe(app: Any, flood: dict[str, Any], count: int) -> tuple[list[int], float, float, int]:
     """`count` requests of `flood` from one address at once; meanwhile `/health` and another address's
     sentence, asked every 50 ms: (the flood's statuses, the slowest /health, the slowest sentence, the

@@ -17,10 +17,11 @@ import time
 import pytest
 
 MODULES = ("translate.inference.passthrough", "translate.data.normalize", "translate.data.quantities",
-           "translate.data.repeats", "translate.inference.markup", "translate.inference.router",
-           "translate.inference.glossary", "translate.inference.notices", "translate.data.text")
+           "translate.data.repeats", "translate.inference.markup", "translate.inference.html_tree",
+           "translate.inference.router", "translate.inference.glossary", "translate.inference.notices",
+           "translate.data.text", "translate.serve.body", "translate.serve.replies", "translate.serve.libretranslate")
 UNITS = ("a-", "a", "a.", "1,", "1.", "1:", "@a", "a@", ".", "www.", "`a", "#a", "1 ", "一", "嗯…", "http://",
-         "a.b/", "- ", "a1-", "twenty ", "\u00a0", ". A", "。", "一 ", "(", "a(", "一(", "1:1", "\ufe0f", "\u200d😀", "😀 ", "``a", "`")
+         "a.b/", "- ", "a1-", "twenty ", "\u00a0", ". A", "。", "一 ", "(", "a(", "一(", "1:1", "\ufe0f", "\u200d😀", "😀 ", "``a", "`", "<!---->", "<!--a-->", "<a ", "&#")
 PREFIXES = ("", "(", "`", "``", "https://", "@", "#", "a@", "一", "1")
 CHARACTERS = 1_000  # the smaller input; the larger is 8x
 GROWTH_BOUND = 24.0
@@ -52,6 +53,10 @@ def test_the_text_modules_hold_patterns() -> None:
 
 @pytest.mark.parametrize(("name", "pattern"), _patterns(), ids=[name for name, _ in _patterns()])
 def test_pattern_is_linear_on_adversarial_runs(name: str, pattern: re.Pattern[str]) -> None:
+    for unit, prefix in itertools.product(UNITS, PREFIXES):  # first a few units: an exponential pattern shows
+        small, large = _seconds(pattern, prefix + unit * 16), _seconds(pattern, prefix + unit * 24)  # before it hangs
+        assert large < 0.05 or large / max(small, 1e-6) < GROWTH_BOUND, (
+            f"{name} grows {large / max(small, 1e-6):.0f}x from 16 to 24 of {prefix + unit!r}: exponential")
     worst = (0.0, "", 0.0)
     for unit, prefix in itertools.product(UNITS, PREFIXES):
         n = max(1, CHARACTERS // len(unit))
@@ -63,6 +68,13 @@ def test_pattern_is_linear_on_adversarial_runs(name: str, pattern: re.Pattern[st
             worst = (growth, repr(prefix + unit * 2) + "...", large)
     growth, text, large = worst
     assert growth <= GROWTH_BOUND, f"{name} grows {growth:.0f}x for 8x more of {text} ({large * 1000:.1f} ms)"
+
+
+def test_the_exponential_comment_pattern_is_caught() -> None:
+    """The document-start pattern html_tree once used: a repeated group of lazy comments."""
+    old = re.compile(r"\A\s*(?:<!--.*?-->\s*)*<(?:!doctype|html|head|body)[\s>/]", re.IGNORECASE | re.DOTALL)
+    small, large = _seconds(old, "<!---->" * 12), _seconds(old, "<!---->" * 18)
+    assert large / small > GROWTH_BOUND
 
 
 def test_the_quadratic_url_pattern_is_caught() -> None:

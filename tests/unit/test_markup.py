@@ -220,3 +220,12 @@ def test_a_link_whose_url_mastodon_split_into_spans_comes_back_byte_for_byte() -
     assert markup.texts == ["Check out for the details."]
     for translation in ("请查看详情。", "X", ""):
         assert link in markup.render([translation])
+
+
+def test_a_whole_document_is_told_in_one_pass_however_many_comments_open_it() -> None:
+    from translate.inference.html_tree import is_whole_document
+
+    assert is_whole_document("<!DOCTYPE html><p>a") and is_whole_document(" <!-- a -->\n<html>")
+    assert not is_whole_document("<!-- a --> b --> <html>")  # the comment ends at its first -->, as in a browser
+    assert not is_whole_document("<p>a") and not is_whole_document("<!-- open")
+    assert is_whole_document("<!---->" * 50_000 + "<body>") and not is_whole_document("<!---->" * 50_000)

@@ -46,6 +46,13 @@ class RateLimiter:
         bucket = self._buckets[key]
         bucket.tokens = max(0.0, bucket.tokens - cost)
 
+    def charge(self, key: str, cost: float, most: float) -> None:
+        """Take `cost` tokens as a debt: the bucket may go below empty, down to `-most`, so work that took
+        long (seconds of a worker's time, charged after it was done) keeps the client waiting in proportion."""
+        self.acquire(key, 0.0)
+        bucket = self._buckets[key]
+        bucket.tokens = max(-most, bucket.tokens - cost)
+
     def _level(self, bucket: _Bucket, now: float) -> float:
         return min(float(self.burst), bucket.tokens + (now - bucket.updated) * self.rate)
 

@@ -60,7 +60,7 @@ def install(app: FastAPI, models: Models, study: Study, settings: ServeSettings,
             raise HTTPException(422, f"limit must be 1-500, got {limit}")
         test_set = study.test_set
         rows = await request.app.state.workers.run(client_of(request), test_set.rows, runs, limit,
-                                                   timeout_s=settings.timeout_s)
+                                                   timeout_s=settings.timeout_s, charge=False)  # kept per run
         return {"target": test_set.target, "sentences": len(test_set.references), "runs": [r.name for r in runs],
                 "rows": rows}
 

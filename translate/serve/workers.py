@@ -2,7 +2,8 @@
 text's model, protecting spans, counting pieces and attention cells, building the reply) in a pool of
 its own, with owners: each client has at most one such job running at a time (its next ones wait in
 its own line, on nothing shared), and the seconds each job takes beyond `FREE_S` (what a request's own
-token of the rate pays for) are charged to the client's rate, refused requests included.
+token of the rate pays for) are charged to the client's rate, refused requests included, as a debt:
+a document that took 10 s to read keeps its client waiting about as long as 10 s of work costs.
 
 So no per-text work runs on the event loop (`/health` and every other route answer while a client's
 texts are read), and no client holds more than one of the pool's threads: a burst of documents that
@@ -24,6 +25,7 @@ from translate.serve.limits import RateLimiter
 
 T = TypeVar("T")
 FREE_S = 0.05  # seconds of a job paid for by its request's token of the rate
+MAX_DEBT_S = 600.0  # the longest a client's charged work may keep it waiting (seconds of its rate)
 
 
 class _Line:
@@ -48,9 +50,10 @@ class Workers:
         return client in self._lines
 
     async def run(self, client: str, work: Callable[..., T], *args: Any, timeout_s: float | None = None,
-                  refusal: str = "the request could not be handled") -> T:
+                  refusal: str = "the request could not be handled", charge: bool = True) -> T:
         """`work(*args)` in the pool, after `client`'s earlier jobs; 503 past `timeout_s` seconds of running
-        (not of waiting for the client's own earlier jobs)."""
+        (not of waiting for the client's own earlier jobs). `charge`: False for work done once for every
+        client (a study's test-set scores, kept once computed), which no client should pay for alone."""
         line = self._lines.setdefault(client, _Line())
         line.users += 1
         released = False
@@ -63,8 +66,8 @@ class Workers:
             def done(_: Any) -> None:  # when the thread is done, not when its waiter gave up
                 spent = time.monotonic() - started
                 self.seconds[client] = self.seconds.get(client, 0.0) + spent
-                if self.limiter is not None and self.tokens_per_second and spent > FREE_S:
-                    self.limiter.spend(client, (spent - FREE_S) * self.tokens_per_second)
+                if charge and self.limiter is not None and self.tokens_per_second and spent > FREE_S:
+                    self.limiter.charge(client, (spent - FREE_S) * self.tokens_per_second, MAX_DEBT_S * self.limiter.rate)
                 self._release(client, line)
 
             future.add_done_callback(done)
