@@ -72,3 +72,12 @@ def test_the_committed_tuned_study_says_its_learning_rates_lie_at_the_grids_uppe
     chosen = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))["chosen"]
     text = sweep_markdown(tmp_path)
     assert text.count("(upper edge)") == len(chosen) and "Widen the range" in text
+
+
+def test_the_eta_counts_down_whichever_budget_ends_first() -> None:
+    from translate.training.progress import eta
+
+    assert eta(100, 60.0, 1_000, 0.0) == 540.0  # 900 steps at 0.6 s
+    assert eta(100, 60.0, 1_000, 0.0, tokens=50_000, max_tokens=100_000) == 60.0  # the token budget ends first
+    assert eta(100, 60.0, 0, 0.0, tokens=50_000, max_tokens=100_000) == 60.0
+    assert eta(100, 60.0, 0, 0.0) is None

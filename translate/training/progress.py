@@ -42,13 +42,16 @@ def duration(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
-def eta(step: int, seconds: float, max_steps: int, max_minutes: float) -> float | None:
-    """Seconds left until the step or time budget, whichever comes first (None without a budget)."""
+def eta(step: int, seconds: float, max_steps: int, max_minutes: float, tokens: int = 0,
+        max_tokens: int = 0) -> float | None:
+    """Seconds left until the step, time or token budget, whichever comes first (None without a budget)."""
     left = []
     if max_minutes:
         left.append(max_minutes * 60 - seconds)
     if max_steps and step:
         left.append((max_steps - step) * seconds / step)
+    if max_tokens and tokens:
+        left.append((max_tokens - tokens) * seconds / tokens)
     return round(max(0.0, min(left)), 1) if left else None
 
 

@@ -192,7 +192,8 @@ class Trainer:
                 continue
             meter.add(out.nll, out.tokens, out.sentences)
             if self.state.step % train.log_every == 0 and self.dist.main:
-                left = eta(self.state.step, self.state.seconds, train.max_steps, train.max_minutes)
+                left = eta(self.state.step, self.state.seconds, train.max_steps, train.max_minutes,
+                           self.state.target_tokens * self.dist.world, train.max_tokens)
                 self.files.log_progress(meter.flush(self.state.step, self.state.epoch, self.state.seconds,
                                                     float(self.scheduler.get_last_lr()[0]), left))
             if self.state.step % train.validate_every == 0:
