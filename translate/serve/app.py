@@ -126,6 +126,7 @@ class _Prepared:
     wanted: list[int]  # the texts searched
     align: bool  # attention computed to place inline tags
     costs: list[int]  # the searched texts' estimated costs
+    glossary: tuple[tuple[str, str], ...]  # the request's term pairs, checked
 
 
 def _prepare(req: TranslateRequest, models: Models, settings: ServeSettings) -> _Prepared:
@@ -159,7 +160,7 @@ def _prepare(req: TranslateRequest, models: Models, settings: ServeSettings) -> 
     glossary = _glossary(req)
     costs = [search_cost(served.translator, texts[i], _key(req, served, glossary, align))
              for i, served in zip(wanted, searched)]
-    return _Prepared(visible, texts, markups, per_document, chosen, wanted, align, costs)
+    return _Prepared(visible, texts, markups, per_document, chosen, wanted, align, costs, glossary)
 
 
 def _key(req: TranslateRequest, served: ServedModel, glossary: tuple[tuple[str, str], ...], align: bool) -> BatchKey:
@@ -177,7 +178,7 @@ async def _translate(req: TranslateRequest, models: Models, batcher: Batcher, se
     texts = ready.texts
     searched = [served for served in ready.chosen if served is not None]
     found = await _search(req, [texts[i] for i in ready.wanted], searched, batcher, settings, client, ready.align,
-                          ready.costs)
+                          ready.costs, ready.glossary)
     results = [_unchanged(text, str(req.target)) for text in texts]
     for i, result in zip(ready.wanted, found):
         results[i] = result
@@ -222,14 +223,14 @@ def _read_html(document: str) -> Markup:
 
 
 async def _search(req: TranslateRequest, texts: list[str], chosen: list[ServedModel], batcher: Batcher,
-                  settings: ServeSettings, client: str, align: bool, costs: list[int]) -> list[dict[str, Any]]:
+                  settings: ServeSettings, client: str, align: bool, costs: list[int],
+                  glossary: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
     """Each text searched by its model (texts of one model submitted as one job, in `client`'s share);
     `align`: with the attention that places inline tags, whether or not it is asked for; `costs`: each
-    text's estimated search cost (`_prepare`)."""
+    text's estimated search cost and `glossary` the checked term pairs (`_prepare`)."""
     groups: dict[str, list[int]] = {}
     for i, served in enumerate(chosen):
         groups.setdefault(served.name, []).append(i)
-    glossary = _glossary(req)
     jobs = [batcher.submit(_key(req, chosen[rows[0]], glossary, align), [texts[i] for i in rows], client,
                            [costs[i] for i in rows])
             for rows in groups.values()]
