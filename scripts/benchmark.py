@@ -11,6 +11,7 @@ Run one at a time, on an otherwise idle machine.
     python scripts/benchmark.py fairness                 # another client's sentence beside a flood of heavy searches
     python scripts/benchmark.py html-fuzz                # format html through the server and Chromium's DOM
     python scripts/benchmark.py lexicon                  # the names lexicon's matches on word boundaries or not
+    python scripts/benchmark.py names --split dev         # names kept on the names set, both directions
     python scripts/benchmark.py python-api               # translate.load(...).translate against translate file
     python scripts/benchmark.py posts --output F.json    # the 32 test posts through the server (format html)
     python scripts/benchmark.py stutter --markdown docs/results/stutter.md   # stutter with and without the no-stutter search
@@ -32,6 +33,7 @@ from benchmarks import (
     hostile,
     html_fuzz,
     lexicon,
+    names,
     peer,
     posts,
     prepare,
@@ -46,7 +48,7 @@ from benchmarks import (
 
 BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main, "prepare": prepare.main,
               "serve-load": serve_load.main, "glossary": glossary.main, "hostile": hostile.main,
-              "fairness": fairness.main, "html-fuzz": html_fuzz.main, "lexicon": lexicon.main,
+              "fairness": fairness.main, "html-fuzz": html_fuzz.main, "lexicon": lexicon.main, "names": names.main,
               "python-api": python_api.main, "posts": posts.main, "stutter": stutter.main,
               "significance": significance.main, "sequential": sequential.main}
 

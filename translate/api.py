@@ -25,6 +25,7 @@ from translate.config.schema import DecodeConfig
 from translate.errors import ConfigError
 from translate.inference.build import resolve_engine
 from translate.inference.router import Router
+from translate.inference.wrapping import model_translator
 
 if TYPE_CHECKING:
     from translate.inference.text_translator import TextTranslator
@@ -108,7 +109,7 @@ class Translator:
             decode = self._decode(translator, beam)
             chosen = [lines[i] for i in rows]
             results = translator.translate_n_best(chosen, decode)
-            inner = getattr(translator, "inner", translator)  # a glossary's translator: its model's attention
+            inner = model_translator(translator)  # under glossaries and stand-ins: the model's attention
             assert isinstance(inner, TorchTranslator)
             for i, alignment in zip(rows, inner.align(chosen, [hyps[0].tokens for hyps in results])):
                 out[i] = alignment

@@ -162,7 +162,7 @@ def test_release_ships_members_with_the_ensembles_scores_and_rereleases_them(
     ensemble = load_translator([first, member])
     from translate.data.corpus import load_eval_split
     from translate.evaluation.metrics import score
-    from translate.inference.glossary import with_glossaries
+    from translate.inference.wrapping import with_glossaries
 
     sources, refs = load_eval_split(apply_overrides(tiny_config.data, {"data_dir": str(TINY_DIR)}), "test")
     hyps = with_glossaries(ensemble).translate(sources, apply_overrides(ensemble.decode, {"beam_size": 5}))

@@ -164,7 +164,7 @@ def test_translate_text_on_the_fast_path_does_not_import_torch() -> None:
 
     code = ("import sys, translate.cli.app, translate.inference.router, translate.inference.fast, translate.cli.translation; "
             "from translate.inference.build import load_translator; load_translator('checkpoints/en-zh', engine='onnx'); "
-            "from translate.inference.glossary import with_glossaries; "
+            "from translate.inference.wrapping import with_glossaries; "
             "out = with_glossaries(load_translator('checkpoints/zh-en', engine='onnx'), lexicon=True)"
             ".translate(['我明天要去北京看我的朋友。'])[0]; "
             "print(','.join(m for m in ('torch', 'datasets', 'matplotlib') if m in sys.modules) + '|' + out)")

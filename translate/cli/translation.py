@@ -74,8 +74,9 @@ def _engine(engine: Any, device: Any, attention: bool, sampling: bool = False) -
 
 def _align(translator: TextTranslator, lines: list[str], results: list[list[Translation]]) -> list[Alignment]:
     from translate.inference.translator import Translator
+    from translate.inference.wrapping import model_translator
 
-    translator = getattr(translator, "inner", translator)  # a glossary's translator: its model's attention
+    translator = model_translator(translator)  # under glossaries and stand-ins: the model's attention
     assert isinstance(translator, Translator), "attention views run on the PyTorch engine (see _engine)"
     return translator.align(lines, [hyps[0].tokens for hyps in results])
 

@@ -338,6 +338,10 @@ class DecodeConfig:
     # the names lexicon (CC-CEDICT's names, data/cedict-names) as a glossary by default: a sentence whose
     # translation lacks a name's counterpart is decoded again with it (inference/glossary.py); --no-lexicon
     lexicon: bool = False
+    # how the lexicon's people and places reach the translation: "forced" = bound into the search as
+    # terms; "standins" = read as names the model knows (Tom, Boston) and written back, Chinese people in
+    # pinyin too (inference/standins.py)
+    names: Literal["forced", "standins"] = "forced"
     # > 0: draw each token at this temperature instead of searching (varied translations, e.g. sampled
     # back-translation of training text); seeded by decode.seed; 0 = beam search / greedy
     sample: float = 0.0

@@ -79,7 +79,9 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
     "the Great Wall", "Hong Kong"); one pair per Chinese name (its first such entry), shortest Chinese first
     (so a glossary built from them maps an English name to its shortest Chinese form), names that are a whole
     sense before those that only start one; not where the word after the name makes it another thing
-    ("Beijing opera", "American dollar": see DESCRIBES_THE_NAME)."""
+    ("Beijing opera", "American dollar": see DESCRIBES_THE_NAME), nor where the English is followed by "and"
+    and another name ("Chengdu 成都 and Chongqing" is both); of an English name's Chinese forms, those it spells
+    in pinyin first (`spelled_by`)."""
     lines = list(lines)
     common = {m.group(2) for m in map(ENTRY.match, lines) if m and not PROPER.search(m.group(0))}
     seen_zh: set[str] = set()
@@ -96,14 +98,26 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
                 continue
             name = NAME.match(sense.strip())
             rest = re.split(r"[,;(]", sense.strip()[name.end():])[0].split() if name else []
-            if name and name.group().lower() != "the" and (not rest or rest[0].lower() in DESCRIBES_THE_NAME
-                                                           or not rest[0].isascii()):  # a Chinese cross-reference
+            rest = [w for w in rest if w.isascii() and not w.startswith("[")]  # past a cross-reference: 成都 [Cheng2 du1]
+            if rest[:1] in (["and"], ["&"]) and rest[1:2] and rest[1][:1].isupper():
+                break  # two names: "Chengdu 成都 and Chongqing" is not Chengdu
+            if name and name.group().lower() != "the" and (not rest or rest[0].lower() in DESCRIBES_THE_NAME):
                 seen_zh.add(simplified)
-                pairs.append((name.group().rstrip("."), simplified, bool(rest)))
+                english = name.group().rstrip(".")
+                pairs.append((english, simplified, bool(rest), not spelled_by(english, line)))
             break
     # the whole sense a name ("Beijing") before a name that only starts it ("Beijing, capital of ..." is
     # whole; "Shanghai municipality" starts one): an English name maps to the first Chinese form
-    yield from ((en, zh) for en, zh, _ in sorted(pairs, key=lambda pair: (pair[2], len(pair[1]))))
+    # and the Chinese that the English spells in pinyin first: Sichuan is 四川, not 巴蜀 (its old name)
+    yield from ((en, zh) for en, zh, _, _ in sorted(pairs, key=lambda pair: (pair[3], pair[2], len(pair[1]))))
+
+
+def spelled_by(english: str, line: str) -> bool:
+    """Whether an English name is its CC-CEDICT entry's pinyin without tones: Sichuan for 四川 [Si4 chuan1],
+    Xi'an for 西安 [Xi1 an1]."""
+    pinyin = re.search(r"\[([^\]]*)\]", line)
+    spoken = re.sub(r"[^a-z]", "", re.sub(r"u:", "v", pinyin.group(1).lower())) if pinyin else ""
+    return bool(spoken) and re.sub(r"[^a-z]", "", english.lower().replace("ü", "v")) == spoken
 
 
 def cedict_names() -> list[tuple[str, str]]:

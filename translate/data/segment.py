@@ -36,3 +36,27 @@ def cuts_no_word(sentence: str, begin: int, end: int) -> bool:
     aligned = (begin == 0 or words[begin - 1] != words[begin]) and (end == len(words) or words[end] != words[end - 1])
     covered = words[begin:end]
     return aligned and all(covered.count(word) >= 2 for word in set(covered))
+
+
+# rjieba's tags of words that say where or when (place words, directions, times): 山上, 门口, 今天. Only
+# these: its tags of names are not reliable enough to require one (大连 is tagged an adverb, 合肥 a noun)
+WHERE_OR_WHEN_TAGS = ("s", "f", "t")
+
+
+@functools.lru_cache(maxsize=4096)
+def _tagged(sentence: str) -> dict[tuple[int, int], str]:
+    import rjieba
+
+    spans, at = {}, 0
+    for word, tag in rjieba.tag(sentence, True):
+        spans[(at, at + len(word))] = tag
+        at += len(word)
+    return spans
+
+
+def a_common_word(sentence: str, begin: int, end: int) -> bool:
+    """Whether the span [begin, end) of `sentence` is one word of rjieba's tagged segmentation that it
+    tags as a word saying where or when (`WHERE_OR_WHEN_TAGS`): 山上 ("on the mountain", s) in 山上都是雪,
+    though CC-CEDICT also has a township of that name."""
+    tag = _tagged(sentence).get((begin, end))
+    return tag is not None and tag in WHERE_OR_WHEN_TAGS

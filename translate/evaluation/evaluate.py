@@ -25,9 +25,10 @@ from translate.errors import ConfigError, DataError
 from translate.evaluation.adequacy import Adequacy, Dictionary, cedict_dictionary, measure
 from translate.evaluation.metrics import EvalReport, score
 from translate.inference.build import load_translator, model_paths
-from translate.inference.glossary import Glossary, GlossaryTranslator, Numbers, term_use, with_glossaries
+from translate.inference.glossary import Glossary, GlossaryTranslator, Numbers, term_use
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import Translator
+from translate.inference.wrapping import with_glossaries
 from translate.model import Seq2Seq
 from translate.model.attention.base import NoAttention
 

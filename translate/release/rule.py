@@ -39,7 +39,7 @@ from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluation_translator
 from translate.evaluation.significance import Comparison, compare_runs
 from translate.inference.build import model_paths
-from translate.inference.glossary import with_glossaries
+from translate.inference.wrapping import with_glossaries
 
 ALPHA = 0.05
 MARGIN = 0.5  # BLEU: the non-inferiority margin on both splits

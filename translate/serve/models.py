@@ -15,10 +15,11 @@ from translate.data.normalize import join_translations, normalize_source, split_
 from translate.errors import ConfigError
 from translate.evaluation.adequacy import received_attention
 from translate.inference.build import load_translator, model_paths, resolve_engine
-from translate.inference.glossary import Glossary, with_glossaries
+from translate.inference.glossary import Glossary
 from translate.inference.notices import reading_notices
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
+from translate.inference.wrapping import with_glossaries
 from translate.serve.study import PREFIX, Study
 from translate.tokens import EOS_ID
 

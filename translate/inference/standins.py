@@ -1,0 +1,191 @@
+"""Names read as names the model knows: each person or place the names lexicon or the pinyin rules find
+in a sentence is replaced, before the search, by a stand-in that the model translates reliably, and the
+stand-in's translation is then replaced by the name's own form.
+
+The models learnt names from the Tatoeba training split, which holds a few of them thousands of times
+and most never: 汤姆住在北京。 comes back "Tom lives in Hokkaido.", "I was born in Beijing." 我出生在北京生。,
+while "Tom lives in Boston." and 汤姆住在波士顿。 come back right. Forcing the name into the search
+(`inference.glossary`, a constrained search) places it, but the model still writes around a word it does
+not know (北京机, 黑西安). Read with a stand-in, the sentence is one the model knows: "Li Lei lives in
+Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 becomes 李雷住在成都。.
+
+- Names: the names lexicon's matches (`inference.glossary.names_lexicon`) whose Chinese rjieba tags as a
+  person (nr) or a place (ns); Chinese people's names written in pinyin (English sources) or found by
+  rjieba (Chinese sources) and written in the other script by `data.pinyin`. Where two overlap, the
+  longer; on a tie, the lexicon's. A single pinyin syllable (Li, Zhang, Wei) is never read as a name of
+  the lexicon in English: it is a surname far more often than the county or dynasty the lexicon has.
+- Stand-ins (`PEOPLE`, `PLACES`): the names the training split holds most often, each translated the
+  same way in at least 94 % of its pairs there; one not already in the sentence, in order, one per
+  name. A sentence with more names of a kind than stand-ins keeps the rest for the lexicon's
+  constrained search.
+- The stand-ins' translations are themselves terms of the search: a translation that lacks one is
+  searched again, bound to write it (`inference.glossary`), so every name comes back.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+from translate.config.schema import DecodeConfig
+from translate.data.normalize import normalize_source
+from translate.data.pinyin import person_tables, surname_length, syllables
+from translate.inference import glossary
+from translate.inference.glossary import Glossary, Term
+from translate.inference.text_translator import TextTranslator, Translation
+
+PEOPLE = (Term("Tom", "汤姆"), Term("Mary", "玛丽"))
+PLACES = (Term("Boston", "波士顿"), Term("London", "伦敦"), Term("Tokyo", "东京"))
+STANDINS = Glossary([*PEOPLE, *PLACES], cased=True)
+KINDS = {"nr": "person", "ns": "place"}  # rjieba's tags (and those that start with them: nrt, nrfg)
+_PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))")  # every "Surname Given" pair
+_FUNCTION_TAGS = ("v", "p", "d", "c", "u", "r", "f", "m", "q")  # a character rjieba glued to a name
+
+
+@dataclass(frozen=True)
+class Found:
+    begin: int
+    end: int
+    target: str  # the name in the target language
+    kind: str  # person, place or "" (left to the lexicon)
+    lexicon: bool
+
+
+@functools.cache
+def kind_of(chinese: str) -> str:
+    """person, place, or "" where rjieba does not tag the name as one word of either."""
+    import rjieba
+
+    tags = rjieba.tag(chinese, True)
+    return KINDS.get(tags[0][1][:2], "") if len(tags) == 1 else ""
+
+
+def _lexicon_names(sentence: str, lang: str) -> list[Found]:
+    target = "zh" if lang == "en" else "en"
+    found = []
+    for match in glossary.names_lexicon().matches(sentence, lang):
+        if lang == "en" and " " not in match.term.en and match.term.en.lower() in syllables():
+            continue
+        found.append(Found(match.begin, match.end, match.term.side(target), kind_of(match.term.zh), True))
+    return found
+
+
+def _pinyin_people(sentence: str) -> list[Found]:
+    """Chinese people written in pinyin in an English sentence (Li Lei -> 李雷)."""
+    tables = person_tables()
+    found = []
+    for match in _PINYIN_PAIR.finditer(sentence):
+        chinese = tables.characters(match.group(1))
+        if chinese:
+            found.append(Found(match.start(1), match.end(1), chinese, "person", False))
+    return found
+
+
+def _chinese_people(sentence: str) -> list[Found]:
+    """Chinese people's names that rjieba finds (with its HMM) in a Chinese sentence, whose surname the
+    names lexicon's people have (张伟 -> Zhang Wei); a surname tagged alone joins the name after it
+    (王 | 秀英), and a last character the plain segmentation tags as a verb or a function word leaves it
+    (李雷住 -> 李雷)."""
+    import rjieba
+
+    tables = person_tables()
+    tokens = rjieba.tag(sentence, True)
+    plain = {}
+    at = 0
+    for word, tag in rjieba.tag(sentence, False):
+        plain[at] = (word, tag)
+        at += len(word)
+    found, at, i = [], 0, 0
+    while i < len(tokens):
+        word, tag = tokens[i]
+        name, size = "", 1
+        if tag.startswith("nr") and word[:surname_length(word)] in tables.surname_reading:
+            if len(word) == surname_length(word) and i + 1 < len(tokens) and tokens[i + 1][1].startswith("nr") \
+                    and len(tokens[i + 1][0]) <= 2:
+                name, size = word + tokens[i + 1][0], 2
+            elif 2 <= len(word) <= 4:
+                name = word
+                last = plain.get(at + len(word) - 1)
+                if len(word) == 3 and last and len(last[0]) == 1 and last[1].startswith(_FUNCTION_TAGS):
+                    name = word[:-1]
+        if name and len(name) >= 2:
+            found.append(Found(at, at + len(name), tables.romanise(name), "person", False))
+        at += sum(len(w) for w, _ in tokens[i:i + size])
+        i += size
+    return found
+
+
+def find_names(sentence: str, lang: str) -> list[Found]:
+    """The names of a normalised sentence, left to right, without overlaps (see the module)."""
+    candidates = _lexicon_names(sentence, lang) + (_pinyin_people(sentence) if lang == "en" else _chinese_people(sentence))
+    chosen: list[Found] = []
+    for found in sorted(candidates, key=lambda f: (f.begin - f.end, not f.lexicon, f.begin)):
+        if all(found.end <= c.begin or found.begin >= c.end for c in chosen):
+            chosen.append(found)
+    return sorted(chosen, key=lambda f: f.begin)
+
+
+@dataclass
+class Substitution:
+    """A sentence with its names replaced by stand-ins, and what to write back."""
+
+    text: str
+    back: list[tuple[str, str]] = field(default_factory=list)  # (stand-in's translation, the name's)
+
+    def restore(self, translation: str, lang: str) -> str:
+        for standin, name in self.back:
+            if lang == "en":
+                translation = re.sub(rf"(?<![\w]){re.escape(standin)}(?![\w])", name.replace("\\", r"\\"), translation)
+            else:
+                translation = translation.replace(standin, name)
+        return translation
+
+
+def substitute(sentence: str, lang: str) -> Substitution:
+    """`sentence` (normalised) with each person and place replaced by a stand-in (see the module)."""
+    own = {t.side(lang) for t in STANDINS.terms}
+    found = [f for f in find_names(sentence, lang) if f.kind and sentence[f.begin:f.end] not in own]
+    if not found:
+        return Substitution(sentence)
+    target = "zh" if lang == "en" else "en"
+    free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
+            for kind, pool in (("person", PEOPLE), ("place", PLACES))}
+    given: dict[str, Term] = {}
+    pieces, back, at = [], [], 0
+    for name in found:
+        key = sentence[name.begin:name.end]
+        if key not in given:
+            if not free[name.kind]:
+                continue
+            given[key] = free[name.kind].pop(0)
+            back.append((given[key].side(target), name.target))
+        pieces += [sentence[at:name.begin], given[key].side(lang)]
+        at = name.end
+    pieces.append(sentence[at:])
+    return Substitution("".join(pieces), back)
+
+
+def _holds(text: str, word: str, lang: str) -> bool:
+    return (word in text) if lang == "zh" else re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
+
+
+class StandInTranslator(TextTranslator):
+    """A translator (with the stand-ins among its glossaries) that reads names as stand-ins (the module)."""
+
+    def __init__(self, inner: TextTranslator) -> None:
+        super().__init__(inner.engine, inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
+        self.inner = inner
+
+    def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        subs = [substitute(normalize_source(text, self.src_lang), self.src_lang) for text in texts]
+        results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], decode)
+        out = []
+        for sub, n_best in zip(subs, results):
+            if not sub.back:
+                out.append(n_best)
+                continue
+            restored = [sub.restore(t.text, self.tgt_lang) for t in n_best]
+            ids = self.tgt_tokenizer.encode(restored) if restored else []
+            out.append([Translation(text, t.score, tokens) for text, t, tokens in zip(restored, n_best, ids)])
+        return out

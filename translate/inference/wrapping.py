@@ -1,0 +1,35 @@
+"""What wraps a translator's search: a user's glossaries, the names lexicon (its names forced into the
+search, or read as stand-ins: `inference.standins`) and the source's numbers (`inference.glossary`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from translate.inference import glossary
+from translate.inference.glossary import Glossary, GlossaryTranslator, Numbers
+from translate.inference.standins import STANDINS, StandInTranslator
+from translate.inference.text_translator import TextTranslator
+
+
+def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] = (),
+                    lexicon: bool | None = None) -> TextTranslator:
+    """`translator` with the user's glossaries, then the names lexicon where `lexicon` says so (None: as the
+    model's `decode.lexicon` says), then the source's numbers where `decode.keep_numbers` says so;
+    with `decode.names` "standins", the lexicon's people and places read as stand-ins
+    (`inference.standins`) whose translations are terms too; `translator` itself when there are no terms."""
+    use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
+    standins = use_lexicon and translator.decode.names == "standins"
+    terms = [*glossaries, *([STANDINS] if standins else []), *([glossary.names_lexicon()] if use_lexicon else []),
+             *([Numbers()] if translator.decode.keep_numbers else [])]
+    if not terms:
+        return translator
+    if standins:
+        return StandInTranslator(GlossaryTranslator(translator, *terms))
+    return GlossaryTranslator(translator, *terms)
+
+
+def model_translator(translator: TextTranslator) -> TextTranslator:
+    """The translator that holds the model under glossaries and stand-ins (for its attention)."""
+    while hasattr(translator, "inner"):
+        translator = translator.inner
+    return translator
