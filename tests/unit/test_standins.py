@@ -1,0 +1,79 @@
+"""Names read as stand-ins (`inference.standins`): which names are found, which stand-in each gets, and
+that the translation gets the name's own form back, on a scripted lexicon and a scripted model that
+knows only the stand-ins."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pytest
+
+from translate.config.schema import DecodeConfig
+from translate.data.pinyin import learn
+from translate.data.tokenizer import Tokenizer
+from translate.inference import glossary, standins
+from translate.inference.glossary import Glossary, Term
+from translate.inference.standins import StandInTranslator, find_names, substitute
+from translate.inference.text_translator import TextTranslator, Translation
+
+LEXICON = Glossary([Term("Chengdu", "成都"), Term("Beijing", "北京"), Term("Li", "澧县"), Term("Hong Kong", "香港"),
+                    Term("Huadu", "花都"), Term("Jack", "杰克")], cased=True, whole_words=True)
+PEOPLE = [("Li Lei", "李雷"), ("Wang Lei", "王雷"), ("Zhang Wei", "张伟"), ("Han Meimei", "韩梅梅"), ("Hong Yi", "洪毅"),
+          ("Li Kong", "李孔")]  # so Hong Kong also reads as a person, 洪孔
+
+
+@pytest.fixture(autouse=True)
+def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(glossary, "names_lexicon", lambda: LEXICON)
+    monkeypatch.setattr(standins, "person_tables", lambda: learn(PEOPLE))
+    standins.kind_of.cache_clear()
+
+
+def test_people_and_places_become_stand_ins_and_come_back() -> None:
+    sub = substitute("Li Lei lives in Chengdu.", "en")
+    assert sub.text == "Tom lives in Boston."
+    assert sub.back == [("汤姆", "李雷"), ("波士顿", "成都")]
+    assert sub.restore("汤姆住在波士顿。", "zh") == "李雷住在成都。"
+    back = substitute("李雷住在成都。", "zh")
+    assert back.text == "汤姆住在波士顿。"
+    assert back.restore("Tom's home is in Boston; Tomas is not.", "en") == "Li Lei's home is in Chengdu; Tomas is not."
+
+
+def test_a_syllable_alone_is_no_county_and_the_longer_name_wins() -> None:
+    assert [f.target for f in find_names("Li is here.", "en")] == []  # 澧县 is no reading of the surname Li
+    assert [f.target for f in find_names("Hong Kong is big.", "en")] == ["香港"]  # the lexicon's, not 洪空
+    assert [f.target for f in find_names("Zhang Wei met Han Meimei.", "en")] == ["张伟", "韩梅梅"]
+
+
+def test_stand_ins_already_in_the_sentence_are_not_given_and_a_name_keeps_its_stand_in() -> None:
+    sub = substitute("Tom met Li Lei, and Li Lei met Zhang Wei and Han Meimei.", "en")
+    assert sub.text == "Tom met Mary, and Mary met Zhang Wei and Han Meimei."  # two people left for the lexicon
+    assert sub.back == [("玛丽", "李雷")]
+    assert substitute("I met Tom in Beijing.", "en").text == "I met Tom in Boston."  # Tom is no name to replace
+
+
+def test_a_sentence_without_names_is_unchanged() -> None:
+    for sentence, lang in (("I like tea.", "en"), ("我喜欢茶。", "zh"), ("山上都是雪。", "zh")):
+        assert substitute(sentence, lang).text == sentence and substitute(sentence, lang).back == []
+
+
+class ScriptedModel(TextTranslator):
+    """Translates the sentences it knows (stand-ins only) and garbles the others, as the models do."""
+
+    KNOWN: ClassVar[dict[str, str]] = {"Tom lives in Boston.": "汤姆住在波士顿。", "I like tea.": "我喜欢茶。"}
+
+    def __init__(self, tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+        super().__init__(None, *tokenizers, DecodeConfig(), "en", "zh")  # type: ignore[arg-type]
+        self.read: list[str] = []
+
+    def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        self.read += texts
+        return [[Translation(self.KNOWN.get(t, "躺在牢里生活。"), -1.0, [])] for t in texts]
+
+
+def test_the_translator_searches_the_stand_ins_and_writes_the_names(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    model = ScriptedModel(tiny_tokenizers)
+    out = StandInTranslator(model).search_n_best(["Li Lei lives in Chengdu.", "I like tea."])
+    assert model.read == ["Tom lives in Boston.", "I like tea."]
+    assert [hyps[0].text for hyps in out] == ["李雷住在成都。", "我喜欢茶。"]
+    assert out[0][0].tokens == tiny_tokenizers[1].encode(["李雷住在成都。"])[0]  # the tokens of what is shown
