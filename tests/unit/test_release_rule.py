@@ -101,3 +101,19 @@ def test_a_repeated_look_tests_at_alpha_over_looks_and_the_quantities_set_counts
     lost = judge(comparison(1.9, 0.7, 3.1, 0.002), held, {"numbers lost, quantities set": Paired(9, 0, 9, 0, 232)})
     assert not lost.ships and lost.reasons == [
         "loses numbers more often on the quantities set (9 against 0 of 232 sentences, p = 0.004)"]
+
+
+def test_names_lost_on_the_names_set_are_a_defect_both_ways() -> None:
+    from translate.evaluation.names import NamesSet, parse_names
+
+    sources = ["Li Lei lives in Chengdu.", "I like Beijing.", "Good morning."]
+    split = Split("x", sources, ["李雷住在成都。", "我喜欢北京。", "早上好。"])
+    names_set = NamesSet(sources, split.refs, [parse_names("Li Lei=李雷; Chengdu=成都"), parse_names("Beijing=北京"), []])
+    keeps, loses = [["李雷住在成都。", "我喜欢北京。", "早上好。"]], [["躺在牢里生活。", "我喜欢北京。", "早上好。"]]
+    verdict = decide(keeps, loses, keeps, loses, split, split, "zh", samples=50, names=(names_set, keeps, loses))
+    assert verdict.defects["names lost, names set"] == Paired(0, 1, 0, 1, 3)
+    assert verdict.to_dict()["names_set_names_lost"]["against_only"] == 1
+    level, held = comparison(0.0, -0.3, 0.3, 1.0), comparison(0.0, -0.3, 0.3, 1.0)
+    worse = judge(level, held, {"names lost, names set": Paired(9, 0, 9, 0, 219)})
+    assert not worse.ships and worse.reasons[-1] == "loses names more often on the names set (9 against 0 of 219 sentences, p = 0.004)"
+    assert judge(level, held, {"names lost, names set": Paired(0, 9, 0, 9, 219)}).ships

@@ -39,9 +39,10 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
     """Whether a candidate may replace the released model, by the release rule. On the everyday decision
     split (data/everyday/test.tsv, which no choice reads) it must be better: higher BLEU with p < 0.05
     (the sentences and, where several are given, the seeds resampled), or fewer translations with a
-    defect (that stutter, or lose a number of the source; McNemar, p < 0.05) with BLEU not worse beyond
-    0.5 (95 % interval); it must not have a defect more often there (McNemar, p < 0.05); and on Tatoeba
-    test its BLEU must not be worse beyond 0.5 (95 % interval).
+    defect (that stutter, or lose a number of the source; McNemar, p < 0.05; numbers also on the
+    quantities set, names on the names set) with BLEU not worse beyond 0.5 (95 % interval); it must not
+    have a defect more often there (McNemar, p < 0.05); and on Tatoeba test its BLEU must not be worse
+    beyond 0.5 (95 % interval).
     Each side decodes as `translate evaluate` does (its own decoding settings, the names lexicon where
     they turn it on). Prints the comparisons and the verdict; exit status 0 when the candidate ships, 3
     when it does not (every missed condition named).
@@ -62,7 +63,7 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
                    f"BLEU, difference {comparison.delta:+.2f} [{comparison.ci_low:+.2f}, {comparison.ci_high:+.2f}], "
                    f"p {comparison.p_value:.3f}")
     for name, paired in verdict.defects.items():
-        where = "the quantities set" if name.endswith("quantities set") else "the decision split"
+        where = f"the {name.split(', ')[1]}" if ", " in name else "the decision split"
         typer.echo(f"{name.split(',')[0]} on {where}: candidate {paired.candidate}, against {paired.against} of "
                    f"{paired.sentences} sentences (only the candidate {paired.candidate_only}, only against "
                    f"{paired.against_only}), McNemar p {paired.p_value:.3f}")

@@ -13,7 +13,9 @@ A candidate ships only if
 The defects (`DEFECTS`), each a yes/no per sentence (on a side with several seeds: any seed's): the
 translation **stutters** (`data.repeats.stutters`); it **loses a number** of its source
 (`data.quantities.numbers_kept`), counted on the decision split and, where it is at hand, on the
-quantities set (`data/quantities/test.tsv`, every pair with numbers in digits). A candidate decided
+quantities set (`data/quantities/test.tsv`, every pair with numbers in digits); it **loses a name** of its
+source (`evaluation.names`), counted on the names set (`data/names/test.tsv`, every pair with names of
+people and places and every right form of each), where it is at hand. A candidate decided
 again (`looks` > 1) is tested at ALPHA / looks. BLEU differences use `evaluation.significance.compare_runs`: a paired
 bootstrap over the sentences and, where a side has several seeds (one checkpoint a seed), over the seeds
 as well. The decision split is read once per candidate, for this rule; a candidate tuned on it would
@@ -37,6 +39,7 @@ from translate.data.quantities import numbers_kept
 from translate.data.repeats import stutters
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluation_translator
+from translate.evaluation.names import NamesSet, loses_a_name, read_names_set
 from translate.evaluation.significance import Comparison, compare_runs
 from translate.inference.build import model_paths
 from translate.inference.wrapping import with_glossaries
@@ -99,10 +102,11 @@ class Paired:
 
 DEFECTS = ("stutter", "numbers lost")  # on the decision split; "numbers lost" also on the quantities set
 QUANTITIES = "numbers lost, quantities set"
+NAMES = "names lost, names set"
 _VERBS = {"stutter": ("stutters", "stutter"), "numbers lost": ("loses numbers", "lose numbers"),
-          QUANTITIES: ("loses numbers", "lose numbers")}
+          QUANTITIES: ("loses numbers", "lose numbers"), NAMES: ("loses names", "lose names")}
 _WHERE = {"stutter": "on the decision split", "numbers lost": "on the decision split",
-          QUANTITIES: "on the quantities set"}
+          QUANTITIES: "on the quantities set", NAMES: "on the names set"}
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,8 @@ def _key(defect: str) -> str:
     """A defect's key in the verdict's JSON: decision_split_stutter, quantities_set_numbers_lost..."""
     if defect == QUANTITIES:
         return "quantities_set_numbers_lost"
+    if defect == NAMES:
+        return "names_set_names_lost"
     return "decision_split_" + defect.replace(" ", "_")
 
 
@@ -197,13 +203,22 @@ def quantities_split(direction: str, folder: Path | None = None) -> Split | None
     return Split("quantities", *pairs)
 
 
+def names_split(folder: Path | None = None) -> NamesSet | None:
+    """The names set's decision split (data/names/test.tsv: every pair holds names, with every right form);
+    None where it is not at hand (an installed package)."""
+    path = (folder or default_data_dir().parent / "names") / f"{DECISION_SPLIT}.tsv"
+    return read_names_set(path) if path.is_file() else None
+
+
 def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]],
            candidate_test: Sequence[Sequence[str]], released_test: Sequence[Sequence[str]],
            decision: Split, test: Split, tgt_lang: str, samples: int = 1000,
            quantities: tuple[Split, Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None,
-           looks: int = 1) -> Verdict:
+           looks: int = 1,
+           names: tuple[NamesSet, Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None) -> Verdict:
     """The rule from hypotheses: one list per seed on each side, for the decision split and for test;
-    `quantities`: the quantities set with each side's hypotheses, where it is read."""
+    `quantities`: the quantities set with each side's hypotheses, where it is read; `names`: the names
+    set with each side's hypotheses, where it is read."""
     on_decision = compare_runs([list(h) for h in candidate], [list(h) for h in released], decision.refs, tgt_lang,
                                samples, aso=False)
     on_test = compare_runs([list(h) for h in candidate_test], [list(h) for h in released_test], test.refs, tgt_lang,
@@ -218,6 +233,13 @@ def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]]
     if quantities is not None:
         split, mine, theirs = quantities
         defects[QUANTITIES] = Paired.of(has(mine, "numbers lost", split), has(theirs, "numbers lost", split))
+    if names is not None:
+        names_set, mine, theirs = names
+
+        def loses(side: Sequence[Sequence[str]]) -> list[bool]:
+            return [any(loses_a_name(wanted, seed[i], tgt_lang) for seed in side) for i, wanted in enumerate(names_set.names)]
+
+        defects[NAMES] = Paired.of(loses(mine), loses(theirs))
     return judge(on_decision, on_test, defects, looks)
 
 
@@ -237,18 +259,20 @@ class Side:
     decision: list[list[str]] = field(default_factory=list)
     test: list[list[str]] = field(default_factory=list)
     quantities: list[list[str]] = field(default_factory=list)
+    names: list[list[str]] = field(default_factory=list)
 
 
 def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None,
                   candidate_settings: dict[str, Any] | None = None, against_settings: dict[str, Any] | None = None,
                   decision_dir: Path | None = None, data_dir: str | None = None,
                   beam: int | None = None, looks: int = 1,
-                  quantities_dir: Path | None = None) -> tuple[Verdict, str, dict[str, Side]]:
+                  quantities_dir: Path | None = None,
+                  names_dir: Path | None = None) -> tuple[Verdict, str, dict[str, Side]]:
     """The rule for models: each side's models (checkpoints, runs or released names; one a seed) decode
     both splits as `translate evaluate` does (their own decoding settings with `*_settings` applied, the
     names lexicon where those turn it on); `against` defaults to the released model of the candidate's
-    direction; the quantities set is read where it is at hand; `looks`: how many times this candidate has
-    been decided (`judge`). Returns the verdict, the direction and both sides."""
+    direction; the quantities set and the names set are read where they are at hand; `looks`: how many
+    times this candidate has been decided (`judge`). Returns the verdict, the direction and both sides."""
     sides = {"candidate": Side(list(candidate), dict(candidate_settings or {})),
              "against": Side(list(against or []), dict(against_settings or {}))}
     direction: str | None = None
@@ -268,7 +292,12 @@ def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None
         quantities = quantities_split(str(direction), quantities_dir)
         if quantities is not None:
             side.quantities = [with_glossaries(t).translate(quantities.sources) for t in translators]
+        names_set = names_split(names_dir)
+        if names_set is not None:
+            side.names = [with_glossaries(t).translate(names_set.sources(str(direction)[:2])) for t in translators]
     read = (quantities, sides["candidate"].quantities, sides["against"].quantities) if quantities is not None else None
+    named = (names_set, sides["candidate"].names, sides["against"].names) if names_set is not None else None
     verdict = decide(sides["candidate"].decision, sides["against"].decision, sides["candidate"].test,
-                     sides["against"].test, decision, test, str(direction).split("-")[1], quantities=read, looks=looks)
+                     sides["against"].test, decision, test, str(direction).split("-")[1], quantities=read, looks=looks,
+                     names=named)
     return verdict, str(direction), sides
