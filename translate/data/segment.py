@@ -38,9 +38,10 @@ def cuts_no_word(sentence: str, begin: int, end: int) -> bool:
     return aligned and all(covered.count(word) >= 2 for word in set(covered))
 
 
-# rjieba's tags of words that say where or when (place words, directions, times): 山上, 门口, 今天. Only
-# these: its tags of names are not reliable enough to require one (大连 is tagged an adverb, 合肥 a noun)
-WHERE_OR_WHEN_TAGS = ("s", "f", "t")
+# rjieba's tags of words that say where (place words, directions): 山上, 门口, 前面. Only these: its tags of
+# names are not reliable enough to require one (大连 is tagged an adverb, 合肥 a noun), and a time word may
+# be the lexicon's name (七月 is July, 星期六 Saturday)
+WHERE_TAGS = ("s", "f")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -56,7 +57,7 @@ def _tagged(sentence: str) -> dict[tuple[int, int], str]:
 
 def a_common_word(sentence: str, begin: int, end: int) -> bool:
     """Whether the span [begin, end) of `sentence` is one word of rjieba's tagged segmentation that it
-    tags as a word saying where or when (`WHERE_OR_WHEN_TAGS`): 山上 ("on the mountain", s) in 山上都是雪,
-    though CC-CEDICT also has a township of that name."""
+    tags as a word saying where (`WHERE_TAGS`): 山上 ("on the mountain", s) in 山上都是雪, though CC-CEDICT
+    also has a township of that name."""
     tag = _tagged(sentence).get((begin, end))
-    return tag is not None and tag in WHERE_OR_WHEN_TAGS
+    return tag is not None and tag in WHERE_TAGS
