@@ -77,3 +77,28 @@ def test_the_translator_searches_the_stand_ins_and_writes_the_names(tiny_tokeniz
     assert model.read == ["Tom lives in Boston.", "I like tea."]
     assert [hyps[0].text for hyps in out] == ["李雷住在成都。", "我喜欢茶。"]
     assert out[0][0].tokens == tiny_tokenizers[1].encode(["李雷住在成都。"])[0]  # the tokens of what is shown
+
+
+def test_words_the_model_learnt_are_no_people_though_rjieba_tags_them_so() -> None:
+    assert [f.target for f in find_names("我要咖啡，谢谢。我们明白。", "zh")] == []  # 谢谢 and 明白 are tagged nr
+    assert [f.target for f in find_names("张伟是我的老师。", "zh")] == ["Zhang Wei"]
+
+
+def test_english_sources_force_no_other_name_of_the_lexicon(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from dataclasses import replace
+
+    from translate.inference.glossary import GlossaryTranslator
+    from translate.inference.wrapping import model_translator, with_glossaries
+
+    english = ScriptedModel(tiny_tokenizers)
+    english.decode = replace(english.decode, lexicon=True, names="standins")
+    wrapped = with_glossaries(english)
+    assert isinstance(wrapped, StandInTranslator) and isinstance(wrapped.inner, GlossaryTranslator)
+    assert wrapped.inner.glossaries == (standins.STANDINS,) and model_translator(wrapped) is english
+    chinese = ScriptedModel(tiny_tokenizers)
+    chinese.decode, chinese.src_lang, chinese.tgt_lang = english.decode, "zh", "en"
+    inner = with_glossaries(chinese).inner  # type: ignore[attr-defined]
+    assert inner.glossaries == (standins.STANDINS, LEXICON)
+    forced = ScriptedModel(tiny_tokenizers)
+    forced.decode = replace(forced.decode, lexicon=True)
+    assert isinstance(with_glossaries(forced), GlossaryTranslator) and with_glossaries(forced).glossaries == (LEXICON,)  # type: ignore[attr-defined]

@@ -11,7 +11,8 @@ Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 become
 
 - Names: the names lexicon's matches (`inference.glossary.names_lexicon`) whose Chinese rjieba tags as a
   person (nr) or a place (ns); Chinese people's names written in pinyin (English sources) or found by
-  rjieba (Chinese sources) and written in the other script by `data.pinyin`. Where two overlap, the
+  rjieba (Chinese sources: not a word the training split holds `KNOWN_TIMES` times, as 谢谢 and 明白,
+  which rjieba's dictionary tags as people) and written in the other script by `data.pinyin`. Where two overlap, the
   longer; on a tie, the lexicon's. A single pinyin syllable (Li, Zhang, Wei) is never read as a name of
   the lexicon in English: it is a surname far more often than the county or dynasty the lexicon has.
 - Stand-ins (`PEOPLE`, `PLACES`): the names the training split holds most often, each translated the
@@ -19,7 +20,10 @@ Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 become
   name. A sentence with more names of a kind than stand-ins keeps the rest for the lexicon's
   constrained search.
 - The stand-ins' translations are themselves terms of the search: a translation that lacks one is
-  searched again, bound to write it (`inference.glossary`), so every name comes back.
+  searched again, bound to write it (`inference.glossary`), so every name comes back. The lexicon's
+  other names stay forced terms for Chinese sources, as without stand-ins; for English sources they
+  are left to the model (the lexicon's English = 英文, Japanese = 日文 would replace the model's right
+  英语 and 日本人).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from translate.config.paths import default_data_dir
 from translate.config.schema import DecodeConfig
 from translate.data.normalize import normalize_source
 from translate.data.pinyin import person_tables, surname_length, syllables
@@ -41,6 +46,7 @@ STANDINS = Glossary([*PEOPLE, *PLACES], cased=True)
 KINDS = {"nr": "person", "ns": "place"}  # rjieba's tags (and those that start with them: nrt, nrfg)
 _PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))")  # every "Surname Given" pair
 _FUNCTION_TAGS = ("v", "p", "d", "c", "u", "r", "f", "m", "q")  # a character rjieba glued to a name
+KNOWN_TIMES = 3  # a word the training split's Chinese holds this often is one the model knows
 
 
 @dataclass(frozen=True)
@@ -82,11 +88,28 @@ def _pinyin_people(sentence: str) -> list[Found]:
     return found
 
 
+@functools.cache
+def _training_chinese() -> str:
+    """The Chinese side of the bundled training split, what the released models learnt ("" where absent)."""
+    path = default_data_dir() / "train.tsv"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(line.split("\t")[1] for line in lines if line.count("\t") >= 1)
+
+
+def known_word(word: str) -> bool:
+    """Whether the training split's Chinese holds `word` at least KNOWN_TIMES times: a word the model has
+    learnt (谢谢, 明白, 老虎, which rjieba's dictionary tags as people), left to it."""
+    return _training_chinese().count(word) >= KNOWN_TIMES
+
+
 def _chinese_people(sentence: str) -> list[Found]:
     """Chinese people's names that rjieba finds (with its HMM) in a Chinese sentence, whose surname the
-    names lexicon's people have (张伟 -> Zhang Wei); a surname tagged alone joins the name after it
-    (王 | 秀英), and a last character the plain segmentation tags as a verb or a function word leaves it
-    (李雷住 -> 李雷)."""
+    names lexicon's people have (张伟 -> Zhang Wei), and that are no word the model knows (`known_word`);
+    a surname tagged alone joins the name after it (王 | 秀英), and a last character the plain
+    segmentation tags as a verb or a function word leaves it (李雷住 -> 李雷)."""
     import rjieba
 
     tables = person_tables()
@@ -109,7 +132,7 @@ def _chinese_people(sentence: str) -> list[Found]:
                 last = plain.get(at + len(word) - 1)
                 if len(word) == 3 and last and len(last[0]) == 1 and last[1].startswith(_FUNCTION_TAGS):
                     name = word[:-1]
-        if name and len(name) >= 2:
+        if name and len(name) >= 2 and not known_word(name):
             found.append(Found(at, at + len(name), tables.romanise(name), "person", False))
         at += sum(len(w) for w, _ in tokens[i:i + size])
         i += size

@@ -16,10 +16,12 @@ def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] =
     """`translator` with the user's glossaries, then the names lexicon where `lexicon` says so (None: as the
     model's `decode.lexicon` says), then the source's numbers where `decode.keep_numbers` says so;
     with `decode.names` "standins", the lexicon's people and places read as stand-ins
-    (`inference.standins`) whose translations are terms too; `translator` itself when there are no terms."""
+    (`inference.standins`) whose translations are terms too, and for English sources no other name of
+    the lexicon forced; `translator` itself when there are no terms."""
     use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
     standins = use_lexicon and translator.decode.names == "standins"
-    terms = [*glossaries, *([STANDINS] if standins else []), *([glossary.names_lexicon()] if use_lexicon else []),
+    forced = use_lexicon and not (standins and translator.src_lang == "en")  # see inference.standins
+    terms = [*glossaries, *([STANDINS] if standins else []), *([glossary.names_lexicon()] if forced else []),
              *([Numbers()] if translator.decode.keep_numbers else [])]
     if not terms:
         return translator
