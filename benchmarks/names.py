@@ -53,6 +53,7 @@ def main() -> None:
     parser.add_argument("--directions", default="en-zh,zh-en")
     parser.add_argument("--variants", default="lexicon-off,lexicon-on")
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--markdown", type=Path, default=None, help="also write the table here (Markdown)")
     args = parser.parse_args()
     names_set = read_names_set(args.folder / f"{args.split}.tsv")
     figures: dict[str, Any] = {"set": str(args.folder / f"{args.split}.tsv"), "results": {}}
@@ -73,3 +74,25 @@ def main() -> None:
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
+    if args.markdown:
+        args.markdown.write_text(table(figures), encoding="utf-8")
+
+
+KIND_NAMES = {"person-cn": "Chinese people", "person-west": "Western people", "place-cn": "Chinese places",
+              "place-abroad": "places abroad"}
+
+
+def table(figures: dict[str, Any]) -> str:
+    """The figures as a Markdown table: per direction and variant, names kept in all and by kind."""
+    results = figures["results"]
+    kinds = sorted({kind for result in results.values() for kind in result["by_kind"]})
+    head = ["direction, variant", "names kept", "sentences with every name", "names doubled",
+            *(KIND_NAMES.get(k, k) for k in kinds)]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, r in results.items():
+        cells = [label, f"{r['kept']} of {r['names']} ({r['kept_percent']} %)",
+                 f"{r['sentences_all_kept']} of {r['sentences']}", str(r["doubled"]),
+                 *(f"{r['by_kind'][k]['kept']} of {r['by_kind'][k]['names']}" if k in r["by_kind"] else "—"
+                   for k in kinds)]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"

@@ -81,6 +81,7 @@ def test_the_translator_searches_the_stand_ins_and_writes_the_names(tiny_tokeniz
 
 def test_words_the_model_learnt_are_no_people_though_rjieba_tags_them_so() -> None:
     assert [f.target for f in find_names("我要咖啡，谢谢。我们明白。", "zh")] == []  # 谢谢 and 明白 are tagged nr
+    assert [f.target for f in find_names("太阳升起来了。这锅墩汤闻起来真美味。", "zh")] == []  # 太阳 | 升; 汤 | 闻
     assert [f.target for f in find_names("张伟是我的老师。", "zh")] == ["Zhang Wei"]
 
 

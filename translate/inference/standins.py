@@ -9,10 +9,10 @@ while "Tom lives in Boston." and 汤姆住在波士顿。 come back right. Forci
 not know (北京机, 黑西安). Read with a stand-in, the sentence is one the model knows: "Li Lei lives in
 Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 becomes 李雷住在成都。.
 
-- Names: the names lexicon's matches (`inference.glossary.names_lexicon`) whose Chinese rjieba tags as a
-  person (nr) or a place (ns); Chinese people's names written in pinyin (English sources) or found by
+- Names: the names lexicon's people and places (`kind_of`: by the pinyin its English spells, else by
+  rjieba's tag); Chinese people's names written in pinyin (English sources) or found by
   rjieba (Chinese sources: not a word the training split holds `KNOWN_TIMES` times, as 谢谢 and 明白,
-  which rjieba's dictionary tags as people) and written in the other script by `data.pinyin`. Where two overlap, the
+  which rjieba's dictionary tags as people: `known_word`) and written in the other script by `data.pinyin`. Where two overlap, the
   longer; on a tie, the lexicon's. A single pinyin syllable (Li, Zhang, Wei) is never read as a name of
   the lexicon in English: it is a surname far more often than the county or dynasty the lexicon has.
 - Stand-ins (`PEOPLE`, `PLACES`): the names the training split holds most often, each translated the
@@ -46,7 +46,7 @@ STANDINS = Glossary([*PEOPLE, *PLACES], cased=True)
 KINDS = {"nr": "person", "ns": "place"}  # rjieba's tags (and those that start with them: nrt, nrfg)
 _PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))")  # every "Surname Given" pair
 _FUNCTION_TAGS = ("v", "p", "d", "c", "u", "r", "f", "m", "q")  # a character rjieba glued to a name
-KNOWN_TIMES = 3  # a word the training split's Chinese holds this often is one the model knows
+KNOWN_TIMES = 2  # a word the training split's Chinese holds this often is one the model knows
 
 
 @dataclass(frozen=True)
@@ -59,10 +59,16 @@ class Found:
 
 
 @functools.cache
-def kind_of(chinese: str) -> str:
-    """person, place, or "" where rjieba does not tag the name as one word of either."""
+def kind_of(english: str, chinese: str) -> str:
+    """person, place, or "": a Chinese name that its English spells in pinyin is a place when the
+    English is one word (Dalian, Guilin), a person when it is a surname and a given name (Wang Wei);
+    other names are what rjieba tags them when it tags them as one word (nr: a person, ns: a place)."""
     import rjieba
+    from pypinyin import Style, lazy_pinyin
 
+    spoken = "".join(lazy_pinyin(chinese, style=Style.NORMAL))
+    if re.sub(r"[^a-z]", "", english.lower()) == spoken:
+        return "place" if " " not in english else "person" if len(english.split()) == 2 else ""
     tags = rjieba.tag(chinese, True)
     return KINDS.get(tags[0][1][:2], "") if len(tags) == 1 else ""
 
@@ -73,7 +79,7 @@ def _lexicon_names(sentence: str, lang: str) -> list[Found]:
     for match in glossary.names_lexicon().matches(sentence, lang):
         if lang == "en" and " " not in match.term.en and match.term.en.lower() in syllables():
             continue
-        found.append(Found(match.begin, match.end, match.term.side(target), kind_of(match.term.zh), True))
+        found.append(Found(match.begin, match.end, match.term.side(target), kind_of(match.term.en, match.term.zh), True))
     return found
 
 
@@ -100,16 +106,19 @@ def _training_chinese() -> str:
 
 
 def known_word(word: str) -> bool:
-    """Whether the training split's Chinese holds `word` at least KNOWN_TIMES times: a word the model has
-    learnt (谢谢, 明白, 老虎, which rjieba's dictionary tags as people), left to it."""
-    return _training_chinese().count(word) >= KNOWN_TIMES
+    """Whether the training split's Chinese holds `word`, or a part of it of two characters or more, at
+    least KNOWN_TIMES times: words the model has learnt (谢谢, 明白, 老虎, 博客, and 太阳升 of 太阳升起来了),
+    which rjieba's dictionary tags as people, left to it."""
+    text = _training_chinese()
+    return any(text.count(word[i:j]) >= KNOWN_TIMES for i in range(len(word)) for j in range(i + 2, len(word) + 1))
 
 
 def _chinese_people(sentence: str) -> list[Found]:
     """Chinese people's names that rjieba finds (with its HMM) in a Chinese sentence, whose surname the
     names lexicon's people have (张伟 -> Zhang Wei), and that are no word the model knows (`known_word`);
     a surname tagged alone joins the name after it (王 | 秀英), and a last character the plain
-    segmentation tags as a verb or a function word leaves it (李雷住 -> 李雷)."""
+    segmentation tags as a verb or a function word leaves it (李雷住 -> 李雷; 汤闻, soup and smell, is
+    then no name)."""
     import rjieba
 
     tables = person_tables()
@@ -130,7 +139,7 @@ def _chinese_people(sentence: str) -> list[Found]:
             elif 2 <= len(word) <= 4:
                 name = word
                 last = plain.get(at + len(word) - 1)
-                if len(word) == 3 and last and len(last[0]) == 1 and last[1].startswith(_FUNCTION_TAGS):
+                if last and len(last[0]) == 1 and last[1].startswith(_FUNCTION_TAGS):
                     name = word[:-1]
         if name and len(name) >= 2 and not known_word(name):
             found.append(Found(at, at + len(name), tables.romanise(name), "person", False))
