@@ -255,6 +255,11 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                 "Store whether a translation that loses a number of its source is searched again, bound to "
                 "write it (decode.keep_numbers; measure it first: translate decide --candidate-set "
                 "decode.keep_numbers=true); default: as the checkpoint says."), show_default=False)] = None,
+            names: Annotated[str | None, typer.Option(help=(
+                "Store how the names lexicon's people and places reach the translation (decode.names: forced "
+                "into the search, or standins: searched as names the model knows and written back; measure it "
+                "first: translate decide --candidate-set decode.names=standins); default: as the checkpoint "
+                "says."), show_default=False)] = None,
             threads: Annotated[int, typer.Option(help="CPU threads for the test decoding (its speed goes in the card).")] = 2,
             member: Annotated[list[Path] | None, typer.Option(help=(
                 "A run or checkpoint shipped with the model for ensemble decoding (same direction and "
@@ -276,6 +281,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
     card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
                                         length_penalty=length_penalty, coverage_penalty=coverage_penalty,
                                         lexicon=lexicon, block_repeats=block_repeats, keep_numbers=keep_numbers,
+                                        names=names,
                                         data_dir=data_dir,
                                         members=member)
     typer.echo(card)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from translate.release.faithfulness import card_lines
+
 # Everyday sentences written for the model card (not from Tatoeba, no reference): outputs shown as they are.
 EVERYDAY = {
     "zh": ["我明天要去北京开会。", "这个问题很难解决。", "请问附近有没有便宜的酒店？", "他每天早上六点起床跑步。",
@@ -37,6 +39,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 if facts.get("block_repeats") else "")
              + ("numbers kept (a translation that does not say a source number's value is searched again, bound to "
                 "write it), " if facts.get("keep_numbers") else "")
+             + ("names as stand-ins (people and places searched as names the model knows, their own forms written "
+                "back), " if facts.get("lexicon") and facts.get("names") == "standins" else "")
              + "digits copied from the source")]
 
 
@@ -84,6 +88,8 @@ def model_card(name: str, facts: dict[str, Any], split: tuple[list[str], list[st
         lines += ["", (f"Stutter (a run said twice in a row that the source does not repeat, beam 5, test): "
                        f"{st['translations']} of {st['sentences']} translations ({st['translations'] / st['sentences']:.1%}); "
                        f"references {st['references']}.")]
+    if facts.get("faithfulness"):
+        lines += ["", *card_lines(facts["faithfulness"])]
     lines += ["",
               "## Known weaknesses (real outputs on test.tsv, beam 5)", "",
               "- numbers the output changed or lost (a number written as a word, as some references do, counts as lost):"]

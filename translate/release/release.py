@@ -34,6 +34,7 @@ from translate.inference.glossary import Glossary, term_use
 from translate.inference.translator import Translator, check_loaded
 from translate.inference.wrapping import with_glossaries
 from translate.release.card import EVERYDAY, model_card
+from translate.release.faithfulness import faithfulness
 from translate.release.rule import everyday_dir
 
 DIGITS = re.compile(r"\d+")
@@ -111,26 +112,20 @@ def _save_members(target: Path, members: list[tuple[Path, Loaded]]) -> tuple[lis
 def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", stages: str = "",
             length_penalty: float | None = None, data_dir: str | None = None, lexicon: bool | None = None,
             members: list[Path] | None = None, coverage_penalty: float | None = None,
-            block_repeats: bool | None = None, keep_numbers: bool | None = None) -> str:
+            block_repeats: bool | None = None, keep_numbers: bool | None = None, names: str | None = None) -> str:
     """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
     split of `data_dir` (default: the bundled Tatoeba split); returns the model card. `length_penalty`,
-    `coverage_penalty`, `lexicon`, `block_repeats`, `keep_numbers`: decoding settings stored in the release (None: the checkpoint's); `members`: runs or
-    checkpoints shipped with it for ensemble decoding (None: the members `run` already ships)."""
+    `coverage_penalty`, `lexicon`, `block_repeats`, `keep_numbers`, `names`: decoding settings stored in the
+    release (None: the checkpoint's); `members`: runs or checkpoints shipped with it for ensemble decoding
+    (None: the members `run` already ships)."""
     loaded = load_checkpoint(run)
     member_runs = ensemble_members(run) if members is None else members
     extra = [(path, load_checkpoint(path)) for path in member_runs]  # in memory before `target` is replaced
     check_loaded([loaded, *(m for _, m in extra)])
     artifact = loaded.artifact
-    if length_penalty is not None:
-        artifact = apply_overrides(artifact, {"decode.length_penalty": length_penalty})
-    if coverage_penalty is not None:
-        artifact = apply_overrides(artifact, {"decode.coverage_penalty": coverage_penalty})
-    if lexicon is not None:
-        artifact = apply_overrides(artifact, {"decode.lexicon": lexicon})
-    if block_repeats is not None:
-        artifact = apply_overrides(artifact, {"decode.block_repeats": block_repeats})
-    if keep_numbers is not None:
-        artifact = apply_overrides(artifact, {"decode.keep_numbers": keep_numbers})
+    settings = {"length_penalty": length_penalty, "coverage_penalty": coverage_penalty, "lexicon": lexicon,
+                "block_repeats": block_repeats, "keep_numbers": keep_numbers, "names": names}
+    artifact = apply_overrides(artifact, {f"decode.{k}": v for k, v in settings.items() if v is not None})
     previous = _previous_meta(loaded)
     facts = _carried_facts(previous, run, artifact.direction, recipe=recipe, extra_data=extra_data, stages=stages)
     save_checkpoint(target, artifact, loaded.model, loaded.src_tokenizer, loaded.tgt_tokenizer,
@@ -153,6 +148,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
         facts["everyday"] = everyday
     facts.update(scores={"test": test}, digits_kept={k: v for k, v in digits.items() if k != "lost"},
                  stutter=stutter_counts(sources, hyps, refs, artifact.src_lang, artifact.tgt_lang),
+                 faithfulness=faithfulness(translator, with_glossaries(translator), sources, refs, hyps),
                  bleu_by_length={"unit": "characters" if artifact.src_lang == "zh" else "words",
                                  "groups": [{"label": b.label, "sentences": len(b.indices)} for b in buckets],
                                  "bleu": [round(b, 2) for b in bleu_by_length([hyps], refs, buckets, artifact.tgt_lang)]})
@@ -182,6 +178,7 @@ def _card_facts(translator: Translator, artifact: ArtifactConfig) -> dict[str, A
             "length_penalty": translator.decode.length_penalty,
             "coverage_penalty": translator.decode.coverage_penalty, "lexicon": translator.decode.lexicon,
             "block_repeats": translator.decode.block_repeats, "keep_numbers": translator.decode.keep_numbers,
+            "names": translator.decode.names,
             "artifact": {
                 "direction": artifact.direction, "architecture": (
                     f"{model.rnn_type.upper()} hidden {model.hidden_size}, {model.encoder_layers}+"
