@@ -103,3 +103,10 @@ def test_english_sources_force_no_other_name_of_the_lexicon(tiny_tokenizers: tup
     forced = ScriptedModel(tiny_tokenizers)
     forced.decode = replace(forced.decode, lexicon=True)
     assert isinstance(with_glossaries(forced), GlossaryTranslator) and with_glossaries(forced).glossaries == (LEXICON,)  # type: ignore[attr-defined]
+
+
+def test_the_users_glossary_wins_its_people_and_places_read_as_stand_ins_in_its_forms() -> None:
+    users = Glossary([Term("Chengdu Research Base", "成都研究基地"), Term("Li Lei", "李蕾"), Term("Xi'an", "西安")])
+    sub = substitute("Li Lei works at the Chengdu Research Base.", "en", [users])
+    assert sub.text == "Tom works at the Chengdu Research Base." and sub.back == [("汤姆", "李蕾")]  # the user's form
+    assert substitute("I was born in Xi'an.", "en", [users]).back == [("波士顿", "西安")]  # a place of the user's

@@ -26,6 +26,7 @@ from translate.evaluation.adequacy import Adequacy, Dictionary, cedict_dictionar
 from translate.evaluation.metrics import EvalReport, score
 from translate.inference.build import load_translator, model_paths
 from translate.inference.glossary import Glossary, GlossaryTranslator, Numbers, term_use
+from translate.inference.standins import STANDINS, StandInTranslator
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import Translator
 from translate.inference.wrapping import with_glossaries
@@ -155,8 +156,9 @@ def evaluate_checkpoint(checkpoint: Path | str | Sequence[Path | str], split: st
     load_before = os.getloadavg()  # a busy machine shows in the report's timings
     result = translate_and_score(with_terms, sources, refs, data.tgt_lang, decode, hyp_path)
     load_after = os.getloadavg()
-    if isinstance(with_terms, GlossaryTranslator):
-        terms = [g for g in with_terms.glossaries if not isinstance(g, Numbers)]  # numbers: the adequacy report's
+    glossed = with_terms.inner if isinstance(with_terms, StandInTranslator) else with_terms
+    if isinstance(glossed, GlossaryTranslator):  # numbers: the adequacy report's; stand-ins: no one's terms
+        terms = [g for g in glossed.glossaries if not isinstance(g, Numbers) and g is not STANDINS]
         result.terms = term_use(terms, sources, result.hypotheses, data.src_lang, data.tgt_lang) if terms else None
     if adequacy:
         result.adequacy = measure_adequacy(translator, sources, result.hypotheses, refs, data.src_lang, data.tgt_lang)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from translate.config.paths import default_data_dir
@@ -174,13 +175,20 @@ class Substitution:
         return translation
 
 
-def substitute(sentence: str, lang: str) -> Substitution:
-    """`sentence` (normalised) with each person and place replaced by a stand-in (see the module)."""
+def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) -> Substitution:
+    """`sentence` (normalised) with each person and place replaced by a stand-in (see the module). The
+    terms of the user's `glossaries` win over the names found: a person or place among them is read as a
+    stand-in too and written back in the user's form; another term keeps the names it overlaps as they are
+    (the user's term is forced into the search)."""
     own = {t.side(lang) for t in STANDINS.terms}
-    found = [f for f in find_names(sentence, lang) if f.kind and sentence[f.begin:f.end] not in own]
+    target = "zh" if lang == "en" else "en"
+    users = [Found(m.begin, m.end, m.term.side(target), kind_of(m.term.en, m.term.zh), True)
+             for g in glossaries for m in g.matches(sentence, lang)]
+    found = [f for f in users if f.kind] + [
+        f for f in find_names(sentence, lang) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
+    found = sorted((f for f in found if f.kind and sentence[f.begin:f.end] not in own), key=lambda f: f.begin)
     if not found:
         return Substitution(sentence)
-    target = "zh" if lang == "en" else "en"
     free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
             for kind, pool in (("person", PEOPLE), ("place", PLACES))}
     given: dict[str, Term] = {}
@@ -205,12 +213,13 @@ def _holds(text: str, word: str, lang: str) -> bool:
 class StandInTranslator(TextTranslator):
     """A translator (with the stand-ins among its glossaries) that reads names as stand-ins (the module)."""
 
-    def __init__(self, inner: TextTranslator) -> None:
+    def __init__(self, inner: TextTranslator, glossaries: Sequence[Glossary] = ()) -> None:
+        """`glossaries`: the user's, whose terms keep their names (`substitute`)."""
         super().__init__(inner.engine, inner.src_tokenizer, inner.tgt_tokenizer, inner.decode, inner.src_lang, inner.tgt_lang)
-        self.inner = inner
+        self.inner, self.glossaries = inner, list(glossaries)
 
     def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
-        subs = [substitute(normalize_source(text, self.src_lang), self.src_lang) for text in texts]
+        subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries) for text in texts]
         results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], decode)
         out = []
         for sub, n_best in zip(subs, results):

@@ -26,7 +26,7 @@ def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] =
     if not terms:
         return translator
     if standins:
-        return StandInTranslator(GlossaryTranslator(translator, *terms))
+        return StandInTranslator(GlossaryTranslator(translator, *terms), glossaries)
     return GlossaryTranslator(translator, *terms)
 
 
