@@ -54,7 +54,12 @@ def main() -> None:
     parser.add_argument("--variants", default="lexicon-off,lexicon-on")
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--markdown", type=Path, default=None, help="also write the table here (Markdown)")
+    parser.add_argument("--speed", action="store_true",
+                        help="instead: time each variant on Tatoeba test and the everyday dev set (best of 3)")
     args = parser.parse_args()
+    if args.speed:
+        speed(args)
+        return
     names_set = read_names_set(args.folder / f"{args.split}.tsv")
     figures: dict[str, Any] = {"set": str(args.folder / f"{args.split}.tsv"), "results": {}}
     for direction in args.directions.split(","):
@@ -76,6 +81,37 @@ def main() -> None:
         args.output.write_text(json.dumps(figures, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.markdown:
         args.markdown.write_text(table(figures), encoding="utf-8")
+
+
+def speed(args: argparse.Namespace) -> None:
+    """Sentences per second of each variant, on the sources of Tatoeba test and of the everyday dev set
+    (ONNX Runtime, every core, beam 5; the best of three passes after a warm-up)."""
+    from translate.config.loading import apply_overrides
+    from translate.inference.build import load_translator
+    from translate.inference.wrapping import with_glossaries
+
+    sets = {"tatoeba test": default_data_dir() / "test.tsv", "everyday dev": default_data_dir().parent / "everyday" / "dev.tsv"}
+    figures: dict[str, Any] = {"variants": {v: VARIANTS[v] for v in args.variants.split(",")}, "speed": {}}
+    for direction in args.directions.split(","):
+        column = 0 if direction.startswith("en") else 1
+        base = load_translator(direction, engine="onnx", lines=10_000)
+        released = base.decode
+        for name, path in sets.items():
+            lines = [line.split("\t")[column] for line in path.read_text(encoding="utf-8").splitlines()]
+            for variant in args.variants.split(","):
+                base.decode = apply_overrides(released, VARIANTS[variant])
+                translator = with_glossaries(base)
+                translator.translate(lines[:20])
+                times = []
+                for _ in range(3):
+                    began = time.perf_counter()
+                    translator.translate(lines)
+                    times.append(time.perf_counter() - began)
+                rate = len(lines) / min(times)
+                figures["speed"][f"{direction} {name} {variant}"] = {"sentences": len(lines), "sentences_per_second": round(rate, 1)}
+                print(f"{direction} {name:<13} {variant:<12} {rate:7.1f} sentences/s")
+    if args.output:
+        args.output.write_text(json.dumps(figures, indent=1), encoding="utf-8")
 
 
 KIND_NAMES = {"person-cn": "Chinese people", "person-west": "Western people", "place-cn": "Chinese places",
