@@ -1,26 +1,18 @@
 """The names set is frozen and reproducible: its test file has the hash committed in its README before
-any way of translating names was chosen, the script writes both files byte for byte, dev and test share
+any way of translating names was chosen, its builder writes both files byte for byte, dev and test share
 no name, and no sentence is in the Tatoeba split."""
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import re
 from pathlib import Path
 
 from translate.config.paths import default_data_dir
+from translate.data import names_set
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "data" / "names"
-
-
-def _builder():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("names_set", ROOT / "scripts" / "names_set.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _rows(split: str) -> list[list[str]]:
@@ -33,11 +25,10 @@ def test_the_test_file_has_the_hash_its_readme_committed() -> None:
     assert hashlib.sha256((FOLDER / "test.tsv").read_bytes()).hexdigest() == committed.group(1)
 
 
-def test_the_script_writes_the_committed_files(tmp_path: Path) -> None:
-    builder = _builder()
+def test_the_builder_writes_the_committed_files(tmp_path: Path) -> None:
+    assert names_set.write(tmp_path) == {"dev": 114, "test": 219}
     for split in ("dev", "test"):
-        rows = builder.sentences(split)
-        assert "".join("\t".join(row) + "\n" for row in rows) == (FOLDER / f"{split}.tsv").read_text(encoding="utf-8")
+        assert (tmp_path / f"{split}.tsv").read_bytes() == (FOLDER / f"{split}.tsv").read_bytes()
 
 
 def test_every_pair_holds_its_names_on_both_sides_and_dev_and_test_share_none() -> None:

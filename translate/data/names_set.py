@@ -1,7 +1,7 @@
 """The names set (data/names/): English–Chinese sentence pairs that hold names, for measuring whether a
-translation keeps them (`benchmarks/names.py`).
+translation keeps them (`evaluation.names`, `benchmarks/names.py`, the release rule).
 
-    python scripts/names_set.py --out data/names
+    python scripts/corpora.py names-set --out data/names
 
 Names of four kinds, each written in its usual form on both sides: Chinese people in pinyin (the most
 common full names in China, and the textbook pair Li Lei and Han Meimei), Chinese places (cities and
@@ -16,8 +16,6 @@ that is right) and their kinds (person-cn, person-west, place-cn, place-abroad).
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 # (English, Chinese) — the first Chinese form is the reference's; "|" adds forms that are also right
@@ -129,18 +127,12 @@ def sentences(split: str) -> list[tuple[str, str, str, str]]:
     return list(dict.fromkeys(rows))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("data/names"))
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+def write(out: Path) -> dict[str, int]:
+    """<out>/dev.tsv and <out>/test.tsv; returns each file's number of pairs."""
+    out.mkdir(parents=True, exist_ok=True)
+    counts = {}
     for split in ("dev", "test"):
         rows = sentences(split)
-        (args.out / f"{split}.tsv").write_text("".join("\t".join(row) + "\n" for row in rows),
-                                               encoding="utf-8")
-        print(f"{split}: {len(rows)} pairs -> {args.out / f'{split}.tsv'}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        (out / f"{split}.tsv").write_text("".join("\t".join(row) + "\n" for row in rows), encoding="utf-8")
+        counts[split] = len(rows)
+    return counts
