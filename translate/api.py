@@ -96,6 +96,7 @@ class Translator:
     def attention(self, texts: Sequence[str], *, beam: int | None = None) -> list[Alignment]:
         """Each sentence's best translation with its attention (source pieces, target pieces, weights):
         what `translate text --show-attention` prints; runs on PyTorch."""
+        from translate.inference.standins import align
         from translate.inference.translator import Translator as TorchTranslator
 
         lines = list(texts)
@@ -111,7 +112,7 @@ class Translator:
             results = translator.translate_n_best(chosen, decode)
             inner = model_translator(translator)  # under glossaries and stand-ins: the model's attention
             assert isinstance(inner, TorchTranslator)
-            for i, alignment in zip(rows, inner.align(chosen, [hyps[0].tokens for hyps in results])):
+            for i, alignment in zip(rows, align(inner, chosen, [hyps[0] for hyps in results])):
                 out[i] = alignment
         return out
 

@@ -77,6 +77,7 @@ def test_the_translator_searches_the_stand_ins_and_writes_the_names(tiny_tokeniz
     assert model.read == ["Tom lives in Boston.", "I like tea."]
     assert [hyps[0].text for hyps in out] == ["李雷住在成都。", "我喜欢茶。"]
     assert out[0][0].tokens == tiny_tokenizers[1].encode(["李雷住在成都。"])[0]  # the tokens of what is shown
+    assert out[0][0].searched == ("Tom lives in Boston.", []) and out[1][0].searched is None  # what attention reads
 
 
 def test_words_the_model_learnt_are_no_people_though_rjieba_tags_them_so() -> None:
@@ -110,3 +111,24 @@ def test_the_users_glossary_wins_its_people_and_places_read_as_stand_ins_in_its_
     sub = substitute("Li Lei works at the Chengdu Research Base.", "en", [users])
     assert sub.text == "Tom works at the Chengdu Research Base." and sub.back == [("汤姆", "李蕾")]  # the user's form
     assert substitute("I was born in Xi'an.", "en", [users]).back == [("波士顿", "西安")]  # a place of the user's
+
+
+def test_attention_of_the_stand_ins_is_shown_on_the_names_pieces() -> None:
+    """Columns: a stand-in's mass shared out over its name's characters, the rest kept; rows: a name's
+    pieces take the stand-in's row; every row still sums to what it summed to."""
+    from translate.inference.standins import onto_pieces
+    from translate.inference.translator import Alignment
+
+    searched = Alignment(["汤姆", "住在", "波士顿", "</s>"], ["▁Tom", "▁lives", "▁in", "▁Boston", "</s>"],
+                         [[0.8, 0.1, 0.0, 0.1], [0.1, 0.9, 0.0, 0.0], [0.0, 0.5, 0.5, 0.0], [0.0, 0.0, 1.0, 0.0],
+                          [0.0, 0.0, 0.0, 1.0]])
+    shown = onto_pieces(searched, ["李", "雷", "住在", "成都", "</s>"],
+                        ["▁Li", "▁Lei", "▁lives", "▁in", "▁Chengdu", "</s>"])
+    assert len(shown.weights) == 6 and all(len(row) == 5 for row in shown.weights)
+    for row in shown.weights:
+        assert sum(row) == pytest.approx(1.0)
+    assert shown.weights[0] == pytest.approx([0.4, 0.4, 0.1, 0.0, 0.1])  # Tom's row, on 李 and 雷 evenly
+    assert shown.weights[1] == pytest.approx(shown.weights[0])  # both pieces of the name take it
+    assert shown.weights[2] == pytest.approx([0.05, 0.05, 0.9, 0.0, 0.0])
+    assert shown.weights[4] == pytest.approx([0.0, 0.0, 0.0, 1.0, 0.0])  # Boston's row on 成都
+    assert shown.weights[5] == pytest.approx([0.0, 0.0, 0.0, 0.0, 1.0])

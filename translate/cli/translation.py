@@ -73,12 +73,13 @@ def _engine(engine: Any, device: Any, attention: bool, sampling: bool = False) -
 
 
 def _align(translator: TextTranslator, lines: list[str], results: list[list[Translation]]) -> list[Alignment]:
+    from translate.inference.standins import align
     from translate.inference.translator import Translator
     from translate.inference.wrapping import model_translator
 
     translator = model_translator(translator)  # under glossaries and stand-ins: the model's attention
     assert isinstance(translator, Translator), "attention views run on the PyTorch engine (see _engine)"
-    return translator.align(lines, [hyps[0].tokens for hyps in results])
+    return align(translator, lines, [hyps[0] for hyps in results])  # on what the search read (stand-ins)
 
 
 def _decode_cfg(translator: TextTranslator, beam: int | None, n_best: int = 1, batch_size: int | None = None,

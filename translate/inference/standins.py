@@ -28,10 +28,13 @@ Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 become
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from translate.config.paths import default_data_dir
 from translate.config.schema import DecodeConfig
@@ -40,6 +43,10 @@ from translate.data.pinyin import person_tables, surname_length, syllables
 from translate.inference import glossary
 from translate.inference.glossary import Glossary, Term
 from translate.inference.text_translator import TextTranslator, Translation
+from translate.tokens import EOS_ID
+
+if TYPE_CHECKING:
+    from translate.inference.translator import Alignment, Translator
 
 PEOPLE = (Term("Tom", "汤姆"), Term("Mary", "玛丽"))
 PLACES = (Term("Boston", "波士顿"), Term("London", "伦敦"), Term("Tokyo", "东京"))
@@ -228,5 +235,86 @@ class StandInTranslator(TextTranslator):
                 continue
             restored = [sub.restore(t.text, self.tgt_lang) for t in n_best]
             ids = self.tgt_tokenizer.encode(restored) if restored else []
-            out.append([Translation(text, t.score, tokens) for text, t, tokens in zip(restored, n_best, ids)])
+            out.append([Translation(text, t.score, tokens, (sub.text, t.tokens))
+                        for text, t, tokens in zip(restored, n_best, ids)])
         return out
+
+
+def align(model: Translator, texts: list[str], translations: list[Translation]) -> list[Alignment]:
+    """The attention of each translation of `texts` (`Translator.align`), computed on what the search read:
+    for a translation searched with stand-ins, the stand-ins' source and tokens, then shown on the text's
+    own pieces and the translation's (`onto_pieces`), so a name's pieces share the attention its
+    stand-in's pieces had."""
+    plain = [i for i, t in enumerate(translations) if t.searched is None]
+    swapped = [i for i, t in enumerate(translations) if t.searched is not None]
+    out: list[Alignment | None] = [None] * len(texts)
+    for i, alignment in zip(plain, model.align([texts[i] for i in plain], [translations[i].tokens for i in plain])):
+        out[i] = alignment
+    searched = [translations[i].searched for i in swapped]
+    read = model.align([s[0] for s in searched if s], [s[1] for s in searched if s])
+    sources = model.encode_sources([model.read(texts[i]) for i in swapped], warn=False)
+    for i, alignment, source in zip(swapped, read, sources):
+        target = [*translations[i].tokens, EOS_ID]
+        out[i] = onto_pieces(alignment, model.src_tokenizer.pieces(source), model.tgt_tokenizer.pieces(target))
+    return [a for a in out if a is not None]
+
+
+def onto_pieces(alignment: Alignment, source_pieces: list[str], target_pieces: list[str]) -> Alignment:
+    """`alignment` (rows: its target pieces, columns: its source pieces) shown on other pieces of texts that
+    differ only in some runs (a stand-in and its name), matched by characters, as the two segmentations
+    may cut the unchanged text differently: a column's mass goes to the characters it covered (a replaced
+    run's mass shared out evenly over the run that replaced it), a row is the mean of the rows of the
+    characters it covers (a replaced run's characters take the mean of the run's rows; an inserted one,
+    its neighbour's)."""
+    old_s, own_old_s = _characters(alignment.source_pieces)
+    new_s, own_new_s = _characters(source_pieces)
+    old_t, own_old_t = _characters(alignment.target_pieces)
+    new_t, own_new_t = _characters(target_pieces)
+    old_len = [own_old_s.count(i) for i in range(len(alignment.source_pieces))]
+    columns = _char_links(old_s, new_s, spread=True)
+    rows = _char_links(old_t, new_t, spread=False)
+    new_len = [own_new_t.count(i) for i in range(len(target_pieces))]
+
+    def remap(weights: list[list[float]]) -> list[list[float]]:
+        by_column = []
+        for row in weights:
+            out = [0.0] * len(source_pieces)
+            for old, new, share in columns:
+                out[own_new_s[new]] += row[own_old_s[old]] / old_len[own_old_s[old]] * share
+            by_column.append(out)
+        result = [[0.0] * len(source_pieces) for _ in target_pieces]
+        for old, new, share in rows:
+            piece = own_new_t[new]
+            for j, value in enumerate(by_column[own_old_t[old]]):
+                result[piece][j] += value * share / new_len[piece]
+        return result
+
+    heads = None if alignment.heads is None else [remap(head) for head in alignment.heads]
+    return dataclasses.replace(alignment, source_pieces=source_pieces, target_pieces=target_pieces,
+                               weights=remap(alignment.weights), heads=heads)
+
+
+def _characters(pieces: list[str]) -> tuple[str, list[int]]:
+    """The pieces' characters in a row (a special piece such as </s> one character of its own), and the
+    piece each character belongs to."""
+    text, owner = [], []
+    for i, piece in enumerate(pieces):
+        chars = "\0" if piece.startswith("<") and piece.endswith(">") else piece.replace("▁", " ") or "\0"
+        text.append(chars)
+        owner += [i] * len(chars)
+    return "".join(text), owner
+
+
+def _char_links(old: str, new: str, spread: bool) -> list[tuple[int, int, float]]:
+    """(old character, new character, share): equal characters one to one; in a replaced run, with
+    `spread` each old character's mass shared out over the new run (columns), else each new character
+    the mean of the old run (rows), an inserted character its neighbour's row."""
+    links: list[tuple[int, int, float]] = []
+    for tag, a, b, c, d in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            links += [(a + k, c + k, 1.0) for k in range(b - a)]
+        elif a < b and c < d:
+            links += [(i, j, 1 / (d - c) if spread else 1 / (b - a)) for i in range(a, b) for j in range(c, d)]
+        elif c < d and not spread and old:
+            links += [(min(max(a - 1, 0), len(old) - 1), j, 1.0) for j in range(c, d)]
+    return links

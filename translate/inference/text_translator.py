@@ -29,6 +29,9 @@ class Translation:
     text: str
     score: float
     tokens: list[int]
+    # where the search read another text than the one shown (names read as stand-ins: `inference.standins`):
+    # that source and the tokens it gave, so that attention is computed on what the search read
+    searched: tuple[str, list[int]] | None = None
 
 
 class Engine(Protocol):
@@ -99,7 +102,7 @@ class TextTranslator:
         protected = [protect(typography(text)) for text in texts]
         results = self.search_n_best([p.text for p in protected], decode)
         spaced = self.tgt_lang == "en"
-        return [[Translation(p.restore(t.text, spaced), t.score, t.tokens) for t in hyps] if p.text != text else hyps
+        return [[Translation(p.restore(t.text, spaced), t.score, t.tokens, t.searched) for t in hyps] if p.text != text else hyps
                 for text, p, hyps in zip(texts, protected, results)]
 
     def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:

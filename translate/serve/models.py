@@ -17,6 +17,7 @@ from translate.evaluation.adequacy import received_attention
 from translate.inference.build import load_translator, model_paths, resolve_engine
 from translate.inference.glossary import Glossary
 from translate.inference.notices import reading_notices
+from translate.inference.standins import align
 from translate.inference.text_translator import TextTranslator
 from translate.inference.translator import MAX_SOURCE_TOKENS, Alignment, Translator
 from translate.inference.wrapping import with_glossaries
@@ -160,7 +161,7 @@ def _sentences(translator: Translator, searcher: TextTranslator, key: BatchKey, 
     n_bests = with_glossaries(searcher, glossaries, key.lexicon).translate_n_best(texts, decode)
     flat = [(i, hyp) for i, hyps in enumerate(n_bests) for hyp in hyps]
     if key.attention or key.align:
-        alignments = translator.align([texts[i] for i, _ in flat], [hyp.tokens for _, hyp in flat])
+        alignments = align(translator, [texts[i] for i, _ in flat], [hyp for _, hyp in flat])  # on what the search read
     else:
         sources = [translator.src_tokenizer.pieces(ids) for ids in translator.encode_sources([translator.read(t) for t in texts], warn=False)]
         alignments = [Alignment(sources[i], translator.tgt_tokenizer.pieces([*hyp.tokens, EOS_ID]), [])
