@@ -69,3 +69,14 @@ def run_entry(entries: dict[str, Callable[[], Any]], usage: str) -> int:
         print(f"{name}: the machine was busy when it started (load average {before[0]:.2f} on {cores} cores): "
               "its times are not speed figures; rerun on an idle machine", file=sys.stderr)
     return result if isinstance(result, int) else 0
+
+
+def write_results(result: dict[str, Any], output: Path, markdown_path: Path | None,
+                  markdown: Callable[[dict[str, Any]], str]) -> None:
+    """A benchmark's result as JSON at `output` and, where asked, as Markdown (`markdown(result)`) at
+    `markdown_path`; says what it wrote."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if markdown_path:
+        markdown_path.write_text(markdown(result), encoding="utf-8")
+    print(f"wrote {output}" + (f" and {markdown_path}" if markdown_path else ""))

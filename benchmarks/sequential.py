@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import write_results
 from translate.study import looks
 
 GRID = [(2, 5), (3, 5), (3, 8), (2, 10), (5, 10)]
@@ -77,9 +78,5 @@ def main(argv: list[str] | None = None) -> int:
     result = {"date": time.strftime("%Y-%m-%d"), "studies": args.studies, "json": str(args.output),
               "command": f"python scripts/benchmark.py sequential --studies {args.studies}",
               "rows": simulate(args.studies)}
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    if args.markdown:
-        args.markdown.write_text(markdown(result), encoding="utf-8")
-    print(f"wrote {args.output}" + (f" and {args.markdown}" if args.markdown else ""))
+    write_results(result, args.output, args.markdown, markdown)
     return 0

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binom
 
-from benchmarks import REPO
+from benchmarks import REPO, write_results
 from translate.evaluation.metrics import bleu_metric
 from translate.evaluation.significance import compare_runs, seeds_and_sentences, two_level_bootstrap, welch
 
@@ -160,9 +160,5 @@ def main(argv: list[str] | None = None) -> int:
     result["crossed"] = crossed(args.studies, args.samples)
     if args.edit_studies:
         result["edits"] = edits(args.edit_studies, args.samples)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    if args.markdown:
-        args.markdown.write_text(markdown(result), encoding="utf-8")
-    print(f"wrote {args.output}" + (f" and {args.markdown}" if args.markdown else ""))
+    write_results(result, args.output, args.markdown, markdown)
     return 0
