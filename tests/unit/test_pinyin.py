@@ -35,3 +35,17 @@ def test_names_go_both_ways() -> None:
     assert tables.romanise("曾国藩") == "Zeng Guofan"  # not ceng
     assert tables.romanise("欧阳修") == "Ouyang Xiu"
     assert tables.romanise("李小安") == "Li Xiao'an"
+
+
+def test_given_name_counts_choose_before_the_lexicons_people() -> None:
+    tables = learn(PAIRS, {"磊": 120, "雷": 50, "伟": 400, "维": 60})
+    assert tables.given_of["lei"] == "磊"  # today's given names, where the pairs say 雷
+    assert tables.given_of["wei"] == "伟" and tables.given_of["mei"] == "梅"  # no count for mei: the pairs
+    assert tables.characters("Li Lei") == "李磊"
+
+
+def test_the_shipped_counts_are_ngenders_given_name_characters() -> None:
+    from translate.data.pinyin import given_name_counts
+
+    counts = given_name_counts()
+    assert len(counts) > 9000 and counts["伟"] > counts["维"] > 0  # 伟 in today's names, 维 in history's

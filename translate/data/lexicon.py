@@ -131,11 +131,50 @@ def cedict_names() -> list[tuple[str, str]]:
             if not all(w.lower() in lowercase for w in re.findall(r"[A-Za-z]+", en) if w.lower() != "the")]
 
 
+MORE_USED = 2  # a form replaces the first one where it is counted at least this many times as often
+MIN_COUNT = 20  # and at least this many times (below, jieba's counts are noise: 吉林 89, 吉林市 90)
+
+
+def most_used_first(pairs: list[tuple[str, str]], frequency: dict[str, int]) -> list[tuple[str, str]]:
+    """`pairs` with each English name's first Chinese form swapped with its form most frequent in
+    `frequency` (words of modern Chinese: 福州, the provincial capital, 897, before 抚州, 54; 迪拜 before
+    杜拜, the Taiwanese form), where that form is counted MIN_COUNT times or more and MORE_USED times as
+    often as the first; everything else in place."""
+    out = list(pairs)
+    first: dict[str, int] = {}
+    best: dict[str, int] = {}
+    for i, (en, zh) in enumerate(out):
+        first.setdefault(en, i)
+        if frequency.get(zh, 0) > frequency.get(out[best.setdefault(en, i)][1], 0):
+            best[en] = i
+    for en, i in best.items():
+        j, count = first[en], frequency.get(out[i][1], 0)
+        if count >= MIN_COUNT and count >= MORE_USED * frequency.get(out[j][1], 0):
+            out[i], out[j] = out[j], out[i]
+    return out
+
+
+def jieba_frequency() -> dict[str, int]:
+    """Word counts of jieba's dictionary (`jieba/dict.txt`: about 350,000 words of modern Chinese with
+    their frequency), from the package jieba, needed only to build names.tsv."""
+    try:
+        import jieba
+    except ImportError:
+        raise DataError("this needs jieba's dictionary: pip install jieba") from None
+    counts: dict[str, int] = {}
+    for line in (Path(jieba.__file__).parent / "dict.txt").read_text(encoding="utf-8").splitlines():
+        word, _, rest = line.partition(" ")
+        if rest.split()[:1] and rest.split()[0].isdigit():
+            counts[word] = int(rest.split()[0])
+    return counts
+
+
 def write_names(out: Path) -> int:
     """<out>/names.tsv: `cedict_names()` as en<TAB>zh lines, in their order (the names lexicon maps an
-    English name to its first Chinese form), each side as `normalize_source` writes
-    it (so reading it needs no normalisation); the file the names lexicon reads."""
-    pairs = [(normalize_source(en, "en"), normalize_source(zh, "zh")) for en, zh in cedict_names()]
+    English name to its first Chinese form) but for `most_used_first` by jieba's word counts, each side
+    as `normalize_source` writes it (so reading it needs no normalisation); the file the names lexicon reads."""
+    named = most_used_first(cedict_names(), jieba_frequency())
+    pairs = [(normalize_source(en, "en"), normalize_source(zh, "zh")) for en, zh in named]
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / "names.tsv.tmp"
     tmp.write_text("".join(f"{en}\t{zh}\n" for en, zh in pairs), encoding="utf-8")

@@ -5,9 +5,12 @@ word with an apostrophe before a syllable that starts with a, o or e: Xi'an), th
 people's names in the names lexicon read it (曾 is Zeng in a name, not ceng).
 
 Pinyin to characters is a choice: Lei is 雷 in 李雷 and 磊 in 王磊. The choice made here is the most
-frequent, learnt from the people of the names lexicon (`data/cedict-names/names.tsv`: the entries whose
-English is the pinyin of their Chinese, Ding Lei = 丁磊): a surname's syllable gives its most frequent
-surname character, a given name's syllable its most frequent given-name character. A name is read as a
+frequent. A surname's syllable gives its most frequent surname character among the people of the names
+lexicon (`data/cedict-names/names.tsv`: the entries whose English is the pinyin of their Chinese, Ding
+Lei = 丁磊). A given name's syllable gives the character that today's given names use most: counted in
+the package ngender's `charfreq.csv` (the characters of a large set of given names, MIT), where the
+lexicon's people, mostly historical, would give Wei 维 and Jing 靖 for the 伟 and 静 of today's names;
+the lexicon's people only for a syllable no character of that file is read as. A name is read as a
 Chinese person's only where its surname is such a surname and each syllable of its given name (one word
 of one or two syllables: Wei, Meimei, Xiuying) has a character.
 """
@@ -131,8 +134,19 @@ def _people(pairs: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
     return found
 
 
-def learn(pairs: list[tuple[str, str]]) -> PersonTables:
-    """`PersonTables` from (English, Chinese) name pairs (see the module)."""
+def given_name_counts() -> dict[str, int]:
+    """How often each character is used in given names (men's and women's together), from the package
+    ngender (`ngender/charfreq.csv`: char,male,female)."""
+    import csv
+    from importlib.resources import files
+
+    with files("ngender").joinpath("charfreq.csv").open(encoding="utf-8") as handle:
+        return {row["char"]: int(row["male"]) + int(row["female"]) for row in csv.DictReader(handle)}
+
+
+def learn(pairs: list[tuple[str, str]], given_counts: dict[str, int] | None = None) -> PersonTables:
+    """`PersonTables` from (English, Chinese) name pairs and, where given, the given-name characters'
+    counts, which choose each syllable's given-name character before the pairs do (see the module)."""
     from pypinyin import Style, lazy_pinyin
 
     people = _people(pairs)
@@ -148,11 +162,14 @@ def learn(pairs: list[tuple[str, str]]) -> PersonTables:
     def top(table: defaultdict[str, Counter[str]]) -> dict[str, str]:  # ties: the character first seen
         return {key: counts.most_common(1)[0][0] for key, counts in sorted(table.items())}
 
-    return PersonTables(top(reading), top(surnames), top(given))
+    used: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for ch, count in (given_counts or {}).items():
+        used[lazy_pinyin(ch, style=Style.NORMAL)[0]][ch] += count
+    return PersonTables(top(reading), top(surnames), top(given) | top(used))
 
 
 @functools.cache
 def person_tables(path: Path | None = None) -> PersonTables:
-    """`learn` on the shipped names lexicon."""
+    """`learn` on the shipped names lexicon and ngender's given-name characters."""
     lines = (path or names_file()).read_text(encoding="utf-8").splitlines()
-    return learn([(en, zh) for en, _, zh in (line.partition("\t") for line in lines) if zh])
+    return learn([(en, zh) for en, _, zh in (line.partition("\t") for line in lines) if zh], given_name_counts())

