@@ -65,6 +65,12 @@ def test_western_given_names_are_people_both_ways_after_the_lexicons_names(monke
     monkeypatch.setattr(glossary, "names_lexicon", lambda: Glossary([Term("Kevin", "凯文")], cased=True, whole_words=True))
     assert [(f.target, f.kind) for f in find_names("Kevin is here.", "en")] == [("凯文", "person")]
     assert [f.target for f in find_names("Jimmy and jim are here.", "en")] == []  # whole words, with the capital
+    # Anna spells 安娜 in pinyin by chance: a given name, so a person; Sydney, also a given name, rjieba tags a place
+    monkeypatch.setattr(glossary, "names_lexicon", lambda: Glossary([Term("Anna", "安娜"), Term("Sydney", "悉尼")],
+                                                                   cased=True, whole_words=True))
+    monkeypatch.setattr(glossary, "given_names", lambda: Glossary([Term("Anna", "安妮娅"), Term("Sydney", "西德尼")],
+                                                                 cased=True, whole_words=True))
+    assert [(f.target, f.kind) for f in find_names("Anna lives in Sydney.", "en")] == [("安娜", "person"), ("悉尼", "place")]
 
 
 def test_a_sentence_without_names_is_unchanged() -> None:

@@ -72,19 +72,27 @@ def kind_of(english: str, chinese: str) -> str:
     """person, place, or "": a Chinese name that its English spells in pinyin is a place when the
     English is one word (Dalian, Guilin), a person when it is a surname and a given name (Wang Wei);
     other names are what rjieba tags them when it tags them as one word (nr: a person, ns: a place)."""
-    import rjieba
     from pypinyin import Style, lazy_pinyin
 
     spoken = "".join(lazy_pinyin(chinese, style=Style.NORMAL))
     if re.sub(r"[^a-z]", "", english.lower()) == spoken:
         return "place" if " " not in english else "person" if len(english.split()) == 2 else ""
+    return tagged_kind(chinese)
+
+
+@functools.cache
+def tagged_kind(chinese: str) -> str:
+    """What rjieba tags a Chinese name as, where it reads it as one word: person (nr), place (ns) or ""."""
+    import rjieba
+
     tags = rjieba.tag(chinese, True)
     return KINDS.get(tags[0][1][:2], "") if len(tags) == 1 else ""
 
 
 def _lexicon_names(sentence: str, lang: str) -> list[Found]:
     """The names lexicon's names, then the Western given names where no lexicon name overlaps; a name
-    of the lexicon whose English is a given name (Kevin, David) and that is no place is a person."""
+    of the lexicon whose English is a given name (Kevin, David, Anna: its pinyin spelling is chance) is a
+    person unless rjieba tags it as a place (Sydney 悉尼, Florence 佛罗伦萨)."""
     target = "zh" if lang == "en" else "en"
     given = glossary.given_names()
     found: list[Found] = []
@@ -93,8 +101,12 @@ def _lexicon_names(sentence: str, lang: str) -> list[Found]:
             if lang == "en" and " " not in match.term.en and match.term.en.lower() in syllables():
                 continue
             if all(match.end <= f.begin or match.begin >= f.end for f in found):
-                kind = "person" if lexicon is given else kind_of(match.term.en, match.term.zh)
-                kind = kind or ("person" if given.holds(match.term.en) else "")
+                if lexicon is given:
+                    kind = "person"
+                elif given.holds(match.term.en):
+                    kind = "place" if tagged_kind(match.term.zh) == "place" else "person"
+                else:
+                    kind = kind_of(match.term.en, match.term.zh)
                 found.append(Found(match.begin, match.end, match.term.side(target), kind, True))
     return found
 
