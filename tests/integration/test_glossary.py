@@ -163,6 +163,21 @@ def test_an_english_name_maps_to_its_form_far_more_used_and_nothing_else_moves()
     assert most_used_first(pairs, {}) == pairs
 
 
+def test_a_rare_name_ending_in_the_adverb_all_is_read_as_words() -> None:
+    from translate.data.lexicon import read_as_words
+    from translate.inference.glossary import names_lexicon
+
+    counts = {"成都": 2770, "江都": 142, "花都": 51}
+    assert not read_as_words("成都", counts) and not read_as_words("江都", counts)
+    assert read_as_words("花都", counts) and read_as_words("上都", counts)  # 花都很漂亮: the flowers are all beautiful
+    assert not read_as_words("花都区", counts) and not read_as_words("首尔", counts)
+    names_lexicon.cache_clear()
+    try:  # the shipped lexicon: 花都 and 上都 are no names, 成都 is
+        assert [m.term.en for m in names_lexicon().matches("花都很漂亮，长城上都是人，成都很大。", "zh")] == ["Chengdu"]
+    finally:
+        names_lexicon.cache_clear()
+
+
 def test_a_later_glossary_counts_only_where_no_earlier_term_overlaps() -> None:
     from translate.inference.glossary import find_terms
 

@@ -169,11 +169,24 @@ def jieba_frequency() -> dict[str, int]:
     return counts
 
 
+ADVERB_END = "都"  # "all": after a noun it makes the two characters look like a place (花都, flowers all)
+MIN_ADVERB_NAME = 100  # jieba's count at which such a name is the place (成都 2,770, 宜都 806, 江都 142)
+
+
+def read_as_words(chinese: str, frequency: dict[str, int]) -> bool:
+    """Whether a two-character name ending in 都 is, in everyday text, far more often a noun and the
+    adverb "all" than the place (花都很漂亮: the flowers are all beautiful, not Huadu): jieba counts it
+    fewer than MIN_ADVERB_NAME times."""
+    return len(chinese) == 2 and chinese.endswith(ADVERB_END) and frequency.get(chinese, 0) < MIN_ADVERB_NAME
+
+
 def write_names(out: Path) -> int:
     """<out>/names.tsv: `cedict_names()` as en<TAB>zh lines, in their order (the names lexicon maps an
-    English name to its first Chinese form) but for `most_used_first` by jieba's word counts, each side
-    as `normalize_source` writes it (so reading it needs no normalisation); the file the names lexicon reads."""
-    named = most_used_first(cedict_names(), jieba_frequency())
+    English name to its first Chinese form) but for `most_used_first` by jieba's word counts, without the
+    names `read_as_words`, each side as `normalize_source` writes it (so reading it needs no
+    normalisation); the file the names lexicon reads."""
+    frequency = jieba_frequency()
+    named = [(en, zh) for en, zh in most_used_first(cedict_names(), frequency) if not read_as_words(zh, frequency)]
     pairs = [(normalize_source(en, "en"), normalize_source(zh, "zh")) for en, zh in named]
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / "names.tsv.tmp"
