@@ -18,14 +18,14 @@ import re
 import sys
 from pathlib import Path
 
-from translate.config.paths import default_data_dir
+from translate.data.lexicon import lowercase_words
 from translate.data.normalize import normalize_source
 
 PERSON = re.compile(r"([\u4e00-\u9fff]{2,4})（(?:男子名|女子名|人名|男名|女名)")
 NO_RANK = 10**9  # entries without a corpus rank come after those with one
 
 
-def given_names(rows: list[dict[str, str]], common: set[str]) -> list[tuple[str, str]]:
+def given_names(rows: list[dict[str, str]], common: frozenset[str] | set[str]) -> list[tuple[str, str]]:
     """(English, Chinese) from ECDICT rows (columns word, translation, bnc), in the order the module
     says; `common`: lowercase words that are no names."""
     found = []
@@ -46,14 +46,6 @@ def given_names(rows: list[dict[str, str]], common: set[str]) -> list[tuple[str,
             seen_zh.add(chinese)
             pairs.append((english, chinese))
     return pairs
-
-
-def lowercase_words() -> set[str]:
-    """The words the bundled training split's English writes in lowercase."""
-    words: set[str] = set()
-    for line in (default_data_dir() / "train.tsv").read_text(encoding="utf-8").splitlines():
-        words.update(re.findall(r"\b[a-z]+\b", line.split("\t")[0]))
-    return words
 
 
 def write(ecdict: Path, out: Path) -> int:

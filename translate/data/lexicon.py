@@ -13,6 +13,7 @@ semicolon, without parenthesised notes, at most 5 words; senses that only point 
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import shutil
@@ -120,13 +121,21 @@ def spelled_by(english: str, line: str) -> bool:
     return bool(spoken) and re.sub(r"[^a-z]", "", english.lower().replace("ü", "v")) == spoken
 
 
-def cedict_names() -> list[tuple[str, str]]:
-    """`name_pairs` of the installed CC-CEDICT, without the names that are common English words too
-    (written lowercase in the bundled training split's English: "May", "He", "Phoenix")."""
-    cedict, _ = package_files()
+@functools.cache
+def lowercase_words() -> frozenset[str]:
+    """The words the bundled training split's English writes in lowercase: common words ("may", "he",
+    "will"), which a capital at the start of a sentence does not make names."""
     lowercase: set[str] = set()
     for line in (default_data_dir() / "train.tsv").read_text(encoding="utf-8").splitlines():
         lowercase.update(re.findall(r"\b[a-z]+\b", line.split("\t")[0]))
+    return frozenset(lowercase)
+
+
+def cedict_names() -> list[tuple[str, str]]:
+    """`name_pairs` of the installed CC-CEDICT, without the names that are common English words too
+    (`lowercase_words`: "May", "He", "Phoenix")."""
+    cedict, _ = package_files()
+    lowercase = lowercase_words()
     return [(en, zh) for en, zh in name_pairs(cedict.read_text(encoding="utf-8").splitlines())
             if not all(w.lower() in lowercase for w in re.findall(r"[A-Za-z]+", en) if w.lower() != "the")]
 
