@@ -5,7 +5,7 @@ passed in (`translate.inference.translator.TorchEngine`, `translate.inference.fa
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -14,7 +14,7 @@ from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.normalize import copy_digits, join_translations, normalize_source, split_text, typography
-from translate.data.repeats import LETTER, repeated_runs
+from translate.data.repeats import LETTER, repeated_runs, stutters
 from translate.data.tokenizer import Tokenizer, source_ids
 from translate.inference.passthrough import protect, read
 from translate.inference.search.rules import Hypothesis, RepeatBan
@@ -114,7 +114,7 @@ class TextTranslator:
         for start in range(0, len(order), decode.batch_size):
             chunk = order[start:start + decode.batch_size]
             repeats = self.repeat_ban([texts[i] for i in chunk]) if decode.block_repeats else None
-            for i, hyps in zip(chunk, self.engine.search([sources[i] for i in chunk], decode, repeats)):
+            for i, hyps in zip(chunk, self.engine.search([sources[i] for i in chunk], self.alternatives(decode), repeats)):
                 results[i] = self.translations(texts[i], hyps, decode)
         for i, text in enumerate(texts):
             if not normalize_whitespace(text):
@@ -131,9 +131,19 @@ class TextTranslator:
         free = np.array([bool(repeated_runs(text, self.src_lang or "en")) for text in texts], dtype=bool)
         return RepeatBan(self._letters, free)
 
+    def alternatives(self, decode: DecodeConfig) -> DecodeConfig:
+        """The settings the engine searches with: with the no-stutter search and a beam, every hypothesis
+        the beam ends with, so that `translations` can rank those that do not stutter first."""
+        if decode.block_repeats and decode.sample == 0 and decode.n_best < decode.beam_size:
+            return replace(decode, n_best=decode.beam_size)
+        return decode
+
     def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
         """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another
-        control character: they become spaces), digits the model changed copied back."""
+        control character: they become spaces), digits the model changed copied back; with the no-stutter
+        search, those that stutter (`data.repeats.stutters`: the search rules on pieces, and a run can be
+        said twice in other pieces, 最长 的 | 最 长的, or around a comma) after those that do not, then
+        the first `decode.n_best`."""
         vocab = len(self.tgt_tokenizer)
         if any(token >= vocab for h in hyps for token in h.tokens):  # copy attention copied a source-only piece
             source = self.encode_sources([text])[0]
@@ -143,4 +153,8 @@ class TextTranslator:
             outputs = [normalize_whitespace(out) for out in self.tgt_tokenizer.decode([h.tokens for h in hyps])]
         if decode.copy_digits:
             outputs = [copy_digits(text, out) for out in outputs]
-        return [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
+        found = [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
+        if decode.block_repeats and len(found) > 1:
+            src, tgt = self.src_lang or "en", self.tgt_lang or "zh"
+            found = sorted(found, key=lambda t: stutters(t.text, text, tgt, src))  # stable: the search's order
+        return found[:decode.n_best]

@@ -1,0 +1,44 @@
+"""The no-stutter search's last step (`TextTranslator.translations`): the search bans repeats piece by
+piece, so a run said twice in other pieces (最长 的 | 最 长的) or around a comma can still end the beam
+first; the beam's hypotheses that do not stutter then come before those that do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from translate.config.schema import DecodeConfig
+from translate.data.tokenizer import Tokenizer
+from translate.inference.search.rules import Hypothesis
+from translate.inference.text_translator import TextTranslator
+
+
+class TwoEndings:
+    """A scripted engine whose beam ends with a stutter first and a clean translation second."""
+
+    def __init__(self, tgt: Tokenizer, texts: list[str]) -> None:
+        self.ids, self.asked = tgt.encode(texts), []  # type: ignore[var-annotated]
+
+    def search(self, sources: list[list[int]], decode: DecodeConfig, repeats: Any = None) -> list[list[Hypothesis]]:
+        self.asked.append(decode.n_best)
+        return [[Hypothesis(ids, -1.0 - i, -1.0 - i) for i, ids in enumerate(self.ids)][:decode.n_best] for _ in sources]
+
+
+def translate(tokenizers: tuple[Tokenizer, Tokenizer], source: str, decode: DecodeConfig,
+              texts: list[str]) -> tuple[list[str], list[int]]:
+    engine = TwoEndings(tokenizers[1], texts)
+    out = TextTranslator(engine, *tokenizers, decode, "en", "zh").search_n_best([source])  # type: ignore[arg-type]
+    return [t.text for t in out[0]], engine.asked
+
+
+def test_the_beams_first_translation_that_does_not_stutter_wins(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    texts = ["我们我们好。", "我们好。"]
+    assert [t for t in tiny_tokenizers[1].decode(tiny_tokenizers[1].encode(texts))] == texts  # the pieces spell them
+    ranked = DecodeConfig(beam_size=5, block_repeats=True)
+    assert translate(tiny_tokenizers, "We are fine.", ranked, texts) == (["我们好。"], [5])  # the whole beam asked
+    # n-best: the clean one first, the stutter after it
+    assert translate(tiny_tokenizers, "We are fine.", DecodeConfig(beam_size=5, n_best=2, block_repeats=True),
+                     texts) == (["我们好。", "我们我们好。"], [5])
+    # a source that repeats itself may be translated with a repeat: the search's order stays
+    assert translate(tiny_tokenizers, "We, we are fine.", ranked, texts)[0] == ["我们我们好。"]
+    # without the no-stutter search, the search's best and only what was asked
+    assert translate(tiny_tokenizers, "We are fine.", DecodeConfig(beam_size=5), texts) == (["我们我们好。"], [1])
