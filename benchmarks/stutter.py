@@ -74,7 +74,9 @@ def markdown(result: dict[str, Any]) -> str:
              "`translate/data/repeats.py`). With `decode.block_repeats` the search never emits a token that would "
              "complete such a run at the level of the model's pieces, unless the source repeats itself "
              "(`RepeatBan` in `translate/inference/search/rules.py`); the same rule holds for greedy and beam search "
-             "on both engines."), "",
+             "on both engines. A run can still be said twice in other pieces (最长 的 | 最 长的) or around a comma "
+             "(\"Suzhou, Suzhou\"): of the hypotheses a beam ends with, those that do not stutter as the text says "
+             "then rank first (`TextTranslator.translations`); a greedy search has no other to rank."), "",
              "| model | split | search | stutter | references | BLEU | chrF | sentences/s |", "|---|---|---|---|---|---|---|---|"]
     for row in result["rows"]:
         search = ("greedy" if row["beam"] == 1 else f"beam {row['beam']}") + (", no stutter" if row["block_repeats"] else "")
