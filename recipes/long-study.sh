@@ -9,7 +9,9 @@
 #   bash recipes/long-study.sh                 # everything not yet finished
 #   translate compare --status --out docs/compare-long-en-zh     # from another terminal
 #
-# Commit docs/compare-long-en-zh after each sitting (no weights there; those stay in runs/).
+# After each sitting: `translate summary docs/compare-* --write README.md` (once results.json exists, the
+# README's orderings include this study), then commit docs/compare-long-en-zh and README.md (no weights
+# there; those stay in runs/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec translate compare -c recipes/long-study.yaml \
