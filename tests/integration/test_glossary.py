@@ -136,6 +136,9 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
     assert lexicon.write_names(tmp_path / "names") == len(names)
     written = (tmp_path / "names" / "names.tsv").read_text(encoding="utf-8")
     assert written.index("Beijing\t北京") < written.index("Beijing\t京师")  # the form far more used first
+    # with the kind the dictionary's description gives, where it gives one
+    assert "Beijing\t北京\tplace\n" in written and "Mary\t玛丽\tperson\n" in written and "Taiwan\t台湾\n" in written
+    assert "Han River\t汉江\tplace\n" in written  # a word for a place in the name itself
     from translate.inference import glossary
     from translate.inference.glossary import names_lexicon
 
@@ -146,8 +149,34 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
         assert [m.term.zh for m in found] == ["玛丽", "北京"]  # English names match with their capitals only
         # 爱玛 cuts the words 爱 | 玛丽 of the sentence's segmentation; 玛丽 is a word
         assert [m.term.en for m in names_lexicon().matches("汤姆不是真的爱玛丽。", "zh")] == ["Mary"]
+        assert [(m.term.zh, m.term.kind) for m in found] == [("玛丽", "person"), ("北京", "place")]
     finally:
         names_lexicon.cache_clear()
+
+
+def test_a_names_kind_is_what_the_dictionary_says_it_is() -> None:
+    from translate.data.lexicon import gloss_kind, name_kinds
+
+    assert gloss_kind("Berlin, capital of Germany") == "place"  # rjieba tags 柏林 as a person
+    assert gloss_kind("Suzhou prefecture level city in Jiangsu") == "place"
+    assert gloss_kind("Mozi (c. 470-391 BC), founder of the Mohist School") == "person"  # one word, as places
+    assert gloss_kind("Anna (name)") == "person"
+    assert gloss_kind("Sophocles (496-406 BC), Greek tragedian") == "person"  # life years alone
+    assert gloss_kind("Sun Quan (reigned 222-252), southern warlord and king of state of Wu") == "person"  # both
+    assert gloss_kind("Tibet") == ""  # says nothing
+    assert gloss_kind("Six Dynasties (220-589)") == ""  # a dynasty, not a person
+    assert gloss_kind("Heisei, Japanese era name, corresponding to the reign (1989-2019) of emperor Akihito") == ""
+    assert gloss_kind("Great Sichuan Earthquake (2008)") == ""
+    assert gloss_kind("birthday of reigning Emperor") == ""  # a sense that starts with no name
+    lines = [("華盛頓 华盛顿 [Hua2 sheng4 dun4] /Washington (name)/George Washington (1732-1799), first US president/"
+              "Washington, US State/Washington, D.C. (US federal capital)/"),
+             "聖誕 圣诞 [Sheng4 dan4] /Christmas/birthday of reigning Emperor/Confucius' birthday/",
+             "柏林 柏林 [Bo2 lin2] /Berlin, capital of Germany/",
+             "莫斯科 莫斯科 [Mo4 si1 ke1] /Moscow, capital of Russia/",
+             "莫斯科 莫斯科 [mo4 si1 ke1] /a person, in a later entry/",
+             "墨子 墨子 [Mo4 zi3] /Mozi (c. 470-391 BC), founder of the Mohist School/the book of Mozi/"]
+    # senses that disagree say nothing (Washington, the man, the state and the capital); the first entry counts
+    assert name_kinds(lines) == {"柏林": "place", "莫斯科": "place", "墨子": "person"}
 
 
 def test_an_english_name_maps_to_its_form_far_more_used_and_nothing_else_moves() -> None:

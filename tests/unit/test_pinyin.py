@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from translate.data.pinyin import join_syllables, learn, split_word
 
 PAIRS = [("Li Lei", "李雷"), ("Wang Lei", "王雷"), ("Ding Lei", "丁磊"), ("Zhang Wei", "张伟"), ("Zhang Fei", "张飞"),
@@ -49,3 +51,16 @@ def test_the_shipped_counts_are_ngenders_given_name_characters() -> None:
 
     counts = given_name_counts()
     assert len(counts) > 9000 and counts["伟"] > counts["维"] > 0  # 伟 in today's names, 维 in history's
+
+
+def test_the_tables_read_the_names_file_with_its_kinds(tmp_path: Path) -> None:
+    from translate.data.pinyin import given_name_counts, person_tables
+
+    path = tmp_path / "names.tsv"
+    path.write_text("Li Lei\t李雷\tperson\nOuyang Xiu\t欧阳修\tperson\nWang Lei\t王雷\nBeijing\t北京\tplace\n",
+                    encoding="utf-8")
+    tables = person_tables(path)
+    expected = learn([("Li Lei", "李雷"), ("Ouyang Xiu", "欧阳修"), ("Wang Lei", "王雷"), ("Beijing", "北京")],
+                     given_name_counts())
+    assert tables.surname_of == expected.surname_of and tables.given_of == expected.given_of
+    assert tables.surname_of["ouyang"] == "欧阳"  # the kind is no part of the Chinese

@@ -73,6 +73,19 @@ def test_western_given_names_are_people_both_ways_after_the_lexicons_names(monke
     assert [(f.target, f.kind) for f in find_names("Anna lives in Sydney.", "en")] == [("安娜", "person"), ("悉尼", "place")]
 
 
+def test_a_lexicon_name_is_of_the_kind_its_entry_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rjieba tags 柏林 and 莫斯科 as people, and Mozi spells 墨子 in pinyin as one word, as places do
+    assert standins.kind_of("Berlin", "柏林") == "person" and standins.kind_of("Mozi", "墨子") == "place"
+    lexicon = Glossary([Term("Berlin", "柏林", "place"), Term("Moscow", "莫斯科"), Term("Mozi", "墨子", "person")],
+                       cased=True, whole_words=True)
+    monkeypatch.setattr(glossary, "names_lexicon", lambda: lexicon)
+    assert [(f.target, f.kind) for f in find_names("Mozi went from Berlin to Moscow.", "en")] == [
+        ("墨子", "person"), ("柏林", "place"), ("莫斯科", "person")]  # without a kind: rjieba's tag
+    sub = substitute("墨子从柏林去了莫斯科。", "zh")
+    assert sub.text == "汤姆从波士顿去了玛丽。" and sub.restore("Tom went from Boston to Mary.", "en") == \
+        "Mozi went from Berlin to Moscow."
+
+
 def test_a_sentence_without_names_is_unchanged() -> None:
     for sentence, lang in (("I like tea.", "en"), ("我喜欢茶。", "zh"), ("山上都是雪。", "zh")):
         assert substitute(sentence, lang).text == sentence and substitute(sentence, lang).back == []

@@ -113,6 +113,64 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
     yield from ((en, zh) for en, zh, _, _ in sorted(pairs, key=lambda pair: (pair[3], pair[2], len(pair[1]))))
 
 
+# What an entry's first sense says its name is, after the name: life years, "(name)" or a word for a
+# person make it a person; a word for a place ("capital of Germany", "city in Italy", "county in Hubei")
+# a place; both, or a name that is a dynasty, an era or a work, neither (left to the lexicon).
+LIFE_YEARS = re.compile(r"\(\s*(?:c\.|ca\.|b\.|d\.|born|died|reigned|lived|r\.)?\s*(?:c\.\s*)?-?\d{1,4}(?:\s*BC|\s*AD)?\s*[-–]")
+PERSON_WORDS = re.compile(
+    r"\((?:given |personal |male |female )?name\)|\b(?:poet|poetess|emperor|empress|king|queen|prince|princess|"
+    r"general|warlord|writer|novelist|author|politician|statesman|philosopher|thinker|painter|artist|calligrapher|"
+    r"actor|actress|singer|musician|composer|monk|official|scholar|scientist|physicist|mathematician|astronomer|"
+    r"president|premier|chancellor|minister|founder|leader|revolutionary|dramatist|playwright|historian|explorer|"
+    r"inventor|economist|businessman|entrepreneur|athlete|player|footballer|concubine|consort|hero|heroine|saint|"
+    r"prophet|god|goddess|deity|sage|physician|strategist|pianist|journalist|architect|sculptor|chemist|biologist|"
+    r"admiral|commander|dictator|disciple|courtesy name|posthumous name|personal name|stage name|pen name|character)\b",
+    re.IGNORECASE)
+PLACE_WORDS = re.compile(
+    r"\b(?:capital|city|county|county-level|district|prefecture|prefecture-level|province|town|township|village|"
+    r"river|lake|mountain|mountains|island|islands|country|state|region|municipality|port|sea|bay|strait|peninsula|"
+    r"valley|basin|desert|ocean|archipelago|canton|department|oblast|borough|suburb|harbor|harbour|gulf|plateau|"
+    r"volcano|banner|neighborhood|continent|commune|metropolis|emirate|republic|principality|duchy)\b",
+    re.IGNORECASE)
+NEITHER = re.compile(r"\b(?:dynasty|dynasties|era|period|reign|kingdoms?|tribe|people|ethnic|language|script|"
+                     r"company|corporation|brand|website|newspaper|magazine|party|university|school|temple|palace|"
+                     r"festival|novel|book|film|movie|classics?|earthquake|war|battle)\b", re.IGNORECASE)
+
+
+def gloss_kind(sense: str) -> str:
+    """person, place or "": what a CC-CEDICT sense that starts with a name says the name is. "Berlin,
+    capital of Germany": a place, although rjieba tags 柏林 as a person; "Mozi (c. 470-391 BC), founder of
+    ...": a person, although Mozi spells 墨子 in pinyin as one word, as places do. A sense that does not
+    start with a name says nothing ("birthday of reigning Emperor", a sense of 圣诞)."""
+    sense = sense.strip()
+    name = NAME.match(sense)
+    if not name or name.group().lower() == "the":  # a sense that describes ("birthday of reigning Emperor")
+        return ""
+    named, said = name.group(), sense[name.end():]
+    if NEITHER.search(named) or re.search(r"\b(?:era|reign) (?:name|title)|title of the reign", said, re.IGNORECASE):
+        return ""
+    years, person = LIFE_YEARS.search(said), PERSON_WORDS.search(said)
+    place = PLACE_WORDS.search(said) or PLACE_WORDS.search(named)  # also "Han River", "Lake Michigan"
+    if (years or person) and not place:
+        return "person"
+    if place and not (years or person):
+        return "place"
+    return "person" if years and person else ""
+
+
+def name_kinds(lines: Iterable[str]) -> dict[str, str]:
+    """Simplified Chinese -> the one `gloss_kind` its senses give (of its first entry with capitalised
+    pinyin), for the names CC-CEDICT describes as people or as places; not where senses give both (华盛顿:
+    "Washington (name)", George Washington, the state and the capital)."""
+    kinds: dict[str, str] = {}
+    for line in lines:
+        match = ENTRY.match(line)
+        if match and not line.startswith("#") and PROPER.search(line) and match.group(2) not in kinds:
+            said = {gloss_kind(sense) for sense in match.group(3).split("/")} - {""}
+            kinds[match.group(2)] = said.pop() if len(said) == 1 else ""
+    return {zh: kind for zh, kind in kinds.items() if kind}
+
+
 def spelled_by(english: str, line: str) -> bool:
     """Whether an English name is its CC-CEDICT entry's pinyin without tones: Sichuan for 四川 [Si4 chuan1],
     Xi'an for 西安 [Xi1 an1]."""
@@ -190,18 +248,21 @@ def read_as_words(chinese: str, frequency: dict[str, int]) -> bool:
 
 
 def write_names(out: Path) -> int:
-    """<out>/names.tsv: `cedict_names()` as en<TAB>zh lines, in their order (the names lexicon maps an
-    English name to its first Chinese form) but for `most_used_first` by jieba's word counts, without the
-    names `read_as_words`, each side as `normalize_source` writes it (so reading it needs no
-    normalisation); the file the names lexicon reads."""
+    """<out>/names.tsv: `cedict_names()` as en<TAB>zh lines, en<TAB>zh<TAB>kind where `name_kinds` knows the
+    name's kind (person or place), in their order (the names lexicon maps an English name to its first
+    Chinese form) but for `most_used_first` by jieba's word counts, without the names `read_as_words`, each
+    side as `normalize_source` writes it (so reading it needs no normalisation); the file the names lexicon
+    reads."""
     frequency = jieba_frequency()
+    cedict, _ = package_files()
+    kinds = name_kinds(cedict.read_text(encoding="utf-8").splitlines())
     named = [(en, zh) for en, zh in most_used_first(cedict_names(), frequency) if not read_as_words(zh, frequency)]
-    pairs = [(normalize_source(en, "en"), normalize_source(zh, "zh")) for en, zh in named]
+    rows = [(normalize_source(en, "en"), normalize_source(zh, "zh"), kinds.get(zh, "")) for en, zh in named]
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / "names.tsv.tmp"
-    tmp.write_text("".join(f"{en}\t{zh}\n" for en, zh in pairs), encoding="utf-8")
+    tmp.write_text("".join("\t".join(row).rstrip("\t") + "\n" for row in rows), encoding="utf-8")
     tmp.replace(out / "names.tsv")
-    return len(pairs)
+    return len(rows)
 
 
 def package_files() -> tuple[Path, Path]:

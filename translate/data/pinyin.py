@@ -172,4 +172,5 @@ def learn(pairs: list[tuple[str, str]], given_counts: dict[str, int] | None = No
 def person_tables(path: Path | None = None) -> PersonTables:
     """`learn` on the shipped names lexicon and ngender's given-name characters."""
     lines = (path or names_file()).read_text(encoding="utf-8").splitlines()
-    return learn([(en, zh) for en, _, zh in (line.partition("\t") for line in lines) if zh], given_name_counts())
+    rows = [line.split("\t") for line in lines]  # en<TAB>zh, and the name's kind where the file knows it
+    return learn([(row[0], row[1]) for row in rows if len(row) >= 2 and row[1]], given_name_counts())

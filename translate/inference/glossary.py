@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from translate.config.paths import given_names_file, names_file
@@ -38,6 +38,7 @@ _CAPITALISED = re.compile(r"\b[A-Z][a-z]\w*")
 class Term:
     en: str
     zh: str
+    kind: str = field(default="", compare=False)  # what a names file says the name is: person, place or ""
 
     def side(self, lang: str) -> str:
         return self.en if lang == "en" else self.zh
@@ -195,14 +196,14 @@ def find_terms(glossaries: Sequence[Glossary], sentence: str, lang: str) -> list
 
 
 def _shipped_names(path: Path, what: str, rebuild: str) -> Glossary:
-    """A shipped en<TAB>zh names file, already normalised, as a glossary whose English side matches with
-    its capitals and whose Chinese side only on word boundaries; a missing file names how to rebuild it."""
+    """A shipped en<TAB>zh[<TAB>kind] names file, already normalised, as a glossary whose English side matches
+    with its capitals and whose Chinese side only on word boundaries; a missing file names how to rebuild it."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise DataError(f"{what} file is missing or unreadable: {path} ({exc.strerror}); rebuild it: {rebuild}") from None
-    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") == 1], cased=True, normalized=True,
-                    whole_words=True)
+    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") in (1, 2)], cased=True,
+                    normalized=True, whole_words=True)
 
 
 @functools.cache

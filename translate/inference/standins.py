@@ -9,8 +9,9 @@ while "Tom lives in Boston." and 汤姆住在波士顿。 come back right. Forci
 not know (北京机, 黑西安). Read with a stand-in, the sentence is one the model knows: "Li Lei lives in
 Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 becomes 李雷住在成都。.
 
-- Names: the names lexicon's people and places (`kind_of`: by the pinyin its English spells, else by
-  rjieba's tag); Western given names (`data.given_names`: Jim = 吉姆) as people where the lexicon has
+- Names: the names lexicon's people and places (the kind CC-CEDICT's description gives, where it gives
+  one: `data.lexicon.gloss_kind`; else `kind_of`: by the pinyin its English spells, else by rjieba's
+  tag); Western given names (`data.given_names`: Jim = 吉姆) as people where the lexicon has
   none; Chinese people's names written in pinyin (English sources) or found by
   rjieba (Chinese sources: not a word the training split holds `KNOWN_TIMES` times, as 谢谢 and 明白,
   which rjieba's dictionary tags as people: `known_word`) and written in the other script by `data.pinyin`. Where two overlap, the
@@ -90,9 +91,10 @@ def tagged_kind(chinese: str) -> str:
 
 
 def _lexicon_names(sentence: str, lang: str) -> list[Found]:
-    """The names lexicon's names, then the Western given names where no lexicon name overlaps; a name
-    of the lexicon whose English is a given name (Kevin, David, Anna: its pinyin spelling is chance) is a
-    person unless rjieba tags it as a place (Sydney 悉尼, Florence 佛罗伦萨)."""
+    """The names lexicon's names, then the Western given names where no lexicon name overlaps; each of the
+    kind its entry says (CC-CEDICT's description: Berlin 柏林, "capital of Germany", is a place, although
+    rjieba tags it as a person), else a name of the lexicon whose English is a given name (Kevin, David:
+    its pinyin spelling is chance) is a person unless rjieba tags it as a place, and others `kind_of`."""
     target = "zh" if lang == "en" else "en"
     given = glossary.given_names()
     found: list[Found] = []
@@ -101,7 +103,9 @@ def _lexicon_names(sentence: str, lang: str) -> list[Found]:
             if lang == "en" and " " not in match.term.en and match.term.en.lower() in syllables():
                 continue
             if all(match.end <= f.begin or match.begin >= f.end for f in found):
-                if lexicon is given:
+                if match.term.kind:
+                    kind = match.term.kind
+                elif lexicon is given:
                     kind = "person"
                 elif given.holds(match.term.en):
                     kind = "place" if tagged_kind(match.term.zh) == "place" else "person"
