@@ -17,6 +17,18 @@ def test_a_name_is_kept_in_any_of_its_forms_as_whole_words() -> None:
     assert not kept(LI_NA, "Li Nan is here.", "en")  # a longer word is another name
     assert kept(BEIJING, "我在北平。", "zh") and not kept(BEIJING, "我在北边。", "zh")
     assert kept(parse_names("Xi'an=西安")[0], "I was born in Xi’an.", "en")  # the apostrophe's shape is no matter
+    assert not kept(parse_names("Xi=习")[0], "I was born in Xi'an.", "en")  # a name's apostrophe goes on with it
+    assert kept(LI_NA, "Li Na's sister is here.", "en") and kept(LI_NA, "Li Na’s car.", "en")  # a possessive
+    assert kept(parse_names("James=詹姆斯")[0], "James' car is red.", "en")
+    assert not kept(parse_names("James=詹姆斯")[0], "Jamesson's car is red.", "en")
+
+
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_the_references_keep_every_name(split: str) -> None:
+    names_set = read_names_set(Path(__file__).parents[2] / "data" / "names" / f"{split}.tsv")
+    for references, lang in ((names_set.en, "en"), (names_set.zh, "zh")):
+        result = measure(names_set, references, lang)
+        assert (result["kept"], result["doubled"]) == (result["names"], 0), result["lost"][:3]
 
 
 def test_a_doubled_name_is_said_twice_or_after_its_own_first_word() -> None:

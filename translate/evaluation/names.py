@@ -89,7 +89,9 @@ def _plain(text: str) -> str:
 def _count(text: str, form: str, lang: str) -> int:
     if lang == "zh":
         return text.count(form)
-    return len(re.findall(rf"(?<![\w']){re.escape(_plain(form))}(?![\w'])", _plain(text), re.IGNORECASE))
+    # a whole word: not inside a longer one, nor before an apostrophe that goes on with a word (Xi in Xi'an);
+    # a possessive goes with its name (Wang Fang's sister, James' car)
+    return len(re.findall(rf"(?<![\w']){re.escape(_plain(form))}(?!\w)(?!'(?:[^\Ws]|s\w))", _plain(text), re.IGNORECASE))
 
 
 def kept(name: Name, translation: str, lang: str) -> bool:
