@@ -257,7 +257,7 @@ def test_the_names_lexicon_follows_the_model_settings_unless_told(
 
 
 LEXICON = [("Shangdu", "上都"), ("Beijing", "北京"), ("Peking University", "北京大学"), ("Harbin", "哈尔滨"), ("Nanjing St", "南京路"), ("Nanjing", "南京"),
-           ("Skynet", "天网"), ("Emma", "爱玛"), ("Mary", "玛丽")]
+           ("Skynet", "天网"), ("Emma", "爱玛"), ("Mary", "玛丽"), ("Linda", "琳达")]
 
 
 @pytest.mark.parametrize(("sentence", "on_words", "on_characters"), [
@@ -271,6 +271,7 @@ LEXICON = [("Shangdu", "上都"), ("Beijing", "北京"), ("Peking University", "
     ("周杰是哈尔滨人。", ["哈尔滨"], ["哈尔滨"]),  # inside the one word 哈尔滨人: cuts nothing
     ("博物馆在南京路上。", ["南京"], ["南京路"]),  # 南京路 would cut 路上; the shorter name does not
     ("汤姆不是真的爱玛丽。", ["玛丽"], []),  # on characters 爱玛 and 玛丽 cross, and neither is taken
+    ("我在莫斯科遇到了琳达。", ["琳达"], ["琳达"]),  # 了 | 琳 | 达: one-character words, 琳 tagged as a name's
 ])
 def test_a_lexicon_term_matches_only_where_it_cuts_no_word(sentence: str, on_words: list[str],
                                                            on_characters: list[str]) -> None:

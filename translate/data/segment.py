@@ -29,19 +29,22 @@ def cuts_no_word(sentence: str, begin: int, end: int) -> bool:
     """Whether the span [begin, end) of `sentence` cuts no word in two: it lies inside one word (哈尔滨
     in 哈尔滨人, 周三 in 每周三), or it starts where a word starts and ends where a word ends and every word
     it covers is of two characters or more (北京|大学; not 上|都 in 长城上都是人, two words of one
-    character each that only spell a name by chance)."""
+    character each that only spell a name by chance), or its first word is one character that rjieba tags
+    as a person's name (琳 of 了|琳|达: 琳达, Linda)."""
     words = word_of(sentence)
     if words[begin] == words[end - 1]:
         return True
     aligned = (begin == 0 or words[begin - 1] != words[begin]) and (end == len(words) or words[end] != words[end - 1])
     covered = words[begin:end]
-    return aligned and all(covered.count(word) >= 2 for word in set(covered))
+    long_words = all(covered.count(word) >= 2 for word in set(covered))
+    return aligned and (long_words or _tagged(sentence).get((begin, begin + 1), "").startswith(NAME_TAG))
 
 
 # rjieba's tags of words that say where (place words, directions): 山上, 门口, 前面. Only these: its tags of
 # names are not reliable enough to require one (大连 is tagged an adverb, 合肥 a noun), and a time word may
 # be the lexicon's name (七月 is July, 星期六 Saturday)
 WHERE_TAGS = ("s", "f")
+NAME_TAG = "nr"  # rjieba's tag of a person's name, and of the characters of one (nrt: transliterated)
 
 
 @functools.lru_cache(maxsize=4096)
