@@ -253,6 +253,36 @@ def test_a_trial_whose_dev_curve_falls_behind_is_pruned_and_never_chosen(tmp_pat
     assert reported == {1000: 1.0}
 
 
+def test_under_a_token_budget_trials_are_compared_at_equal_data(tmp_path: Path) -> None:
+    """With the budget in tokens, the pruner's steps are thousands of target tokens, from half the token
+    budget on: a large batch's early lead in updates is no lead, and a small batch is not pruned for
+    having seen less data at the same update."""
+    from translate.study.tune import pruning_step
+
+    assert pruning_step({"step": 500, "target_tokens": 1_200_000}, True) == 1200
+    assert pruning_step({"step": 500, "target_tokens": 1_200_000}, False) == 500
+    assert pruning_step({"step": 500}, True) == 500  # a record from before the tokens were recorded
+    tuner = Tuner(tmp_path, {"data.batch_tokens": Dimension("int", 300, 2400)}, 1)
+    asked = tuner.ask("dot", 10, 4)
+    for number, _ in asked[:3]:  # three large-batch trials: 2,000 target tokens an update
+        hook = pruning_hook(tmp_path, "dot", number, from_tokens=4_000_000)
+        assert hook is not None
+        assert hook({"step": 1000, "target_tokens": 2_000_000, "dev_bleu": 25.0}) is None  # before half the budget
+        assert [hook({"step": step, "target_tokens": 2000 * step, "dev_bleu": 28.0 + step / 1000})
+                for step in (2000, 3000, 4000)] == [None, None, None]
+        tuner.tell("dot", number, 32.0)
+    reported = next(t for t in tuner.study("dot").get_trials() if t.number == asked[0][0]).intermediate_values
+    assert reported == {4000: 30.0, 6000: 31.0, 8000: 32.0}  # thousands of tokens, not updates
+    # a small batch, 500 target tokens an update: at update 4,000 it has seen a quarter of their data, and
+    # is weaker there than they were at update 4,000; it is compared where they had seen as much
+    small = pruning_hook(tmp_path, "dot", asked[3][0], from_tokens=4_000_000)
+    assert small is not None
+    assert small({"step": 4000, "target_tokens": 2_000_000, "dev_bleu": 20.0}) is None  # not reported yet
+    assert small({"step": 8000, "target_tokens": 4_000_000, "dev_bleu": 30.5}) is None
+    reason = small({"step": 16000, "target_tokens": 8_000_000, "dev_bleu": 20.0})
+    assert reason is not None and reason.startswith("pruned by the tuner at update 16000, 8,000,000 target tokens")
+
+
 def test_the_choice_is_the_best_trial_on_dev() -> None:
     records = [{"mechanism": "dot", "trial": 0, "values": [["train.learning_rate", "0.001"]], "dev_bleu": 20.0},
                {"mechanism": "dot", "trial": 1, "values": [["train.learning_rate", "0.003"]], "dev_bleu": 22.0},

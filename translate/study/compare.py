@@ -32,6 +32,7 @@ from translate.study.report import RunFigures, read_questions, write_report
 from translate.study.status import StudyStatus
 from translate.study.sweep import SWEEP_DIR, Combination, chosen_values, combinations, run_name, write_sweep_report
 from translate.study.tune import (
+    PRUNING,
     Outcome,
     Space,
     Tuner,
@@ -174,7 +175,8 @@ def execute_run(base: RunConfig, out_dir: Path, work_dir: Path, run: StudyRun, s
         return None
     if run.sweep:
         hook = None if run.trial is None else pruning_hook(out_dir, run.mechanism, run.trial,
-                                                           from_step=cfg.train.max_steps // 2)
+                                                           from_step=cfg.train.max_steps // 2,
+                                                           from_tokens=cfg.train.max_tokens // 2)
         return _sweep_run(cfg, run, out_dir / SWEEP_DIR / run.name, hook)
     return evaluate_run(cfg, run.mechanism, run.seed, out_dir / "runs" / run.name, _fault_hook(run, work_dir),
                          run.tuned)
@@ -282,6 +284,7 @@ def compare(base: RunConfig, mechanisms: list[str], seeds: list[int], out_dir: P
         raise ConfigError("--sweep and --tune both choose values: give one")
     tuner = ({"kind": "sweep", "values": sweep} if sweep else
              {"kind": "tpe", "trials": tune.trials, "from_base": tune.from_base, "rules": "translate.study.budget.edges",
+              "pruning": PRUNING,
               "space": {k: {"kind": d.kind, "low": d.low, "high": d.high} for k, d in tune.space.items()}}
              if tune else None)
     started = any((out_dir / "runs").glob("*/compare.json")) or any((out_dir / SWEEP_DIR).glob("*/sweep.json"))

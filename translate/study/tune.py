@@ -20,7 +20,9 @@ by TPE from the trials told so far.
 
 Weak trials stop early: at each of its validations from half the budget on, a trial reports its
 (greedy) dev BLEU to Optuna's successive-halving pruner (`pruning_hook`, in the worker that trains it),
-which stops it where it falls below the best third of the trials that reached that step before it. A pruned trial is told as such
+which stops it where it falls below the best third of the trials that reached that step before it; under
+a budget in tokens, half the tokens and steps of a thousand target tokens, so a trial is compared with
+others at equal data, whatever its batch size. A pruned trial is told as such
 and never chosen; the updates it did not train are the pruner's saving. Runs shipped to a Ray node
 that shares no disk with the study are not pruned (the storage is a file of the study folder).
 
@@ -204,6 +206,10 @@ def startup_trials(trials: int) -> int:
     return max(1, trials // 3)
 
 
+PRUNING = ("successive halving (Optuna's SuccessiveHalvingPruner, reduction factor 3, min_resource auto) from "
+           "half the budget on; under a budget in tokens, at equal target tokens trained (steps of 1,000)")
+
+
 def pruner() -> Any:
     """Successive halving (Jamieson & Talwalkar 2016; Li et al. 2018): at rungs of reported steps, a trial
     continues only among the best third of the trials that reached that rung."""
@@ -212,13 +218,15 @@ def pruner() -> Any:
     return optuna.pruners.SuccessiveHalvingPruner(min_resource="auto", reduction_factor=3)
 
 
-def pruning_hook(out_dir: Path, mechanism: str, number: int,
-                 from_step: int = 0) -> Callable[[dict[str, Any]], str | None] | None:
+def pruning_hook(out_dir: Path, mechanism: str, number: int, from_step: int = 0,
+                 from_tokens: int = 0) -> Callable[[dict[str, Any]], str | None] | None:
     """The validation hook of a trial's run (`translate.training.trainer.Validated`): report the dev BLEU
     at that step to the trial and return a stop reason when the pruner prunes it; None where the study's
     storage is not on this disk. Validations before `from_step` are not reported, so no trial is pruned
     before it: the study passes half its budget, where a slow start (a long warm-up, a low learning
-    rate) no longer reads as a weak trial."""
+    rate) no longer reads as a weak trial. Under a budget in tokens (`from_tokens`, half of it), the
+    pruner's steps are thousands of target tokens trained (`pruning_step`), not updates: trials of other
+    batch sizes are compared at equal data, as the budget counts it."""
     database = out_dir / "tune" / TUNE_DB
     if not database.is_file():
         return None
@@ -226,7 +234,8 @@ def pruning_hook(out_dir: Path, mechanism: str, number: int,
     def report(record: dict[str, Any]) -> str | None:
         import optuna
 
-        if int(record["step"]) < from_step:
+        at = pruning_step(record, bool(from_tokens))
+        if at < (from_tokens // TOKENS_PER_STEP if from_tokens else from_step):
             return None
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         study = optuna.load_study(study_name=mechanism, storage=f"sqlite:///{database}", pruner=pruner())
@@ -234,11 +243,23 @@ def pruning_hook(out_dir: Path, mechanism: str, number: int,
         if frozen is None or frozen.state != optuna.trial.TrialState.RUNNING:
             return None
         trial = optuna.trial.Trial(study, frozen._trial_id)
-        trial.report(float(record["dev_bleu"]), int(record["step"]))
+        trial.report(float(record["dev_bleu"]), at)
         if trial.should_prune():
-            return f"pruned by the tuner at update {record['step']} (greedy dev BLEU {record['dev_bleu']})"
+            data = f", {int(record['target_tokens']):,} target tokens" if from_tokens else ""
+            return f"pruned by the tuner at update {record['step']}{data} (greedy dev BLEU {record['dev_bleu']})"
         return None
     return report
+
+
+TOKENS_PER_STEP = 1000  # under a token budget, one step of the pruner is this many target tokens trained
+
+
+def pruning_step(record: dict[str, Any], by_tokens: bool) -> int:
+    """Where a validation stands for the pruner: its update, or (`by_tokens`) the thousands of target
+    tokens trained by then (a record without them, from before they were recorded, stands at its update)."""
+    if by_tokens and "target_tokens" in record:
+        return int(record["target_tokens"]) // TOKENS_PER_STEP
+    return int(record["step"])
 
 
 Outcome = tuple[float | None, bool]  # a trial's dev BLEU (None: failed) and whether the pruner stopped it

@@ -227,7 +227,7 @@ class Trainer:
         hyps = self.translator.translate(sources, decode)
         bleu = corpus_bleu(hyps, refs, self.cfg.data.tgt_lang)
         record = {"step": self.state.step, "epoch": self.state.epoch, "minutes": round(self.state.seconds / 60, 2),
-                  "dev_loss": round(loss, 4), "dev_ppl": round(math.exp(min(loss, 50)), 2), "dev_bleu": round(bleu, 2),
+                  "target_tokens": self.state.target_tokens * self.dist.world, "dev_loss": round(loss, 4), "dev_ppl": round(math.exp(min(loss, 50)), 2), "dev_bleu": round(bleu, 2),
                   "seconds": round(time.monotonic() - began, 1), **({"tag": tag} if tag else {})}
         self.history.append(record)
         self.files.log_validation(record, [(sources[i], refs[i], hyps[i]) for i in (0, len(sources) // 2, -1)])
