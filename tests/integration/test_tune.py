@@ -83,6 +83,28 @@ def test_a_bound_the_key_cannot_pass_is_not_a_range_to_widen(tmp_path: Path, tin
                     "accepts, where nothing lies beyond: dot (dropout at the lower end).")
 
 
+def test_tune_md_says_how_each_trial_stopped(tmp_path: Path, tiny_config: RunConfig) -> None:
+    """A trial stopped by patience converged; one stopped by its budget did not, and the table says so."""
+    space = parse_space(["train.learning_rate=log:1e-4:3e-2"], tiny_config)
+    reasons = ["early stopping: no dev BLEU gain in 4 validations", "reached train.max_tokens=15,000,000 target tokens",
+               None]
+    for number, reason in enumerate(reasons):
+        folder = tmp_path / "sweep" / f"dot-trial{number}"
+        folder.mkdir(parents=True)
+        record = {"mechanism": "dot", "seed": 1, "values": [["train.learning_rate", f"0.00{number + 1}"]],
+                  "dev_bleu": 30.0 + number, "steps": 12500 * (number + 1), "tune": True, "trial": number,
+                  **({"stop_reason": reason} if reason is not None else {})}
+        (folder / "sweep.json").write_text(json.dumps(record), encoding="utf-8")
+    write_tune_report(tmp_path, ["dot"], space)
+    lines = (tmp_path / "tune.md").read_text(encoding="utf-8").splitlines()
+    head = lines.index("| trial | train.learning_rate | updates | stopped by | dev BLEU |")
+    assert lines[head + 2:head + 5] == ["| 0 | 0.001 | 12,500 | patience | 30.00 |",
+                         "| 1 | 0.002 | 25,000 | reached train.max_tokens=15,000,000 target tokens (not converged) | 31.00 |",
+                         "| 2 | 0.003 | 37,500 | not recorded | **32.00** |"]
+    trials = json.loads((tmp_path / "tune.json").read_text(encoding="utf-8"))["trials"]["dot"]
+    assert [t.get("stop_reason") for t in trials] == reasons[:2] + [None]
+
+
 def test_a_choice_is_at_an_edge_on_the_scale_its_range_is_drawn_on(tmp_path: Path, tiny_config: RunConfig) -> None:
     """An `int` range is drawn uniformly, so its upper 10 % of 300-8,000 starts at 7,230 tokens, not at the
     5,761 of a log scale; a `log` range is read on its log scale."""

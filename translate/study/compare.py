@@ -193,9 +193,10 @@ def _sweep_run(cfg: RunConfig, run: StudyRun, results: Path, hook: Validated | N
     record = {"mechanism": run.mechanism, "seed": run.seed, "values": [list(pair) for pair in run.tuned],
               "dev_bleu": round(scored.report.bleu, 2), "steps": summary["state"]["step"],
               "curve": [(h["step"], h["dev_bleu"]) for h in summary["history"] if "tag" not in h], "machine": describe()}
+    reason = str(summary.get("stop_reason", ""))
+    record["stop_reason"] = reason
     if run.trial is not None:
         record.update(tune=True, trial=run.trial)
-        reason = str(summary.get("stop_reason", ""))
         if reason.startswith("pruned by the tuner"):
             record["pruned"] = reason
     (results / "sweep.json").write_text(json.dumps(record), encoding="utf-8")

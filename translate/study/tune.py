@@ -348,6 +348,15 @@ def widening_lines(drawn: dict[str, list[dict[str, Any]]], space: Space) -> list
     return ["", "The space was widened during the study (choices within 10 % of a bound); the trials drew:", "", *lines]
 
 
+def stopped_by(reason: str | None) -> str:
+    """tune.md's words for why a trial stopped: patience (converged), or its budget (not converged)."""
+    if reason is None:
+        return "not recorded"
+    if reason.startswith("early stopping"):
+        return "patience"
+    return f"{reason.split(':')[0] or 'its end'} (not converged)"
+
+
 def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dict[str, Combination]:
     """tune.json and tune.md from the finished trials; returns each mechanism's choice."""
     records = tuned_records(out_dir)
@@ -370,7 +379,8 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
         "space": {key: {"kind": d.kind, "low": d.low, "high": d.high} for key, d in space.items()},
         "drawn": {key: ranges for key, ranges in drawn.items() if len(ranges) > 1},
         "trials": {m: [{"trial": r.get("trial"), "values": dict(r["values"]), "dev_bleu": r["dev_bleu"],
-                        "steps": r.get("steps")} for r in by_mechanism[m]] for m in names},
+                        "steps": r.get("steps"), **({"stop_reason": r["stop_reason"]} if "stop_reason" in r else {})}
+                       for r in by_mechanism[m]] for m in names},
         "pruned": {m: [{"trial": r["trial"], "values": dict(r["values"]), "steps": r.get("steps"), "reason": r["pruned"]}
                        for r in found] for m, found in pruned.items()},
         "chosen": {m: dict(chosen[m]) for m in names if m in chosen}, "expected_best": curves,
@@ -386,12 +396,15 @@ def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dic
             if pruned.get(m) else ""
         lines += ["", (f"**{m}** ({len(by_mechanism[m])} trials trained in full{stopped}; the best, in bold, is what "
                        "every seed trains with):"), "",
-                  "| trial | " + " | ".join(space) + " | dev BLEU |", "|---|" + "---|" * (len(space) + 1)]
+                  "| trial | " + " | ".join(space) + " | updates | stopped by | dev BLEU |",
+                  "|---|" + "---|" * (len(space) + 3)]
         for r in by_mechanism[m]:
             values = dict(r["values"])
             best = m in chosen and tuple((k, str(v)) for k, v in r["values"]) == chosen[m]
             score = f"**{r['dev_bleu']:.2f}**" if best else f"{r['dev_bleu']:.2f}"
-            lines.append(f"| {r.get('trial')} | " + " | ".join(str(values.get(k, "")) for k in space) + f" | {score} |")
+            steps = f"{int(r['steps']):,}" if r.get("steps") is not None else "–"
+            lines.append(f"| {r.get('trial')} | " + " | ".join(str(values.get(k, "")) for k in space)
+                         + f" | {steps} | {stopped_by(r.get('stop_reason'))} | {score} |")
     lines += budget_lines(curves, names, at_edge, at_end)
     (out_dir / "tune.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return chosen
