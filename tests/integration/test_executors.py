@@ -161,6 +161,29 @@ def test_status_lists_each_run_and_a_failed_run_fails_the_command(tmp_path: Path
     assert "no study here" in status_table(tmp_path / "out")
 
 
+def test_status_gives_each_finished_run_its_score_and_why_it_stopped(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    results = {"runs/dot-seed1/compare.json": {"dev_bleu": 35.291, "steps": 20500,
+                                               "stop_reason": "early stopping: no dev BLEU gain in 4 validations"},
+               "sweep/none~lr=0.002-seed1/sweep.json": {"dev_bleu": 25.0, "steps": 7460,
+                                                        "stop_reason": "reached train.max_tokens=15,000,000 target tokens"},
+               "sweep/dot~lr=0.004-seed1/sweep.json": {"dev_bleu": 30.0, "steps": 9000}}
+    for name, record in results.items():
+        (out / name).parent.mkdir(parents=True)
+        (out / name).write_text(json.dumps(record), encoding="utf-8")
+    (out / STATUS_FILE).write_text(json.dumps({"driver": {}, "runs": {
+        "none~lr=0.002-seed1": {"state": "done"}, "dot~lr=0.004-seed1": {"state": "done"},
+        "additive-seed1": {"state": "pending"}}}), encoding="utf-8")
+    lines = [" ".join(line.split()) for line in status_table(out).splitlines()]
+    assert lines == [
+        "additive-seed1 pending",
+        "dot-seed1 done dev BLEU 35.29, 20,500 updates, stopped by patience",
+        "dot~lr=0.004-seed1 done dev BLEU 30.00, 9,000 updates, why it stopped not recorded",
+        ("none~lr=0.002-seed1 done dev BLEU 25.00, 7,460 updates, stopped by reached train.max_tokens=15,000,000 target "
+         "tokens (not converged)"),
+        "1 pending, 3 done"]
+
+
 @pytest.mark.slow
 def test_a_terminated_driver_stops_its_workers_and_the_study_resumes(tmp_path: Path) -> None:
     """SIGTERM to `translate compare --jobs 2` (kill, a job scheduler): the workers stop between two updates

@@ -77,16 +77,46 @@ def study_states(out_dir: Path) -> list[dict[str, Any]]:
     for record in (out_dir / "runs").glob("*/compare.json"):
         runs[record.parent.name] = {**runs.get(record.parent.name, {}), "state": "done"}
         runs[record.parent.name].pop("reason", None)
+    for name, entry in runs.items():
+        if entry.get("state") == "done":
+            found = outcome(out_dir, name)
+            if found:
+                entry["outcome"] = found
     return [{"run": name, **runs[name]} for name in sorted(runs)]
 
 
+def outcome(out_dir: Path, run: str) -> str:
+    """A finished run's dev BLEU, updates and why it stopped, from its results (runs/<run>/compare.json, or
+    a trial's sweep/<run>/sweep.json); "" where there are none or they cannot be read."""
+    for path in (out_dir / "runs" / run / "compare.json", out_dir / "sweep" / run / "sweep.json"):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        steps = f"{int(record['steps']):,} updates, " if record.get("steps") is not None else ""
+        why = f"stopped by {stopped_by(record['stop_reason'])}" if record.get("stop_reason") else "why it stopped not recorded"
+        return f"dev BLEU {float(record.get('dev_bleu', 0.0)):.2f}, {steps}{why}"
+    return ""
+
+
+def stopped_by(reason: str | None) -> str:
+    """Why a run stopped, in a table's words: patience (converged), or its budget (not converged)."""
+    if not reason:
+        return "not recorded"
+    if reason.startswith("early stopping"):
+        return "patience"
+    return f"{reason.split(':')[0]} (not converged)"
+
+
 def status_table(out_dir: Path) -> str:
-    """`translate compare --status`: one line per run, then the count of each state."""
+    """`translate compare --status`: one line per run (a finished one with its dev BLEU, updates and why it
+    stopped), then the count of each state."""
     rows = study_states(out_dir)
     if not rows:
         return f"{out_dir}: no study here (no {STATUS_FILE}, no runs/*/compare.json)"
     width = max(len(r["run"]) for r in rows)
     lines = [f"{r['run']:<{width}}  {r['state']:<11}  {r.get('since', ''):<19}  "
-             f"{r.get('where', '')}{'  ' + r['reason'] if r.get('reason') else ''}".rstrip() for r in rows]
+             f"{r.get('where', '')}{'  ' + r['reason'] if r.get('reason') else ''}"
+             f"{'  ' + r['outcome'] if r.get('outcome') else ''}".rstrip() for r in rows]
     counts = {state: sum(r["state"] == state for r in rows) for state in STATES}
     return "\n".join(lines + [", ".join(f"{n} {state}" for state, n in counts.items() if n)])

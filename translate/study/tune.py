@@ -49,6 +49,7 @@ from translate.config.loading import apply_overrides
 from translate.config.schema import RunConfig
 from translate.errors import ConfigError
 from translate.study.budget import edges, expected_best_curve
+from translate.study.status import stopped_by
 from translate.study.sweep import Combination, budget_lines, read_records
 
 TUNE_DB = "optuna.db"
@@ -346,15 +347,6 @@ def widening_lines(drawn: dict[str, list[dict[str, Any]]], space: Space) -> list
     if not lines:
         return []
     return ["", "The space was widened during the study (choices within 10 % of a bound); the trials drew:", "", *lines]
-
-
-def stopped_by(reason: str | None) -> str:
-    """tune.md's words for why a trial stopped: patience (converged), or its budget (not converged)."""
-    if reason is None:
-        return "not recorded"
-    if reason.startswith("early stopping"):
-        return "patience"
-    return f"{reason.split(':')[0] or 'its end'} (not converged)"
 
 
 def write_tune_report(out_dir: Path, mechanisms: list[str], space: Space) -> dict[str, Combination]:
