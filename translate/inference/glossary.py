@@ -21,6 +21,7 @@ from pathlib import Path
 from translate.config.paths import given_names_file, names_file
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import detect_language
+from translate.data.lexicon import name_rows
 from translate.data.normalize import normalize_source
 from translate.data.quantities import NUMBER, holds, plain
 from translate.data.segment import a_common_word, cuts_no_word
@@ -199,11 +200,10 @@ def _shipped_names(path: Path, what: str, rebuild: str) -> Glossary:
     """A shipped en<TAB>zh[<TAB>kind] names file, already normalised, as a glossary whose English side matches
     with its capitals and whose Chinese side only on word boundaries; a missing file names how to rebuild it."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DataError(f"{what} file is missing or unreadable: {path} ({exc.strerror}); rebuild it: {rebuild}") from None
-    return Glossary([Term(*line.split("\t")) for line in lines if line.count("\t") in (1, 2)], cased=True,
-                    normalized=True, whole_words=True)
+    return Glossary([Term(*row) for row in name_rows(text)], cased=True, normalized=True, whole_words=True)
 
 
 @functools.cache
