@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from translate.data.repeats import repeated_runs, stutters
+from translate.data.repeats import repeated_runs, said_once, stutters
 from translate.evaluation.adequacy import Dictionary, measure, received_attention, repeated_ngrams, unattended_pieces
 
 PAIRS = [("tea", "茶"), ("milk", "牛奶"), ("to like", "喜欢"), ("Beijing", "北京"), ("meeting", "会议"),
@@ -27,6 +27,13 @@ def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> No
     ("圣诞节是二十二十。", "zh", ["二十二十"]),
     ("不好意思，在哪里在哪里？", "zh", ["在哪里在哪里"]),
     ("谢谢你，妈妈。我们天天见。", "zh", []),  # one character twice is a word
+    ("王晓明在在深圳工作。", "zh", ["在在"]),  # a function word twice is not
+    ("我不能相信我的的眼睛。", "zh", ["的的"]),
+    ("我们在在在家。", "zh", ["在在在"]),  # three times: counted once
+    ("汤姆问我我是不是累了。", "zh", []),  # a pronoun twice: the object, then the subject
+    ("你只是说说而已。", "zh", []),  # a verb doubled (说说: "just talk")
+    ("对对，我知道。", "zh", []),  # a function word doubled that the dictionary holds as a word
+    ("我们现在在做饭。", "zh", []),  # 现在 | 在: the second 在 is its own word
     ("会议在三月三号。", "zh", []),  # 三月三 is no run said twice
     ("这件外套三百九十九块钱。", "zh", []),
     ("Please speak Chinese Chinese.", "en", ["chinese chinese"]),
@@ -36,6 +43,13 @@ def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> No
 ])
 def test_a_stutter_is_a_run_said_twice_in_a_row(text: str, lang: str, runs: list[str]) -> None:
     assert repeated_runs(text, lang) == runs
+
+
+def test_a_function_word_said_twice_is_said_once_and_nothing_else_changes() -> None:
+    assert said_once("王晓明在在深圳的银行工作。") == "王晓明在深圳的银行工作。"
+    assert said_once("Tom  和和 Mary\n我的的猫。") == "Tom  和 Mary\n我的猫。"  # spaces and lines kept
+    for text in ["汤姆问我我是不是累了。", "你只是说说而已。", "对对，我知道。", "我们现在在做饭。", "谢谢你。"]:
+        assert said_once(text) == text
 
 
 def test_a_source_that_repeats_itself_excuses_a_repeat() -> None:

@@ -42,3 +42,15 @@ def test_the_beams_first_translation_that_does_not_stutter_wins(tiny_tokenizers:
     assert translate(tiny_tokenizers, "We, we are fine.", ranked, texts)[0] == ["我们我们好。"]
     # without the no-stutter search, the search's best and only what was asked
     assert translate(tiny_tokenizers, "We are fine.", DecodeConfig(beam_size=5), texts) == (["我们我们好。"], [1])
+
+
+def test_a_function_word_said_twice_is_said_once(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """在 在 is two pieces of one letter each, which the search allows (谢 谢), and every hypothesis of a
+    beam can share it: the doubled function word is said once, in each of them."""
+    texts = ["他们在在学校。", "他们是是学生。"]  # 是是: verbs are left as said (Chinese doubles them: 说说)
+    assert tiny_tokenizers[1].decode(tiny_tokenizers[1].encode(texts)) == texts
+    ranked = DecodeConfig(beam_size=5, n_best=2, block_repeats=True)
+    assert translate(tiny_tokenizers, "They are at school.", ranked, texts)[0] == ["他们在学校。", "他们是是学生。"]
+    # a source that repeats itself, or the search without the no-stutter rule: the words as the search wrote them
+    assert translate(tiny_tokenizers, "They are at at school.", ranked, texts)[0] == texts
+    assert translate(tiny_tokenizers, "They are at school.", DecodeConfig(beam_size=5, n_best=2), texts)[0] == texts

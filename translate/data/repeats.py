@@ -4,10 +4,13 @@ Tokens are words for English (lowercased) and characters for Chinese (Latin word
 A stutter is a run of one to `LONGEST` tokens followed at once by itself, except where the language
 repeats on purpose:
 
-- Chinese: a single character said twice is a word (谢谢, 看看, 妈妈, 天天); said three times in a row
-  (巴巴巴黎) it is a stutter. A run of two or more characters said twice (工作工作, 二十二十) is one,
-  although Chinese reduplicates a few verbs and measure phrases so (休息休息, 一天一天: 2 in about 3,300
-  reference sentences of the bundled sets).
+- Chinese: a single character said twice is mostly a word (谢谢, 看看, 妈妈, 天天, 说说); said three
+  times in a row (巴巴巴黎) it is a stutter, and twice where it is a function word that Chinese does
+  not double (`FUNCTION_TAGS`: 在在深圳, 我的的眼睛, 几天后后) and rjieba cuts into two words of one
+  character that its dictionary does not hold as one word (对对, 了了, 刚刚 are words). A pronoun said
+  twice is no stutter: 问我我是不是 says it as an object and then as a subject. A run of two or more
+  characters said twice (工作工作, 二十二十) is one, although Chinese reduplicates a few verbs and
+  measure phrases so (休息休息, 一天一天: 2 in about 3,300 reference sentences of the bundled sets).
 - English: any run said twice ("busy busy", "a teacher a teacher"); numbers alone are not words
   here ("1,000,000" holds "000 000").
 
@@ -18,11 +21,17 @@ from __future__ import annotations
 
 import re
 
+from translate.data.segment import a_dictionary_word, tagged_words
+
 LONGEST = 4  # tokens in the longest run checked
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 ZH_TOKEN = re.compile(rf"[{_HAN}]|[A-Za-z0-9]+(?:['’.][A-Za-z0-9]+)*")
 EN_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 LETTER = re.compile(rf"[A-Za-z{_HAN}]")  # a letter: Latin or Han
+HAN_TWICE = re.compile(rf"([{_HAN}])\1")
+# rjieba's tags of function words that Chinese does not double: prepositions (在), particles (的, 着),
+# conjunctions (和), adverbs (都, 也) and words of place (后); not pronouns (r), verbs, nouns, names
+FUNCTION_TAGS = ("p", "u", "c", "d", "f")
 
 
 def tokens(text: str, lang: str) -> list[str]:
@@ -45,7 +54,36 @@ def repeated_runs(text: str, lang: str) -> list[str]:
                     found.append(run[0] * 3)
                 continue
             found.append(glue.join(words[i:i + 2 * n]))
+    if lang == "zh":
+        found += [pair for pair in doubled_function_words(text) if pair[0] * 3 not in found]
     return found
+
+
+def _doubled_at(text: str) -> list[int]:
+    """The indices, in rjieba's segmentation of `text`, of each function word of one character said
+    right after itself: a word tagged `FUNCTION_TAGS` that its dictionary does not hold doubled."""
+    if not HAN_TWICE.search(text):
+        return []
+    words = tagged_words(text)
+    return [i + 1 for i, ((first, tag), (second, _)) in enumerate(zip(words, words[1:]))
+            if first == second and len(first) == 1 and HAN_TWICE.fullmatch(first * 2)
+            and tag.startswith(FUNCTION_TAGS) and not a_dictionary_word(first * 2)]
+
+
+def doubled_function_words(text: str) -> list[str]:
+    """Each function word of one character that `text` says twice in a row (在在, 的的)."""
+    words = tagged_words(text) if HAN_TWICE.search(text) else ()
+    return [words[i][0] * 2 for i in _doubled_at(text)]
+
+
+def said_once(text: str) -> str:
+    """`text` (Chinese) with each function word said twice in a row said once: 王晓明在在深圳的银行工作。
+    -> 王晓明在深圳的银行工作。 (the meaning the doubled word had, which a search for another
+    hypothesis can lose)."""
+    doubled = set(_doubled_at(text))
+    if not doubled:
+        return text
+    return "".join(word for i, (word, _) in enumerate(tagged_words(text)) if i not in doubled)
 
 
 def stutters(translation: str, source: str, tgt_lang: str, src_lang: str) -> bool:

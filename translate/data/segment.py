@@ -48,11 +48,24 @@ NAME_TAG = "nr"  # rjieba's tag of a person's name, and of the characters of one
 
 
 @functools.lru_cache(maxsize=4096)
-def _tagged(sentence: str) -> dict[tuple[int, int], str]:
+def tagged_words(sentence: str) -> tuple[tuple[str, str], ...]:
+    """rjieba's segmentation of `sentence` (its dictionary and HMM), each word with its part-of-speech tag."""
     import rjieba
 
+    return tuple((word, tag) for word, tag in rjieba.tag(sentence, True))
+
+
+def a_dictionary_word(word: str) -> bool:
+    """Whether `word` is a word of rjieba's dictionary (谢谢, 常常, 对对; not 在在)."""
+    import rjieba
+
+    return bool(rjieba.has_word(word))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tagged(sentence: str) -> dict[tuple[int, int], str]:
     spans, at = {}, 0
-    for word, tag in rjieba.tag(sentence, True):
+    for word, tag in tagged_words(sentence):
         spans[(at, at + len(word))] = tag
         at += len(word)
     return spans

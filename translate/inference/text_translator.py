@@ -14,7 +14,7 @@ from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.normalize import copy_digits, join_translations, normalize_source, split_text, typography
-from translate.data.repeats import LETTER, repeated_runs, stutters
+from translate.data.repeats import LETTER, repeated_runs, said_once, stutters
 from translate.data.tokenizer import Tokenizer, source_ids
 from translate.inference.passthrough import protect, read
 from translate.inference.search.rules import Hypothesis, RepeatBan
@@ -141,9 +141,10 @@ class TextTranslator:
     def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
         """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another
         control character: they become spaces), digits the model changed copied back; with the no-stutter
-        search, those that stutter (`data.repeats.stutters`: the search rules on pieces, and a run can be
-        said twice in other pieces, 最长 的 | 最 长的, or around a comma) after those that do not, then
-        the first `decode.n_best`."""
+        search, a Chinese function word said twice said once (`data.repeats.said_once`: 住在 | 在, which
+        every hypothesis of a beam can share), then those that stutter (`data.repeats.stutters`: the
+        search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
+        comma) after those that do not, then the first `decode.n_best`."""
         vocab = len(self.tgt_tokenizer)
         if any(token >= vocab for h in hyps for token in h.tokens):  # copy attention copied a source-only piece
             source = self.encode_sources([text])[0]
@@ -153,8 +154,10 @@ class TextTranslator:
             outputs = [normalize_whitespace(out) for out in self.tgt_tokenizer.decode([h.tokens for h in hyps])]
         if decode.copy_digits:
             outputs = [copy_digits(text, out) for out in outputs]
+        src, tgt = self.src_lang or "en", self.tgt_lang or "zh"
+        if decode.block_repeats and tgt == "zh" and not repeated_runs(text, src):
+            outputs = [said_once(out) for out in outputs]
         found = [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
         if decode.block_repeats and len(found) > 1:
-            src, tgt = self.src_lang or "en", self.tgt_lang or "zh"
             found = sorted(found, key=lambda t: stutters(t.text, text, tgt, src))  # stable: the search's order
         return found[:decode.n_best]
