@@ -19,6 +19,7 @@ What `repeated_runs` finds in a source marks the source as repeating on purpose 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from translate.data.segment import a_dictionary_word, tagged_words
@@ -65,7 +66,7 @@ def _doubled_at(text: str) -> list[int]:
     if not HAN_TWICE.search(text):
         return []
     words = tagged_words(text)
-    return [i + 1 for i, ((first, tag), (second, _)) in enumerate(zip(words, words[1:]))
+    return [i + 1 for i, ((first, tag), (second, _)) in enumerate(itertools.pairwise(words))
             if first == second and len(first) == 1 and HAN_TWICE.fullmatch(first * 2)
             and tag.startswith(FUNCTION_TAGS) and not a_dictionary_word(first * 2)]
 
