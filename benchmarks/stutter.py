@@ -70,13 +70,16 @@ def markdown(result: dict[str, Any]) -> str:
               f"{result['threads']} threads, load average {result['load_average']}); the figures are in "
               f"[{result['json']}](../../{result['json']})."), "",
              ("A translation **stutters** where it says a run twice in a row and its source does not (他工作工作。, "
-             "\"Please speak Chinese Chinese.\"; one Chinese character twice, 谢谢, is a word, three times is not: "
-             "`translate/data/repeats.py`). With `decode.block_repeats` the search never emits a token that would "
+             "\"Please speak Chinese Chinese.\"; one Chinese character twice, 谢谢, is a word, three times is not, "
+             "nor a function word twice, 在在 or 的的: `translate/data/repeats.py`). With `decode.block_repeats` "
+             "the search never emits a token that would "
              "complete such a run at the level of the model's pieces, unless the source repeats itself "
              "(`RepeatBan` in `translate/inference/search/rules.py`); the same rule holds for greedy and beam search "
              "on both engines. A run can still be said twice in other pieces (最长 的 | 最 长的) or around a comma "
              "(\"Suzhou, Suzhou\"): of the hypotheses a beam ends with, those that do not stutter as the text says "
-             "then rank first (`TextTranslator.translations`); a greedy search has no other to rank."), "",
+             "then rank first (`TextTranslator.translations`); a greedy search has no other to rank. A Chinese "
+             "function word said twice (住在 | 在, pieces that every hypothesis of a beam can share) is said once "
+             "first (`data.repeats.said_once`), in greedy and beam search alike."), "",
              "| model | split | search | stutter | references | BLEU | chrF | sentences/s |", "|---|---|---|---|---|---|---|---|"]
     for row in result["rows"]:
         search = ("greedy" if row["beam"] == 1 else f"beam {row['beam']}") + (", no stutter" if row["block_repeats"] else "")
