@@ -48,12 +48,15 @@ def test_every_line_and_every_sentence_is_translated() -> None:
 
 def test_the_released_models_do_not_stutter_on_the_sentences_they_stuttered_on() -> None:
     """Outputs of the models released before the no-stutter search (他工作工作。, "Please speak Chinese
-    Chinese."); with it, none of their translations says a run twice in a row."""
+    Chinese.") and before a function word said twice was said once (我的祖母住在在云南村庄里。: every
+    hypothesis of the beam said it); with them, none of their translations says a run twice in a row."""
     from translate.data.repeats import stutters
 
     english = ["He works in Beijing.", "Last year I was in Beijing.", "We should protect the environment.",
                "He graduated from Tsinghua University last year.", "Happy birthday to you!",
-               "I work from home on Fridays.", "Summer vacation starts in July."]
+               "I work from home on Fridays.", "Summer vacation starts in July.",
+               "Wang Xiaoming works at a bank in Shenzhen.", "I can't believe my eyes.",
+               "My grandmother lives in a small village in Yunnan."]
     chinese = ["请说中文。", "他很忙。", "我妈妈是老师。"]
     both = translate.load()
     for source, output in zip(english + chinese, both.translate(english + chinese)):
