@@ -248,6 +248,9 @@ STUTTER_TABLES: dict[int, dict[tuple[int, ...], dict[int, float]]] = {
     13: {(): {C: 1.0}, (C,): {C: 0.8, EOS: 0.2}},
 }
 TABLES.update(STUTTER_TABLES)
+# no n-gram said twice (RepeatBan.ngram): the model would say B A, then C, then B A again
+TABLES[14] = {(): {B: 1.0}, (B,): {A: 1.0}, (B, A): {C: 1.0}, (B, A, C): {B: 1.0},
+              (B, A, C, B): {A: 0.7, C: 0.2, EOS: 0.1}}
 
 
 def ban(free: list[bool]) -> RepeatBan:
@@ -284,3 +287,35 @@ def test_beam_search_bans_stutter_per_row_while_sentences_leave_the_batch() -> N
     for hyps, excused in zip(got, free):
         for h in hyps:
             assert excused or h.tokens[-2:] != [A, A] and h.tokens[-3:] != [B, B, B]
+
+
+@pytest.mark.parametrize(("history", "ngram", "banned"), [
+    ([[B, A, C, B]], 2, {A}),  # B A held: after B, A would say it again
+    ([[B, A, C, B]], 3, set()),  # no 3-gram of B A C ... ends in B
+    ([[B, A, C, B, A]], 3, {C}),  # B A C held: after B A, C would say it again
+    ([[A, C, C, A]], 2, {C}),  # A C (two letters)
+    ([[C, B, C, C]], 2, set()),  # C B has one letter (谢 after ",000"): it may come again ...
+    ([[C, C, C]], 2, set()),  # ... nor of pieces without letters (",000,000,000")
+    ([[B, B]], 2, {B}),  # B B B holds the bigram B B twice (谢谢谢)
+    ([[B, A]], 2, set()),  # nothing said yet to say twice
+])
+def test_an_ngram_held_is_never_said_again(history: list[list[int]], ngram: int, banned: set[int]) -> None:
+    rule = RepeatBan(LETTERS, np.array([False]), adjacent=False, ngram=ngram, ngram_free=np.array([False]))
+    out = rule.apply(np.zeros((1, V), dtype=np.float32), np.array(history), np.array([0]))
+    assert set(np.flatnonzero(np.isinf(out[0])).tolist()) == banned
+    free = RepeatBan(LETTERS, np.array([False]), adjacent=False, ngram=ngram, ngram_free=np.array([True]))
+    assert not np.isinf(free.apply(np.zeros((1, V), dtype=np.float32), np.array(history), np.array([0]))).any()
+
+
+def test_greedy_and_beam_search_never_say_an_ngram_twice_unless_the_source_does() -> None:
+    """Sentence 14 would say B A C B A; with bigrams held, the A (.7) after B is banned and C (.2) follows,
+    its mass not redistributed; a source that says an n-gram twice may be translated so."""
+    [plain] = greedy(step, context([14]), limits(1), BOS, EOS)
+    assert plain.tokens == [B, A, C, B, A]
+    bigrams = RepeatBan(LETTERS, np.array([False]), adjacent=False, ngram=2, ngram_free=np.array([False]))
+    [held] = greedy(step, context([14]), limits(1), BOS, EOS, repeats=bigrams)
+    assert held.tokens == [B, A, C, B, C] and held.log_prob == pytest.approx(math.log(0.2))
+    [[beam]] = beam_search(step, context([14]), limits(1), BOS, EOS, beam_size=3, alpha=0.0, n_best=1, repeats=bigrams)
+    assert beam.tokens == [B, A, C, B, C]
+    excused = RepeatBan(LETTERS, np.array([False]), adjacent=False, ngram=2, ngram_free=np.array([True]))
+    assert greedy(step, context([14]), limits(1), BOS, EOS, repeats=excused)[0].tokens == [B, A, C, B, A]

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from translate.config.schema import DecodeConfig
+import pytest
+
+from translate.config.loading import apply_overrides
+from translate.config.schema import DecodeConfig, RunConfig
 from translate.data.tokenizer import Tokenizer
+from translate.errors import ConfigError
 from translate.inference.search.rules import Hypothesis
 from translate.inference.text_translator import TextTranslator
 
@@ -54,3 +58,19 @@ def test_a_function_word_said_twice_is_said_once(tiny_tokenizers: tuple[Tokenize
     # a source that repeats itself, or the search without the no-stutter rule: the words as the search wrote them
     assert translate(tiny_tokenizers, "They are at at school.", ranked, texts)[0] == texts
     assert translate(tiny_tokenizers, "They are at school.", DecodeConfig(beam_size=5, n_best=2), texts)[0] == texts
+
+
+def test_the_ngram_rule_is_asked_for_alone_and_a_source_that_says_words_twice_is_free(
+        tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    translator = TextTranslator(TwoEndings(tiny_tokenizers[1], []), *tiny_tokenizers, DecodeConfig(), "en", "zh")  # type: ignore[arg-type]
+    sources = ["I like tea and I like coffee.", "I like tea."]
+    assert translator.repeat_ban(sources, DecodeConfig()) is None
+    rule = translator.repeat_ban(sources, DecodeConfig(block_ngrams=2))
+    assert rule is not None and not rule.adjacent and rule.ngram == 2
+    assert rule.ngram_free is not None and rule.ngram_free.tolist() == [True, False]  # "i like" twice
+    assert rule.free.tolist() == [False, False]  # neither says a run twice in a row
+
+
+def test_an_ngram_of_one_piece_is_refused_naming_the_key(tiny_config: RunConfig) -> None:
+    with pytest.raises(ConfigError, match=r"decode\.block_ngrams"):
+        apply_overrides(tiny_config, {"decode.block_ngrams": 1})

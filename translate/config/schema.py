@@ -332,6 +332,10 @@ class DecodeConfig:
     # no stutter: the search never emits a token that would say a run twice in a row (他工作工作。) unless
     # the source repeats itself (inference/search/rules.py RepeatBan, data/repeats.py)
     block_repeats: bool = False
+    # > 0: no n-gram said twice: the search never emits a piece that would complete an n-gram of this many
+    # target pieces (two letters or more) that the translation already holds anywhere (她每天早上都每天早上),
+    # unless the source says an n-gram of its words twice (fairseq's --no-repeat-ngram-size); 0 = off
+    block_ngrams: int = 0
     # numbers survive: a translation that lost or changed a number of the source's digits is searched again,
     # bound to write it (inference/glossary.py Numbers; the lexically constrained search)
     keep_numbers: bool = False
@@ -359,6 +363,8 @@ class DecodeConfig:
         _check(self.max_len_a >= 0 and self.max_len_b >= 1, "decode.max_len_b", self.max_len_b,
                "max_len_a must be >= 0 and max_len_b >= 1")
         _check(self.batch_size >= 1, "decode.batch_size", self.batch_size, "must be >= 1")
+        _check(self.block_ngrams == 0 or self.block_ngrams >= 2, "decode.block_ngrams", self.block_ngrams,
+               "must be 0 (off) or >= 2 (pieces in an n-gram that may not be said twice)")
 
 
 @dataclass(frozen=True)

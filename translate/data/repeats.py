@@ -91,3 +91,11 @@ def stutters(translation: str, source: str, tgt_lang: str, src_lang: str) -> boo
     """Whether `translation` holds a stutter that its source does not excuse (a source that repeats
     itself may be translated with a repeat)."""
     return bool(repeated_runs(translation, tgt_lang)) and not repeated_runs(source, src_lang)
+
+
+def says_twice(text: str, lang: str, n: int = 2) -> bool:
+    """Whether `text` holds some n tokens (`tokens`: words, or characters for Chinese) twice, anywhere
+    ("in the morning and in the evening"): its translation may say an n-gram twice too."""
+    words = tokens(text, lang)
+    grams = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+    return len(set(grams)) < len(grams)

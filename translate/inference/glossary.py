@@ -325,7 +325,7 @@ class GlossaryTranslator(TextTranslator):
                   if ids and not any(_inside(ids, c) for c in cons)] for names, cons in zip(avoided, constraints)]
         n_bests = self.engine.constrained(self.encode_sources(texts), decode, constraints,
                                           max(decode.beam_size, self.MIN_BEAM), self._word_pieces(), avoid,
-                                          self.repeat_ban(texts) if decode.block_repeats else None)
+                                          self.repeat_ban(texts, decode))
         return [self.translations(text, hyps, decode) for text, hyps in zip(texts, n_bests)]
 
 

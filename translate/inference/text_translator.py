@@ -14,7 +14,7 @@ from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.normalize import copy_digits, join_translations, normalize_source, split_text, typography
-from translate.data.repeats import LETTER, repeated_runs, said_once, stutters
+from translate.data.repeats import LETTER, repeated_runs, said_once, says_twice, stutters
 from translate.data.tokenizer import Tokenizer, source_ids
 from translate.inference.passthrough import protect, read
 from translate.inference.search.rules import Hypothesis, RepeatBan
@@ -113,7 +113,7 @@ class TextTranslator:
         results: list[list[Translation]] = [[] for _ in texts]
         for start in range(0, len(order), decode.batch_size):
             chunk = order[start:start + decode.batch_size]
-            repeats = self.repeat_ban([texts[i] for i in chunk]) if decode.block_repeats else None
+            repeats = self.repeat_ban([texts[i] for i in chunk], decode)
             for i, hyps in zip(chunk, self.engine.search([sources[i] for i in chunk], self.alternatives(decode), repeats)):
                 results[i] = self.translations(texts[i], hyps, decode)
         for i, text in enumerate(texts):
@@ -121,15 +121,21 @@ class TextTranslator:
                 results[i] = [Translation("", 0.0, [])]
         return results
 
-    def repeat_ban(self, texts: list[str]) -> RepeatBan:
-        """The search's no-stutter rule for these source texts: the target pieces' letters, and which
-        texts repeat themselves (and may be translated with a repeat)."""
+    def repeat_ban(self, texts: list[str], decode: DecodeConfig) -> RepeatBan | None:
+        """The search's no-stutter and no-repeated-n-gram rules for these source texts (None where
+        `decode` asks for neither): the target pieces' letters, and which texts repeat themselves (and may
+        be translated with a repeat)."""
+        if not (decode.block_repeats or decode.block_ngrams):
+            return None
         if self._letters is None:
             tokenizer = self.tgt_tokenizer
             self._letters = np.array([0 if tokenizer.is_special(i) else len(LETTER.findall(tokenizer.piece(i)))
                                       for i in range(len(tokenizer))], dtype=np.int64)
-        free = np.array([bool(repeated_runs(text, self.src_lang or "en")) for text in texts], dtype=bool)
-        return RepeatBan(self._letters, free)
+        src = self.src_lang or "en"
+        free = np.array([bool(repeated_runs(text, src)) for text in texts], dtype=bool)
+        ngram_free = np.array([says_twice(text, src) for text in texts], dtype=bool) if decode.block_ngrams else None
+        return RepeatBan(self._letters, free, adjacent=decode.block_repeats, ngram=decode.block_ngrams,
+                         ngram_free=ngram_free)
 
     def alternatives(self, decode: DecodeConfig) -> DecodeConfig:
         """The settings the engine searches with: with the no-stutter search and a beam, every hypothesis

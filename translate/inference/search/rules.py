@@ -71,10 +71,35 @@ class RepeatBan:
     letters: np.ndarray
     free: np.ndarray
     longest: int = 4
+    adjacent: bool = True  # the no-stutter rule above (decode.block_repeats)
+    # > 0: nor a piece that would complete an n-gram of this many pieces (two letters or more) that the
+    # row already holds anywhere (decode.block_ngrams: 她每天早上都每天早上), except in `ngram_free` (B,)
+    # sentences, whose source says an n-gram of its words twice
+    ngram: int = 0
+    ngram_free: np.ndarray | None = None
 
     def apply(self, log_probs: np.ndarray, history: np.ndarray, sentences: np.ndarray) -> np.ndarray:
         """Bans, in `log_probs` (N, V), what each row's next token must not be; `history` (N, t): each
         row's tokens so far (BOS excluded); `sentences` (N,): each row's sentence number."""
+        if self.adjacent:
+            self._adjacent(log_probs, history, sentences)
+        if self.ngram:
+            self._ngrams(log_probs, history, sentences)
+        return log_probs
+
+    def _ngrams(self, log_probs: np.ndarray, history: np.ndarray, sentences: np.ndarray) -> None:
+        n, t = self.ngram, history.shape[1]
+        if t < n:
+            return
+        free = self.free if self.ngram_free is None else self.ngram_free
+        prefix = history[:, t - n + 1:]  # the n - 1 last tokens: a copy of an n-gram held would end next
+        earlier = np.lib.stride_tricks.sliding_window_view(history[:, :t - 1], n - 1, axis=1)  # (N, t-n+1, n-1)
+        follows = history[:, n - 1:]  # the token after each earlier window
+        letters = self.letters[prefix].sum(axis=1)[:, None] + self.letters[follows]
+        rows, at = np.nonzero((earlier == prefix[:, None, :]).all(axis=2) & (letters >= 2) & ~free[sentences][:, None])
+        log_probs[rows, follows[rows, at]] = -np.inf
+
+    def _adjacent(self, log_probs: np.ndarray, history: np.ndarray, sentences: np.ndarray) -> None:
         t = history.shape[1]
         held = ~self.free[sentences]
         for n in range(1, self.longest + 1):
@@ -88,7 +113,6 @@ class RepeatBan:
             last = history[:, -1]
             rows = np.flatnonzero(held & (last == history[:, -2]) & (self.letters[last] == 1))
             log_probs[rows, last[rows]] = -np.inf
-        return log_probs
 
 
 @dataclass
