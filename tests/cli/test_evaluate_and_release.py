@@ -119,6 +119,12 @@ def test_release_writes_an_fp16_copy_with_graphs_scores_and_card_and_rereleases_
     for label in ("beam5", "greedy"):
         assert meta_again["scores"]["test"][label]["bleu"] == meta["scores"]["test"][label]["bleu"]
     assert meta_again["bleu_by_length"] == meta["bleu_by_length"] and meta_again["training"] == meta["training"]
+    ngrams = tmp_path / "ngrams"  # a decoding setting stored with the release, and told in its card
+    assert runner.invoke(app, ["release", str(first), str(ngrams), "--data-dir", str(TINY_DIR), "--threads", "1",
+                               "--block-ngrams", "2"]).exit_code == 0
+    assert json.loads((ngrams / "config.json").read_text())["decode"]["block_ngrams"] == 2
+    assert "no n-gram of 2 pieces said twice" in (ngrams / "MODEL_CARD.md").read_text()
+    assert "n-gram" not in card  # off: the card says nothing of it
 
 
 @pytest.mark.slow

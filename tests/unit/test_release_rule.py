@@ -81,10 +81,11 @@ def test_the_defects_are_read_from_the_hypotheses() -> None:
     sources = ["It costs $45.", "He works in Beijing.", "Good morning."]
     split = Split("x", sources, ["它要45美元。", "他在北京工作。", "早上好。"])
     candidate = [["它要45美元。", "他在北京工作。", "早上好。"]]
-    released = [["它要五十美元。", "他工作工作。", "早上好。"]]
+    released = [["它要五十美元。", "他工作工作。", "早上好，你早上好。"]]  # 早上好 twice, not in a row
     verdict = decide(candidate, released, candidate, released, split, split, "zh", samples=50)
     assert {name: (p.candidate, p.against) for name, p in verdict.defects.items()} == {
-        "stutter": (0, 1), "numbers lost": (0, 1)}
+        "stutter": (0, 1), "numbers lost": (0, 1), "repeats": (0, 2)}
+    assert "decision_split_repeats" in verdict.to_dict()
 
 
 def test_a_repeated_look_tests_at_alpha_over_looks_and_the_quantities_set_counts() -> None:

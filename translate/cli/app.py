@@ -251,6 +251,10 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                 "Store whether the search may say a run twice in a row (decode.block_repeats: --block-repeats "
                 "never, unless the source does; measure it first: translate decide --candidate-set "
                 "decode.block_repeats=true); default: as the checkpoint says."), show_default=False)] = None,
+            block_ngrams: Annotated[int | None, typer.Option(help=(
+                "Store the n-gram size the search may not say twice anywhere in a translation "
+                "(decode.block_ngrams: 0 = off; measure it first: translate decide --candidate-set "
+                "decode.block_ngrams=2); default: as the checkpoint says."), show_default=False)] = None,
             keep_numbers: Annotated[bool | None, typer.Option(help=(
                 "Store whether a translation that loses a number of its source is searched again, bound to "
                 "write it (decode.keep_numbers; measure it first: translate decide --candidate-set "
@@ -280,7 +284,8 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
     torch.set_num_threads(threads)
     card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
                                         length_penalty=length_penalty, coverage_penalty=coverage_penalty,
-                                        lexicon=lexicon, block_repeats=block_repeats, keep_numbers=keep_numbers,
+                                        lexicon=lexicon, block_repeats=block_repeats, block_ngrams=block_ngrams,
+                                        keep_numbers=keep_numbers,
                                         names=names,
                                         data_dir=data_dir,
                                         members=member)

@@ -37,6 +37,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 if facts.get("coverage_penalty") else "")
              + ("no stutter (the search never says a run twice in a row unless the source does), "
                 if facts.get("block_repeats") else "")
+             + (f"no n-gram of {facts['block_ngrams']} pieces said twice (unless the source says some words twice), "
+                if facts.get("block_ngrams") else "")
              + ("numbers kept (a translation that does not say a source number's value is searched again, bound to "
                 "write it), " if facts.get("keep_numbers") else "")
              + ("names as stand-ins (people and places searched as names the model knows, their own forms written "

@@ -11,7 +11,9 @@ A candidate ships only if
    difference reaches no lower than -`MARGIN` (a non-inferiority test at margin `MARGIN` BLEU).
 
 The defects (`DEFECTS`), each a yes/no per sentence (on a side with several seeds: any seed's): the
-translation **stutters** (`data.repeats.stutters`); it **loses a number** of its source
+translation **stutters** (`data.repeats.stutters`); it **repeats itself**: holds an n-gram (2 to 4 words,
+or characters for Chinese) twice or more, and more often than its source (`evaluation.adequacy.repeated_ngrams`:
+她每天早上都每天早上); it **loses a number** of its source
 (`data.quantities.numbers_kept`), counted on the decision split and, where it is at hand, on the
 quantities set (`data/quantities/test.tsv`, every pair with numbers in digits); it **loses a name** of its
 source (`evaluation.names`), counted on the names set (`data/names/test.tsv`, every pair with names of
@@ -38,6 +40,7 @@ from translate.data.corpus import load_eval_split
 from translate.data.quantities import numbers_kept
 from translate.data.repeats import stutters
 from translate.errors import ConfigError
+from translate.evaluation.adequacy import repeated_ngrams
 from translate.evaluation.evaluate import evaluation_translator
 from translate.evaluation.names import NamesSet, loses_a_name, read_names_set
 from translate.evaluation.significance import Comparison, compare_runs
@@ -100,12 +103,13 @@ class Paired:
         return f"{self.candidate} against {self.against} of {self.sentences} sentences, p = {self.p_value:.3f}"
 
 
-DEFECTS = ("stutter", "numbers lost")  # on the decision split; "numbers lost" also on the quantities set
+DEFECTS = ("stutter", "numbers lost", "repeats")  # on the decision split; "numbers lost" also on the quantities set
 QUANTITIES = "numbers lost, quantities set"
 NAMES = "names lost, names set"
 _VERBS = {"stutter": ("stutters", "stutter"), "numbers lost": ("loses numbers", "lose numbers"),
+          "repeats": ("repeats itself", "repeat itself"),
           QUANTITIES: ("loses numbers", "lose numbers"), NAMES: ("loses names", "lose names")}
-_WHERE = {"stutter": "on the decision split", "numbers lost": "on the decision split",
+_WHERE = {"stutter": "on the decision split", "numbers lost": "on the decision split", "repeats": "on the decision split",
           QUANTITIES: "on the quantities set", NAMES: "on the names set"}
 
 
@@ -246,6 +250,8 @@ def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]]
 def _has_defect(defect: str, translation: str, source: str, tgt_lang: str, src_lang: str) -> bool:
     if defect == "stutter":
         return stutters(translation, source, tgt_lang, src_lang)
+    if defect == "repeats":
+        return repeated_ngrams(translation, source, tgt_lang, src_lang) > 0
     kept, wanted = numbers_kept(source, translation, tgt_lang)
     return kept < wanted
 
