@@ -121,10 +121,12 @@ def test_release_writes_an_fp16_copy_with_graphs_scores_and_card_and_rereleases_
     assert meta_again["bleu_by_length"] == meta["bleu_by_length"] and meta_again["training"] == meta["training"]
     ngrams = tmp_path / "ngrams"  # a decoding setting stored with the release, and told in its card
     assert runner.invoke(app, ["release", str(first), str(ngrams), "--data-dir", str(TINY_DIR), "--threads", "1",
-                               "--block-ngrams", "2"]).exit_code == 0
-    assert json.loads((ngrams / "config.json").read_text())["decode"]["block_ngrams"] == 2
-    assert "no n-gram of 2 pieces said twice" in (ngrams / "MODEL_CARD.md").read_text()
-    assert "n-gram" not in card  # off: the card says nothing of it
+                               "--block-ngrams", "2", "--keep-negation"]).exit_code == 0
+    decode = json.loads((ngrams / "config.json").read_text())["decode"]
+    assert decode["block_ngrams"] == 2 and decode["keep_negation"] is True
+    told = (ngrams / "MODEL_CARD.md").read_text()
+    assert "no n-gram of 2 pieces said twice" in told and "negation kept" in told
+    assert "n-gram" not in card and "negation kept" not in card  # off: the card says nothing of them
 
 
 @pytest.mark.slow

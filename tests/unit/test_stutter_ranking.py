@@ -74,3 +74,22 @@ def test_the_ngram_rule_is_asked_for_alone_and_a_source_that_says_words_twice_is
 def test_an_ngram_of_one_piece_is_refused_naming_the_key(tiny_config: RunConfig) -> None:
     with pytest.raises(ConfigError, match=r"decode\.block_ngrams"):
         apply_overrides(tiny_config, {"decode.block_ngrams": 1})
+
+
+def test_the_beams_first_translation_that_keeps_the_negation_wins(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """zh->en: the scripted beam ends with "I like tea." first; for a source that negates, the first
+    translation that says "not" comes first, and the search's order stays otherwise."""
+    zh, en = tiny_tokenizers[1], tiny_tokenizers[0]
+    texts = ["I like tea.", "I do not like tea."]
+    assert en.decode(en.encode(texts)) == texts
+
+    def best(source: str, decode: DecodeConfig) -> tuple[list[str], list[int]]:
+        engine = TwoEndings(en, texts)
+        out = TextTranslator(engine, zh, en, decode, "zh", "en").search_n_best([source])  # type: ignore[arg-type]
+        return [t.text for t in out[0]], engine.asked
+
+    kept = DecodeConfig(beam_size=5, keep_negation=True)
+    assert best("我不喜欢茶。", kept) == (["I do not like tea."], [5])  # the whole beam asked
+    assert best("我非常喜欢茶。", kept)[0] == ["I like tea."]  # 非常 ("very") does not negate
+    assert best("你想不想喝茶？", kept)[0] == ["I like tea."]  # nor a question said as A-not-A
+    assert best("我不喜欢茶。", DecodeConfig(beam_size=5)) == (["I like tea."], [1])  # off: the search's best

@@ -255,6 +255,10 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                 "Store the n-gram size the search may not say twice anywhere in a translation "
                 "(decode.block_ngrams: 0 = off; measure it first: translate decide --candidate-set "
                 "decode.block_ngrams=2); default: as the checkpoint says."), show_default=False)] = None,
+            keep_negation: Annotated[bool | None, typer.Option(help=(
+                "Store whether, for a source that negates, the beam's best translation that keeps the negation "
+                "is taken (decode.keep_negation; measure it first: translate decide --candidate-set "
+                "decode.keep_negation=true); default: as the checkpoint says."), show_default=False)] = None,
             keep_numbers: Annotated[bool | None, typer.Option(help=(
                 "Store whether a translation that loses a number of its source is searched again, bound to "
                 "write it (decode.keep_numbers; measure it first: translate decide --candidate-set "
@@ -285,7 +289,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
     card, seconds, size = timed_release(run, target, recipe=recipe, extra_data=extra_data, stages=stages,
                                         length_penalty=length_penalty, coverage_penalty=coverage_penalty,
                                         lexicon=lexicon, block_repeats=block_repeats, block_ngrams=block_ngrams,
-                                        keep_numbers=keep_numbers,
+                                        keep_numbers=keep_numbers, keep_negation=keep_negation,
                                         names=names,
                                         data_dir=data_dir,
                                         members=member)

@@ -336,6 +336,9 @@ class DecodeConfig:
     # target pieces (two letters or more) that the translation already holds anywhere (她每天早上都每天早上),
     # unless the source says an n-gram of its words twice (fairseq's --no-repeat-ngram-size); 0 = off
     block_ngrams: int = 0
+    # negation kept: where the source negates (not, never, no…; 不, 没, 别…: data/negation.py) and the best
+    # translation says no "not", the beam's best translation that does is taken (汤姆真爱玛丽。 -> 汤姆不是真爱玛丽。)
+    keep_negation: bool = False
     # numbers survive: a translation that lost or changed a number of the source's digits is searched again,
     # bound to write it (inference/glossary.py Numbers; the lexically constrained search)
     keep_numbers: bool = False

@@ -32,12 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from translate.data.negation import says_no
 from translate.data.quantities import numbers_kept
 from translate.data.repeats import stutters, tokens
 
-_NEGATION = {"en": re.compile(r"\b(?:not|no|never|nothing|nobody|none|neither|nor|cannot|without|nowhere)\b|n't\b",
-                               re.IGNORECASE),
-             "zh": re.compile(r"[不没別别无非未否勿莫甭]")}
 UNATTENDED = 0.2  # attention received in all below which a source piece counts as not attended
 ORDERS = (2, 3, 4)
 PUNCTUATION = re.compile(r"^[\W_▁]*$")
@@ -209,8 +207,8 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
     repeats = [repeated_ngrams(t, s, tgt_lang, src_lang) for s, t in zip(sources, translations)]
     stuttered = [stutters(t, s, tgt_lang, src_lang) for s, t in zip(sources, translations)]
     kept = [numbers_kept(s, t, tgt_lang) for s, t in zip(sources, translations)]
-    negating = [bool(_NEGATION[src_lang].search(s)) for s in sources]
-    unnegated = [neg and not _NEGATION[tgt_lang].search(t) for neg, t in zip(negating, translations)]
+    negating = [says_no(s, src_lang) for s in sources]
+    unnegated = [neg and not says_no(t, tgt_lang) for neg, t in zip(negating, translations)]
     records: list[dict[str, Any]] = [{"repeats": r, "stutter": st, "numbers_kept": k, "numbers": w, "negation_lost": lo}
                                      for r, st, (k, w), lo in zip(repeats, stuttered, kept, unnegated)]
     result = Adequacy(len(sources), 100 * sum(1 for r in repeats if r) / n, 100 * sum(repeats) / n,
@@ -218,7 +216,7 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
                       negation_lost=(sum(unnegated), sum(negating)))
     if references is not None:
         result.reference_stutter = 100 * sum(stutters(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
-        result.reference_negation_lost = sum(neg and not _NEGATION[tgt_lang].search(r) for neg, r in zip(negating, references))
+        result.reference_negation_lost = sum(neg and not says_no(r, tgt_lang) for neg, r in zip(negating, references))
         result.reference_repeats_per_100 = 100 * sum(
             repeated_ngrams(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
     if alignments is not None:

@@ -13,6 +13,7 @@ import numpy as np
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
+from translate.data.negation import negates
 from translate.data.normalize import copy_digits, join_translations, normalize_source, split_text, typography
 from translate.data.repeats import LETTER, repeated_runs, said_once, says_twice, stutters
 from translate.data.tokenizer import Tokenizer, source_ids
@@ -140,7 +141,7 @@ class TextTranslator:
     def alternatives(self, decode: DecodeConfig) -> DecodeConfig:
         """The settings the engine searches with: with the no-stutter search and a beam, every hypothesis
         the beam ends with, so that `translations` can rank those that do not stutter first."""
-        if decode.block_repeats and decode.sample == 0 and decode.n_best < decode.beam_size:
+        if (decode.block_repeats or decode.keep_negation) and decode.sample == 0 and decode.n_best < decode.beam_size:
             return replace(decode, n_best=decode.beam_size)
         return decode
 
@@ -150,7 +151,9 @@ class TextTranslator:
         search, a Chinese function word said twice said once (`data.repeats.said_once`: 住在 | 在, which
         every hypothesis of a beam can share), then those that stutter (`data.repeats.stutters`: the
         search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
-        comma) after those that do not, then the first `decode.n_best`."""
+        comma) after those that do not; with `decode.keep_negation` and a source that negates, those that
+        say no "not" after those that do (`data.negation`: 汤姆真爱玛丽。 after 汤姆不是真爱玛丽。); then the
+        first `decode.n_best`."""
         vocab = len(self.tgt_tokenizer)
         if any(token >= vocab for h in hyps for token in h.tokens):  # copy attention copied a source-only piece
             source = self.encode_sources([text])[0]
@@ -166,4 +169,6 @@ class TextTranslator:
         found = [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
         if decode.block_repeats and len(found) > 1:
             found = sorted(found, key=lambda t: stutters(t.text, text, tgt, src))  # stable: the search's order
+        if decode.keep_negation and len(found) > 1 and negates(text, src):
+            found = sorted(found, key=lambda t: not negates(t.text, tgt))  # then those that keep the negation
         return found[:decode.n_best]

@@ -41,6 +41,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 if facts.get("block_ngrams") else "")
              + ("numbers kept (a translation that does not say a source number's value is searched again, bound to "
                 "write it), " if facts.get("keep_numbers") else "")
+             + ("negation kept (for a source that negates, the beam's best translation that says \"not\"), "
+                if facts.get("keep_negation") else "")
              + ("names as stand-ins (people and places searched as names the model knows, their own forms written "
                 "back), " if facts.get("lexicon") and facts.get("names") == "standins" else "")
              + "digits copied from the source")]

@@ -13,7 +13,8 @@ A candidate ships only if
 The defects (`DEFECTS`), each a yes/no per sentence (on a side with several seeds: any seed's): the
 translation **stutters** (`data.repeats.stutters`); it **repeats itself**: holds an n-gram (2 to 4 words,
 or characters for Chinese) twice or more, and more often than its source (`evaluation.adequacy.repeated_ngrams`:
-她每天早上都每天早上); it **loses a number** of its source
+她每天早上都每天早上); it **loses the negation** of a source that negates (`data.negation.negates`: "Tom
+doesn't really love Mary." 汤姆真爱玛丽。); it **loses a number** of its source
 (`data.quantities.numbers_kept`), counted on the decision split and, where it is at hand, on the
 quantities set (`data/quantities/test.tsv`, every pair with numbers in digits); it **loses a name** of its
 source (`evaluation.names`), counted on the names set (`data/names/test.tsv`, every pair with names of
@@ -37,6 +38,7 @@ from translate.config.loading import apply_overrides
 from translate.config.paths import default_data_dir
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
+from translate.data.negation import negates
 from translate.data.quantities import numbers_kept
 from translate.data.repeats import stutters
 from translate.errors import ConfigError
@@ -103,13 +105,14 @@ class Paired:
         return f"{self.candidate} against {self.against} of {self.sentences} sentences, p = {self.p_value:.3f}"
 
 
-DEFECTS = ("stutter", "numbers lost", "repeats")  # on the decision split; "numbers lost" also on the quantities set
+DEFECTS = ("stutter", "numbers lost", "repeats", "negation lost")  # on the decision split; "numbers lost" also on the quantities set
 QUANTITIES = "numbers lost, quantities set"
 NAMES = "names lost, names set"
 _VERBS = {"stutter": ("stutters", "stutter"), "numbers lost": ("loses numbers", "lose numbers"),
-          "repeats": ("repeats itself", "repeat itself"),
+          "repeats": ("repeats itself", "repeat itself"), "negation lost": ("loses the negation", "lose the negation"),
           QUANTITIES: ("loses numbers", "lose numbers"), NAMES: ("loses names", "lose names")}
 _WHERE = {"stutter": "on the decision split", "numbers lost": "on the decision split", "repeats": "on the decision split",
+          "negation lost": "on the decision split",
           QUANTITIES: "on the quantities set", NAMES: "on the names set"}
 
 
@@ -252,6 +255,8 @@ def _has_defect(defect: str, translation: str, source: str, tgt_lang: str, src_l
         return stutters(translation, source, tgt_lang, src_lang)
     if defect == "repeats":
         return repeated_ngrams(translation, source, tgt_lang, src_lang) > 0
+    if defect == "negation lost":
+        return negates(source, src_lang) and not negates(translation, tgt_lang)
     kept, wanted = numbers_kept(source, translation, tgt_lang)
     return kept < wanted
 
