@@ -62,3 +62,13 @@ def test_the_released_models_do_not_stutter_on_the_sentences_they_stuttered_on()
     for source, output in zip(english + chinese, both.translate(english + chinese)):
         en = source in english
         assert not stutters(output, source, "zh" if en else "en", "en" if en else "zh"), (source, output)
+
+
+def test_the_released_en_zh_model_keeps_the_negation_it_dropped() -> None:
+    """Sources whose translations said no "not" before `decode.keep_negation` (汤姆真爱玛丽。)."""
+    from translate.data.negation import negates
+
+    sources = ["Tom doesn't really love Mary.", "He doesn't always come late.", "Didn't you lock up your car?"]
+    both = translate.load()
+    for source, output in zip(sources, both.translate(sources)):
+        assert negates(output, "zh"), (source, output)
