@@ -132,7 +132,9 @@ def test_form_numbers_int_would_refuse_are_a_400_not_a_crash(client: TestClient,
 
 
 def test_guessed_keys_run_into_the_rate_limit(both_directions: Models) -> None:
-    settings = ServeSettings(api_key="the-key", rate=5, burst=20)
+    # a refill too slow to matter however long the 100 requests take (at 5/s, a machine busy elsewhere
+    # refilled enough tokens for a few more guesses)
+    settings = ServeSettings(api_key="the-key", rate=0.1, burst=20)
     with TestClient(create_app(both_directions, settings), base_url="http://localhost") as c, bounded(10, 50):
         statuses = [c.post("/translate", json={"q": "x", "api_key": f"guess{i}"}).status_code for i in range(100)]
     assert statuses[0] == 403 and statuses.count(429) >= 90, statuses  # about 20 / (1 + FAILED_KEY_COST) get through
