@@ -31,6 +31,8 @@ def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> No
     ("我不能相信我的的眼睛。", "zh", ["的的"]),
     ("我们在在在家。", "zh", ["在在在"]),  # three times: counted once
     ("汤姆问我我是不是累了。", "zh", []),  # a pronoun twice: the object, then the subject
+    ("她她儿子留了很多钱。", "zh", ["她她"]),  # ... but at the start of a sentence
+    ("是的，我我知道。", "zh", ["我我"]),  # ... or of a clause
     ("你只是说说而已。", "zh", []),  # a verb doubled (说说: "just talk")
     ("对对，我知道。", "zh", []),  # a function word doubled that the dictionary holds as a word
     ("我们现在在做饭。", "zh", []),  # 现在 | 在: the second 在 is its own word
@@ -48,6 +50,7 @@ def test_a_stutter_is_a_run_said_twice_in_a_row(text: str, lang: str, runs: list
 def test_a_function_word_said_twice_is_said_once_and_nothing_else_changes() -> None:
     assert said_once("王晓明在在深圳的银行工作。") == "王晓明在深圳的银行工作。"
     assert said_once("Tom  和和 Mary\n我的的猫。") == "Tom  和 Mary\n我的猫。"  # spaces and lines kept
+    assert said_once("她她儿子留了很多钱。") == "她儿子留了很多钱。"
     for text in ["汤姆问我我是不是累了。", "你只是说说而已。", "对对，我知道。", "我们现在在做饭。", "谢谢你。"]:
         assert said_once(text) == text
 
