@@ -33,6 +33,9 @@ def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> No
     ("汤姆问我我是不是累了。", "zh", []),  # a pronoun twice: the object, then the subject
     ("她她儿子留了很多钱。", "zh", ["她她"]),  # ... but at the start of a sentence
     ("是的，我我知道。", "zh", ["我我"]),  # ... or of a clause
+    ("春天的湖湖很美丽。", "zh", ["湖湖"]),  # a word no dictionary holds, said twice inside
+    ("李婷婷是我的朋友。", "zh", []),  # ... but a person's name may (婷婷)
+    ("我乘几路车去怀基基？", "zh", []),
     ("你只是说说而已。", "zh", []),  # a verb doubled (说说: "just talk")
     ("对对，我知道。", "zh", []),  # a function word doubled that the dictionary holds as a word
     ("我们现在在做饭。", "zh", []),  # 现在 | 在: the second 在 is its own word
@@ -51,7 +54,8 @@ def test_a_function_word_said_twice_is_said_once_and_nothing_else_changes() -> N
     assert said_once("王晓明在在深圳的银行工作。") == "王晓明在深圳的银行工作。"
     assert said_once("Tom  和和 Mary\n我的的猫。") == "Tom  和 Mary\n我的猫。"  # spaces and lines kept
     assert said_once("她她儿子留了很多钱。") == "她儿子留了很多钱。"
-    for text in ["汤姆问我我是不是累了。", "你只是说说而已。", "对对，我知道。", "我们现在在做饭。", "谢谢你。"]:
+    assert said_once("我在网上买了火车的票票。") == "我在网上买了火车的票。"
+    for text in ["汤姆问我我是不是累了。", "你只是说说而已。", "对对，我知道。", "我们现在在做饭。", "谢谢你。", "李婷婷来了。"]:
         assert said_once(text) == text
 
 

@@ -9,7 +9,10 @@ repeats on purpose:
   not double (`FUNCTION_TAGS`: 在在深圳, 我的的眼睛, 几天后后) and rjieba cuts into two words of one
   character that its dictionary does not hold as one word (对对, 了了, 刚刚 are words); a pronoun said
   twice is one where it starts a sentence or clause (她她儿子), not after a verb: 问我我是不是 says it as
-  an object and then as a subject (none of the bundled sets' 29,155 references says one at a start). A run of two or more
+  an object and then as a subject (none of the bundled sets' 29,155 references says one at a start);
+  and so is a character said twice inside a word that rjieba's HMM makes up (湖湖, 票票, 首首: 17 in the
+  released en→zh model's 1,306 dev translations, 2 in the 29,155 references, a typo and 怀基基), unless
+  it tags it as a person's name (婷婷). A run of two or more
   characters said twice (工作工作, 二十二十) is one, although Chinese reduplicates a few verbs and
   measure phrases so (休息休息, 一天一天: 2 in about 3,300 reference sentences of the bundled sets).
 - English: any run said twice ("busy busy", "a teacher a teacher"); numbers alone are not words
@@ -23,7 +26,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from translate.data.segment import a_dictionary_word, tagged_words
+from translate.data.segment import NAME_TAG, a_dictionary_word, tagged_words
 
 LONGEST = 4  # tokens in the longest run checked
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -57,41 +60,55 @@ def repeated_runs(text: str, lang: str) -> list[str]:
                 continue
             found.append(glue.join(words[i:i + 2 * n]))
     if lang == "zh":
-        found += [pair for pair in doubled_function_words(text) if pair[0] * 3 not in found]
+        found += [pair for pair in doubled_characters(text) if pair[0] * 3 not in found]
     return found
 
 
-def _doubled_at(text: str) -> list[int]:
-    """The indices, in rjieba's segmentation of `text`, of each function word of one character said
-    right after itself: a word tagged `FUNCTION_TAGS` that its dictionary does not hold doubled, or a
-    pronoun that starts a sentence or clause (她她儿子; not 问我我是不是, an object and then a subject)."""
+def _doubled_at(text: str) -> tuple[set[int], set[int]]:
+    """Where rjieba's segmentation of `text` says a character twice in a row by mistake: (the indices of
+    one-character words said right after themselves, the second of each: a function word tagged
+    `FUNCTION_TAGS`, or a pronoun that starts a sentence or clause, 她她儿子, not 问我我是不是, an object and
+    then a subject; the indices of words that say a character twice inside, 湖湖, 票票: words its HMM
+    made up, not a word of its dictionary nor a person's name, 婷婷). Pairs its dictionary holds as a
+    word (对对, 看看) are no mistake."""
     if not HAN_TWICE.search(text):
-        return []
+        return set(), set()
     words = tagged_words(text)
 
     def starts_clause(i: int) -> bool:
         return i == 0 or not LETTER.search(words[i - 1][0])
 
-    return [i + 1 for i, ((first, tag), (second, _)) in enumerate(itertools.pairwise(words))
-            if first == second and len(first) == 1 and HAN_TWICE.fullmatch(first * 2)
-            and (tag.startswith(FUNCTION_TAGS) or (tag.startswith("r") and starts_clause(i)))
-            and not a_dictionary_word(first * 2)]
+    pairs = {i + 1 for i, ((first, tag), (second, _)) in enumerate(itertools.pairwise(words))
+             if first == second and len(first) == 1 and HAN_TWICE.fullmatch(first * 2)
+             and (tag.startswith(FUNCTION_TAGS) or (tag.startswith("r") and starts_clause(i)))
+             and not a_dictionary_word(first * 2)}
+    inside = {i for i, (word, tag) in enumerate(words)
+              if len(word) >= 2 and HAN_TWICE.search(word) and not tag.startswith(NAME_TAG)
+              and not a_dictionary_word(word)}
+    return pairs, inside
 
 
-def doubled_function_words(text: str) -> list[str]:
-    """Each function word of one character that `text` says twice in a row (在在, 的的; 她她 at a start)."""
-    words = tagged_words(text) if HAN_TWICE.search(text) else ()
-    return [words[i][0] * 2 for i in _doubled_at(text)]
+def doubled_characters(text: str) -> list[str]:
+    """Each character that `text` says twice in a row by mistake (在在, 的的; 她她 at a start; 湖湖), as
+    the doubled pair."""
+    pairs, inside = _doubled_at(text)
+    if not pairs and not inside:
+        return []
+    words = tagged_words(text)
+    found = [(i, words[i][0] * 2) for i in pairs]
+    found += [(i, match.group(0)) for i in inside for match in HAN_TWICE.finditer(words[i][0])]
+    return [pair for _, pair in sorted(found)]
 
 
 def said_once(text: str) -> str:
-    """`text` (Chinese) with each function word said twice in a row said once: 王晓明在在深圳的银行工作。
-    -> 王晓明在深圳的银行工作。 (the meaning the doubled word had, which a search for another
-    hypothesis can lose)."""
-    doubled = set(_doubled_at(text))
-    if not doubled:
+    """`text` (Chinese) with each character said twice in a row by mistake (`doubled_characters`) said
+    once: 王晓明在在深圳的银行工作。 -> 王晓明在深圳的银行工作。, 春天的湖湖很美丽。 -> 春天的湖很美丽。 (the
+    meaning the doubled word had, which a search for another hypothesis can lose)."""
+    pairs, inside = _doubled_at(text)
+    if not pairs and not inside:
         return text
-    return "".join(word for i, (word, _) in enumerate(tagged_words(text)) if i not in doubled)
+    return "".join(HAN_TWICE.sub(r"\1", word) if i in inside else word
+                   for i, (word, _) in enumerate(tagged_words(text)) if i not in pairs)
 
 
 def stutters(translation: str, source: str, tgt_lang: str, src_lang: str) -> bool:
