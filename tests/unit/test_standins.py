@@ -48,6 +48,16 @@ def test_a_syllable_alone_is_no_county_and_the_longer_name_wins() -> None:
     assert [f.target for f in find_names("Zhang Wei met Han Meimei.", "en")] == ["张伟", "韩梅梅"]
 
 
+def test_a_surname_after_a_title_is_a_person_with_the_title_in_chinese_order() -> None:
+    sub = substitute("Mr. Li will arrive in Chengdu; Professor Wang and Ms Zhang came.", "en")
+    assert sub.text == "Tom will arrive in Boston; Mary and Ms Zhang came."  # a third person: no stand-in left
+    assert sub.back == [("汤姆", "李先生"), ("波士顿", "成都"), ("玛丽", "王教授")]
+    assert sub.restore("汤姆会到波士顿；玛丽来了。", "zh") == "李先生会到成都；王教授来了。"
+    assert [f.target for f in find_names("Mr. Zhang Wei is here.", "en")] == ["张伟"]  # two names: a full name
+    assert find_names("Mr. Smith and Dr. Who are here.", "en") == []  # no Chinese surnames
+    assert [f.target for f in find_names("Ms. Han is here.", "en")] == ["韩女士"]
+
+
 def test_stand_ins_already_in_the_sentence_are_not_given_and_a_name_keeps_its_stand_in() -> None:
     sub = substitute("Tom met Li Lei, and Li Lei met Zhang Wei and Han Meimei.", "en")
     assert sub.text == "Tom met Mary, and Mary met Zhang Wei and Han Meimei."  # two people left for the lexicon
