@@ -116,6 +116,7 @@ CEDICT = """# CC-CEDICT sample
 日元 日元 [Ri4 yuan2] /Japanese yen (unit of currency)/also written 日圓|日圆/
 漢江 汉江 [Han4 Jiang1] /Han River, Shaanxi/
 七美 七美 [Qi1 mei3] /Qimei or Chimei township in Penghu county, Taiwan/
+黃河 黄河 [Huang2 He2] /Yellow River or Huang He/
 """
 
 
@@ -123,17 +124,28 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
     from translate.data import lexicon
 
     (tmp_path / "cedict.txt").write_text(CEDICT, encoding="utf-8")
-    assert {zh: en for en, zh in lexicon.name_pairs(CEDICT.splitlines())} == {
+    pairs = list(lexicon.name_pairs(CEDICT.splitlines()))
+    first: dict[str, str] = {}
+    for en, zh in pairs:
+        first.setdefault(zh, en)
+    assert first == {
         "北京": "Beijing", "上海": "Shanghai", "台湾": "Taiwan", "和县": "He", "爱玛": "Emma", "玛丽": "Mary",
-        "长城": "the Great Wall", "京师": "Beijing", "汉江": "Han River", "七美": "Qimei"}
+        "长城": "the Great Wall", "京师": "Beijing", "汉江": "Han River", "七美": "Qimei", "黄河": "Yellow River"}
+    # "Qimei or Chimei", "Yellow River or Huang He": the other forms too, after every first form, so that a
+    # Chinese name keeps its first English form and an English name (Chimei) finds its Chinese
+    assert pairs[-2:] == [("Chimei", "七美"), ("Huang He", "黄河")]
+    without = list(lexicon.name_pairs(CEDICT.splitlines(), lowercase={"yellow", "river"}))
+    assert ("Yellow River", "黄河") not in without and ("Huang He", "黄河") not in without  # no first form: none
     # not 成功 (also "success"), not 京 (one character), not 京剧 (an opera), not 美元 / 日元 (currencies)
     # an English name maps to the Chinese whose whole sense it is (北京), before one it only starts (京师 "Beijing city")
     assert [zh for en, zh in lexicon.name_pairs(CEDICT.splitlines()) if en == "Beijing"] == ["北京", "京师"]
     monkeypatch.setattr(lexicon, "package_files", lambda: (tmp_path / "cedict.txt", tmp_path / "hsk.txt"))
     monkeypatch.setattr(lexicon, "jieba_frequency", lambda: {"北京": 9000, "京师": 30})  # a build-time package
-    names = {zh: en for en, zh in lexicon.cedict_names()}
+    listed = lexicon.cedict_names()
+    names = {zh: en for en, zh in reversed(listed)}  # each Chinese name's first English form
     assert "和县" not in names and names["北京"] == "Beijing"  # "he" is written lowercase in the training split
-    assert lexicon.write_names(tmp_path / "names") == len(names)
+    assert names["七美"] == "Qimei" and ("Chimei", "七美") in listed
+    assert lexicon.write_names(tmp_path / "names") == len(listed)
     written = (tmp_path / "names" / "names.tsv").read_text(encoding="utf-8")
     assert written.index("Beijing\t北京") < written.index("Beijing\t京师")  # the form far more used first
     # with the kind the dictionary's description gives, where it gives one

@@ -73,7 +73,8 @@ DESCRIBES_THE_NAME = {
 NAME = re.compile(r"^(?:the )?[A-Z][\w'’.-]*(?: (?:of |and |de )?[A-Z][\w'’.-]*){0,4}")
 
 
-def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, str]]:
+def name_pairs(lines: Iterable[str], min_chars: int = 2,
+               lowercase: frozenset[str] | set[str] = frozenset()) -> Iterator[tuple[str, str]]:
     """(english, simplified chinese) for CC-CEDICT's proper names: entries with capitalised pinyin, at
     least `min_chars` characters, that are no common word as well (no entry of the same characters with
     lowercase pinyin: 成功 is "success" before it is a place), whose first real sense starts with a capitalised name ("Beijing",
@@ -82,11 +83,14 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
     sense before those that only start one; not where the word after the name makes it another thing
     ("Beijing opera", "American dollar": see DESCRIBES_THE_NAME), nor where the English is followed by "and"
     and another name ("Chengdu 成都 and Chongqing" is both); of an English name's Chinese forms, those it spells
-    in pinyin first (`spelled_by`)."""
+    in pinyin first (`spelled_by`); none whose English words are all `lowercase` (words that are no names:
+    "May", "Yellow River"); a sense that gives two forms ("Taibei or Taipei", "Qimei or Chimei
+    township") gives the second as well, after every first form, where its Chinese has a first form and
+    no sense has it as one."""
     lines = list(lines)
     common = {m.group(2) for m in map(ENTRY.match, lines) if m and not PROPER.search(m.group(0))}
     seen_zh: set[str] = set()
-    pairs = []
+    pairs, also = [], []
     for line in lines:
         match = ENTRY.match(line)
         if not match or line.startswith("#") or not PROPER.search(line):
@@ -106,11 +110,26 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2) -> Iterator[tuple[str, 
                 seen_zh.add(simplified)
                 english = name.group().rstrip(".")
                 pairs.append((english, simplified, bool(rest), not spelled_by(english, line)))
+                other = NAME.match(sense.strip()[name.end():].strip()[3:]) if rest[:1] == ["or"] else None
+                if other and other.group()[:1].isupper():  # "Taibei or Taipei": the form English writes too
+                    also.append((other.group().rstrip("."), simplified, bool(rest), True))
             break
     # the whole sense a name ("Beijing") before a name that only starts it ("Beijing, capital of ..." is
     # whole; "Shanghai municipality" starts one): an English name maps to the first Chinese form
-    # and the Chinese that the English spells in pinyin first: Sichuan is 四川, not 巴蜀 (its old name)
-    yield from ((en, zh) for en, zh, _, _ in sorted(pairs, key=lambda pair: (pair[3], pair[2], len(pair[1]))))
+    # and the Chinese that the English spells in pinyin first: Sichuan is 四川, not 巴蜀 (its old name);
+    # the other forms of "X or Y" last, so that each Chinese name keeps its first English form
+    def order(pair: tuple[str, str, bool, bool]) -> tuple[bool, bool, int]:
+        return pair[3], pair[2], len(pair[1])
+
+    # another form only where its Chinese has a first form and its English is none: a Chinese name keeps its
+    # English, an English name its Chinese (黄河's "Yellow River" is no name here: its "Huang He" is left out)
+    def named(english: str) -> bool:
+        return not all(w.lower() in lowercase for w in re.findall(r"[A-Za-z]+", english) if w.lower() != "the")
+
+    pairs, also = [p for p in pairs if named(p[0])], [p for p in also if named(p[0])]
+    first_en, first_zh = {pair[0] for pair in pairs}, {pair[1] for pair in pairs}
+    yield from ((en, zh) for en, zh, _, _ in sorted(pairs, key=order)
+                + sorted((p for p in also if p[0] not in first_en and p[1] in first_zh), key=order))
 
 
 # What an entry's first sense says its name is, after the name: life years, "(name)" or a word for a
@@ -194,8 +213,7 @@ def cedict_names() -> list[tuple[str, str]]:
     (`lowercase_words`: "May", "He", "Phoenix")."""
     cedict, _ = package_files()
     lowercase = lowercase_words()
-    return [(en, zh) for en, zh in name_pairs(cedict.read_text(encoding="utf-8").splitlines())
-            if not all(w.lower() in lowercase for w in re.findall(r"[A-Za-z]+", en) if w.lower() != "the")]
+    return list(name_pairs(cedict.read_text(encoding="utf-8").splitlines(), lowercase=lowercase))
 
 
 MORE_USED = 2  # a form replaces the first one where it is counted at least this many times as often
