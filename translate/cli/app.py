@@ -229,6 +229,12 @@ def upgrade_checkpoint(source: Annotated[Path, typer.Argument(help="Checkpoint f
     typer.echo(f"upgraded: {upgrade(source, output)}")
 
 
+def _stored(what: str, key: str, example: str) -> str:
+    """The help of a release option that stores a decoding setting: what it stores, and how to measure it."""
+    return (f"Store {what} (decode.{key}; measure it first: translate decide --candidate-set decode.{key}={example}); "
+            "default: as the checkpoint says.")
+
+
 @app.command()
 @handle_errors
 def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is released) or checkpoint folder.")],
@@ -247,27 +253,22 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                 "Store whether the names lexicon is on by default in the released decoding settings (measure "
                 "it on dev first: translate evaluate --lexicon / --no-lexicon); default: as the checkpoint says."),
                 show_default=False)] = None,
-            block_repeats: Annotated[bool | None, typer.Option(help=(
-                "Store whether the search may say a run twice in a row (decode.block_repeats: --block-repeats "
-                "never, unless the source does; measure it first: translate decide --candidate-set "
-                "decode.block_repeats=true); default: as the checkpoint says."), show_default=False)] = None,
-            block_ngrams: Annotated[int | None, typer.Option(help=(
-                "Store the n-gram size the search may not say twice anywhere in a translation "
-                "(decode.block_ngrams: 0 = off; measure it first: translate decide --candidate-set "
-                "decode.block_ngrams=2); default: as the checkpoint says."), show_default=False)] = None,
-            keep_negation: Annotated[bool | None, typer.Option(help=(
-                "Store whether, for a source that negates, the beam's best translation that keeps the negation "
-                "is taken (decode.keep_negation; measure it first: translate decide --candidate-set "
-                "decode.keep_negation=true); default: as the checkpoint says."), show_default=False)] = None,
-            keep_numbers: Annotated[bool | None, typer.Option(help=(
-                "Store whether a translation that loses a number of its source is searched again, bound to "
-                "write it (decode.keep_numbers; measure it first: translate decide --candidate-set "
-                "decode.keep_numbers=true); default: as the checkpoint says."), show_default=False)] = None,
-            names: Annotated[str | None, typer.Option(help=(
-                "Store how the names lexicon's people and places reach the translation (decode.names: forced "
-                "into the search, or standins: searched as names the model knows and written back; measure it "
-                "first: translate decide --candidate-set decode.names=standins); default: as the checkpoint "
-                "says."), show_default=False)] = None,
+            block_repeats: Annotated[bool | None, typer.Option(help=_stored(
+                "whether the search may say a run twice in a row (--block-repeats: never, unless the source does)",
+                "block_repeats", "true"), show_default=False)] = None,
+            block_ngrams: Annotated[int | None, typer.Option(help=_stored(
+                "the n-gram size the search may not say twice anywhere in a translation (0 = off)", "block_ngrams", "2"),
+                show_default=False)] = None,
+            keep_negation: Annotated[bool | None, typer.Option(help=_stored(
+                "whether, for a source that negates, the beam's best translation that keeps the negation is taken",
+                "keep_negation", "true"), show_default=False)] = None,
+            keep_numbers: Annotated[bool | None, typer.Option(help=_stored(
+                "whether a translation that loses a number of its source is searched again, bound to write it",
+                "keep_numbers", "true"), show_default=False)] = None,
+            names: Annotated[str | None, typer.Option(help=_stored(
+                "how the names lexicon's people and places reach the translation (forced into the search, or "
+                "standins: searched as names the model knows and written back)", "names", "standins"),
+                show_default=False)] = None,
             threads: Annotated[int, typer.Option(help="CPU threads for the test decoding (its speed goes in the card).")] = 2,
             member: Annotated[list[Path] | None, typer.Option(help=(
                 "A run or checkpoint shipped with the model for ensemble decoding (same direction and "
