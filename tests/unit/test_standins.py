@@ -58,6 +58,20 @@ def test_a_surname_after_a_title_is_a_person_with_the_title_in_chinese_order() -
     assert [f.target for f in find_names("Ms. Han is here.", "en")] == ["韩女士"]
 
 
+def test_a_surname_before_a_chinese_title_is_a_person_with_the_title_in_english_order() -> None:
+    sub = substitute("李先生星期五到成都，王教授和张老师来了。", "zh")
+    assert sub.text == "汤姆星期五到波士顿，玛丽和张老师来了。"  # a third person: no stand-in left
+    assert sub.back == [("Tom", "Mr. Li"), ("Boston", "Chengdu"), ("Mary", "Professor Wang")]
+    assert sub.restore("Tom arrives in Boston on Friday; Mary came.", "en") == \
+        "Mr. Li arrives in Chengdu on Friday; Professor Wang came."
+    assert [f.target for f in find_names("韩女士在吗？", "zh")] == ["Ms. Han"]
+    assert [f.target for f in find_names("张医生和韩小姐", "zh")] == ["Dr. Zhang", "Miss Han"]
+    assert find_names("我和老师去公园。", "zh") == []  # 和 is "and" here: a conjunction, no surname
+    assert find_names("他帮一位老太太。", "zh") == []  # an old lady (老 describes), no Mrs. Lao
+    assert find_names("我先生不在家。", "zh") == []  # my husband: 我 is no surname
+    assert find_names("这张医生的照片", "zh") == []  # 张 counts the photo
+
+
 def test_stand_ins_already_in_the_sentence_are_not_given_and_a_name_keeps_its_stand_in() -> None:
     sub = substitute("Tom met Li Lei, and Li Lei met Zhang Wei and Han Meimei.", "en")
     assert sub.text == "Tom met Mary, and Mary met Zhang Wei and Han Meimei."  # two people left for the lexicon

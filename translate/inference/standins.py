@@ -14,7 +14,9 @@ Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 become
   tag); Western given names (`data.given_names`: Jim = 吉姆) as people where the lexicon has
   none; Chinese people's names written in pinyin (English sources) or found by
   rjieba (Chinese sources: not a word the training split holds `KNOWN_TIMES` times, as 谢谢 and 明白,
-  which rjieba's dictionary tags as people: `known_word`) and written in the other script by `data.pinyin`. Where two overlap, the
+  which rjieba's dictionary tags as people: `known_word`) and written in the other script by `data.pinyin`;
+  a surname with its title as one person, the title in the other language's order (Mr. Chen = 陈先生,
+  Professor Huang = 黄教授). Where two overlap, the
   longer; on a tie, the lexicon's. A single pinyin syllable (Li, Zhang, Wei) is never read as a name of
   the lexicon in English: it is a surname far more often than the county or dynasty the lexicon has.
 - Stand-ins (`PEOPLE`, `PLACES`): the names the training split holds most often, each translated the
@@ -60,6 +62,11 @@ _PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))") 
 TITLES = {"Mr": "先生", "Mrs": "太太", "Ms": "女士", "Miss": "小姐", "Dr": "医生", "Doctor": "医生", "Prof": "教授",
           "Professor": "教授", "Teacher": "老师"}
 _TITLED_SURNAME = re.compile(rf"\b({'|'.join(TITLES)})\.? ([A-Z][a-z]+)\b(?! [A-Z])")
+# a surname and the title after it in a Chinese sentence (陈先生 -> Mr. Chen, 张老师 -> Teacher Zhang)
+TITLES_ZH = {"先生": "Mr.", "太太": "Mrs.", "女士": "Ms.", "小姐": "Miss", "医生": "Dr.", "大夫": "Dr.",
+             "教授": "Professor", "老师": "Teacher"}
+_TITLE_ZH = re.compile("|".join(TITLES_ZH))
+_DESCRIBING = "老小大"  # surnames that before a title describe: 老太太 an old lady, 小老师, 大医生
 _FUNCTION_TAGS = ("v", "p", "d", "c", "u", "r", "f", "m", "q")  # a character rjieba glued to a name
 KNOWN_TIMES = 2  # a word the training split's Chinese holds this often is one the model knows
 
@@ -191,9 +198,37 @@ def _chinese_people(sentence: str) -> list[Found]:
     return found
 
 
+def _titled_people(sentence: str) -> list[Found]:
+    """A surname of the names lexicon's people and a title after it in a Chinese sentence, read as one
+    person with the title in English order (陈先生 -> Mr. Chen, 黄教授 -> Professor Huang): the mirror of
+    `_pinyin_people`'s titles. The surname (two characters, else one) must start a word of rjieba's
+    segmentation, not be a word of its own that is a function word (和老师 is "and the teacher", 于先生
+    "at Mr."; 林 | 医生 is Dr. Lin; 张 is a measure word only after a number or a pronoun), nor one that describes (`_DESCRIBING`: 老太太 is an old lady)."""
+    import rjieba
+
+    tables = person_tables()
+    starts, at, before = {}, 0, ""
+    for word, tag in rjieba.tag(sentence, False):  # a measure word only after a number or 这, 那 (一张 | 医生)
+        starts[at] = (word, "n" if tag == "q" and not before.startswith(("m", "r")) else tag)
+        at, before = at + len(word), tag
+    found = []
+    for match in _TITLE_ZH.finditer(sentence):
+        for size in (2, 1):
+            begin = match.start() - size
+            surname, word = sentence[max(begin, 0):match.start()], starts.get(begin)
+            if begin < 0 or surname not in tables.surname_reading or surname_length(surname) != size \
+                    or surname in _DESCRIBING or word is None or (word[0] == surname and word[1].startswith(_FUNCTION_TAGS)):
+                continue
+            english = f"{TITLES_ZH[match.group()]} {tables.surname_reading[surname].capitalize()}"
+            found.append(Found(begin, match.end(), english, "person", False))
+            break
+    return found
+
+
 def find_names(sentence: str, lang: str) -> list[Found]:
     """The names of a normalised sentence, left to right, without overlaps (see the module)."""
-    candidates = _lexicon_names(sentence, lang) + (_pinyin_people(sentence) if lang == "en" else _chinese_people(sentence))
+    candidates = _lexicon_names(sentence, lang) + (_pinyin_people(sentence) if lang == "en"
+                                                   else _titled_people(sentence) + _chinese_people(sentence))
     chosen: list[Found] = []
     for found in sorted(candidates, key=lambda f: (f.begin - f.end, not f.lexicon, f.begin)):
         if all(found.end <= c.begin or found.begin >= c.end for c in chosen):
