@@ -18,7 +18,7 @@ from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.evaluation.evaluate import evaluate_checkpoint
 from translate.inference.build import load_translator
-from translate.inference.glossary import Glossary, GlossaryTranslator, contains, term_ids, term_use
+from translate.inference.glossary import Glossary, GlossaryTranslator, Term, contains, term_ids, term_use
 from translate.inference.translator import Translator
 from translate.inference.wrapping import with_glossaries
 
@@ -56,6 +56,13 @@ def test_terms_match_whole_english_words_longest_first_and_chinese_substrings() 
     assert [m.term.zh for m in glossary.matches("我在北京大学喝茶", "zh")] == ["北京大学", "茶"]
     assert contains("He went to peking university.", "Peking University", "en")
     assert not contains("Teachers", "tea", "en") and contains("喝茶", "茶", "zh")
+    # a cased lexicon: a name's article is no part of it, so a capital at the start does not hide it
+    names = Glossary([Term("the Great Wall", "长城"), Term("the Palace", "博格多汗宫"), Term("Palace Museum", "故宫博物院")],
+                     cased=True)
+    assert [(m.term.zh, m.begin) for m in names.matches("The Great Wall, the Great Wall, the great wall.", "en")] \
+        == [("长城", 4), ("长城", 20)]
+    assert [m.term.zh for m in names.matches("Is the Palace Museum open?", "en")] == ["故宫博物院"]
+    assert names.holds("the Great Wall") and names.holds("Great Wall")
 
 
 def test_chinese_term_pieces_decode_to_the_term_even_through_byte_fallback(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
@@ -117,6 +124,7 @@ CEDICT = """# CC-CEDICT sample
 漢江 汉江 [Han4 Jiang1] /Han River, Shaanxi/
 七美 七美 [Qi1 mei3] /Qimei or Chimei township in Penghu county, Taiwan/
 黃河 黄河 [Huang2 He2] /Yellow River or Huang He/
+義勇軍進行曲 义勇军进行曲 [Yi4 yong3 jun1 Jin4 xing2 qu3] /March of the Volunteers, PRC national anthem/
 """
 
 
@@ -134,8 +142,16 @@ def test_the_names_lexicon_keeps_names_that_are_no_common_words(tmp_path: Path, 
     # "Qimei or Chimei", "Yellow River or Huang He": the other forms too, after every first form, so that a
     # Chinese name keeps its first English form and an English name (Chimei) finds its Chinese
     assert pairs[-2:] == [("Chimei", "七美"), ("Huang He", "黄河")]
-    without = list(lexicon.name_pairs(CEDICT.splitlines(), lowercase={"yellow", "river"}))
+    common = {"yellow", "river", "great", "wall", "march"}
+    words = list(lexicon.name_pairs(CEDICT.splitlines(), lowercase=common))
+    # several words that are each common, all capitalised, still make a name (the Yellow River, the Great Wall)
+    assert ("Yellow River", "黄河") in words and ("the Great Wall", "长城") in words
+    # unless the Chinese is a plain noun (大雪, heavy snow, before it is the solar term "Great Snow")
+    without = list(lexicon.name_pairs(CEDICT.splitlines(), lowercase=common, noun=lambda zh: zh == "黄河"))
     assert ("Yellow River", "黄河") not in without and ("Huang He", "黄河") not in without  # no first form: none
+    assert ("the Great Wall", "长城") in without
+    # a name cut short where a longer one goes on is none: "March of the Volunteers" is no "March"
+    assert "义勇军进行曲" not in {zh for _, zh in lexicon.name_pairs(CEDICT.splitlines())}
     # not 成功 (also "success"), not 京 (one character), not 京剧 (an opera), not 美元 / 日元 (currencies)
     # an English name maps to the Chinese whose whole sense it is (北京), before one it only starts (京师 "Beijing city")
     assert [zh for en, zh in lexicon.name_pairs(CEDICT.splitlines()) if en == "Beijing"] == ["北京", "京师"]
@@ -213,8 +229,9 @@ def test_a_rare_name_ending_in_the_adverb_all_is_read_as_words() -> None:
     assert read_as_words("花都", counts) and read_as_words("上都", counts)  # 花都很漂亮: the flowers are all beautiful
     assert not read_as_words("花都区", counts) and not read_as_words("首尔", counts)
     names_lexicon.cache_clear()
-    try:  # the shipped lexicon: 花都 and 上都 are no names, 成都 is
-        assert [m.term.en for m in names_lexicon().matches("花都很漂亮，长城上都是人，成都很大。", "zh")] == ["Chengdu"]
+    try:  # the shipped lexicon: 花都 and 上都 are no names, 长城 and 成都 are
+        assert [m.term.en for m in names_lexicon().matches("花都很漂亮，长城上都是人，成都很大。", "zh")] == [
+                "the Great Wall", "Chengdu"]
     finally:
         names_lexicon.cache_clear()
 

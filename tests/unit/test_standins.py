@@ -190,3 +190,18 @@ def test_attention_of_the_stand_ins_is_shown_on_the_names_pieces() -> None:
     assert shown.weights[2] == pytest.approx([0.05, 0.05, 0.9, 0.0, 0.0])
     assert shown.weights[4] == pytest.approx([0.0, 0.0, 0.0, 1.0, 0.0])  # Boston's row on 成都
     assert shown.weights[5] == pytest.approx([0.0, 0.0, 0.0, 0.0, 1.0])
+
+
+def test_a_name_of_capitalised_words_without_a_kind_is_a_place_and_its_article_goes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    lexicon = Glossary([*LEXICON.terms, Term("Fudan University", "复旦大学"), Term("the Great Wall", "长城"),
+                        Term("Palace", "博格多汗宫"), Term("Tea", "茶")], cased=True, whole_words=True)
+    monkeypatch.setattr(glossary, "names_lexicon", lambda: lexicon)
+    sub = substitute("The Great Wall is far from Fudan University.", "en")
+    assert sub.text == "Boston is far from London."  # both places; "The" goes with the name it named
+    assert sub.restore("波士顿离伦敦很远。", "zh") == "长城离复旦大学很远。"
+    assert substitute("We took photos at the Great Wall.", "en").text == "We took photos at Boston."
+    assert [(f.target, f.kind) for f in find_names("Tea is good.", "en")] == [("茶", "")]  # one word: no place
+    back = substitute("长城很长。", "zh")
+    assert back.text == "波士顿很长。"
+    assert back.restore("Boston is very long.", "en") == "The Great Wall is very long."  # still a capital

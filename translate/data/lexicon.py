@@ -17,7 +17,7 @@ import functools
 import random
 import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from translate.config.paths import default_data_dir
@@ -73,8 +73,8 @@ DESCRIBES_THE_NAME = {
 NAME = re.compile(r"^(?:the )?[A-Z][\w'’.-]*(?: (?:of |and |de )?[A-Z][\w'’.-]*){0,4}")
 
 
-def name_pairs(lines: Iterable[str], min_chars: int = 2,
-               lowercase: frozenset[str] | set[str] = frozenset()) -> Iterator[tuple[str, str]]:
+def name_pairs(lines: Iterable[str], min_chars: int = 2, lowercase: frozenset[str] | set[str] = frozenset(),
+               noun: Callable[[str], bool] = lambda chinese: False) -> Iterator[tuple[str, str]]:
     """(english, simplified chinese) for CC-CEDICT's proper names: entries with capitalised pinyin, at
     least `min_chars` characters, that are no common word as well (no entry of the same characters with
     lowercase pinyin: 成功 is "success" before it is a place), whose first real sense starts with a capitalised name ("Beijing",
@@ -83,8 +83,10 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2,
     sense before those that only start one; not where the word after the name makes it another thing
     ("Beijing opera", "American dollar": see DESCRIBES_THE_NAME), nor where the English is followed by "and"
     and another name ("Chengdu 成都 and Chongqing" is both); of an English name's Chinese forms, those it spells
-    in pinyin first (`spelled_by`); none whose English words are all `lowercase` (words that are no names:
-    "May", "Yellow River"); a sense that gives two forms ("Taibei or Taipei", "Qimei or Chimei
+    in pinyin first (`spelled_by`); none whose English is one word of `lowercase` (words that are no names:
+    "May", "Phoenix"), nor one of several such words whose Chinese is a `noun` (大雪 "Great Snow", the solar
+    term, is heavy snow before it is a name; the Great Wall, the Spring Festival are names); none cut short
+    where a longer name goes on ("the Palace of the Bogdo Khan", "March of the Volunteers"); a sense that gives two forms ("Taibei or Taipei", "Qimei or Chimei
     township") gives the second as well, after every first form, where its Chinese has a first form and
     no sense has it as one."""
     lines = list(lines)
@@ -106,6 +108,9 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2,
             rest = [w for w in rest if w.isascii() and not w.startswith("[")]  # past a cross-reference: 成都 [Cheng2 du1]
             if rest[:1] in (["and"], ["&"]) and rest[1:2] and rest[1][:1].isupper():
                 break  # two names: "Chengdu 成都 and Chongqing" is not Chengdu
+            if rest[:2] == ["of", "the"] and name and len(name.group().split()) < 3 \
+                    and (name.group().startswith("the ") or " " not in name.group()):
+                break  # a longer name cut short: "the Palace of the Bogdo Khan", "March of the Volunteers"
             if name and name.group().lower() != "the" and (not rest or rest[0].lower() in DESCRIBES_THE_NAME):
                 seen_zh.add(simplified)
                 english = name.group().rstrip(".")
@@ -122,11 +127,12 @@ def name_pairs(lines: Iterable[str], min_chars: int = 2,
         return pair[3], pair[2], len(pair[1])
 
     # another form only where its Chinese has a first form and its English is none: a Chinese name keeps its
-    # English, an English name its Chinese (黄河's "Yellow River" is no name here: its "Huang He" is left out)
-    def named(english: str) -> bool:
-        return not all(w.lower() in lowercase for w in re.findall(r"[A-Za-z]+", english) if w.lower() != "the")
+    # English, an English name its Chinese (黄河 keeps "Yellow River"; "Huang He" finds 黄河)
+    def named(english: str, chinese: str) -> bool:
+        words = [w for w in re.findall(r"[A-Za-z]+", english) if w.lower() != "the"]
+        return not all(w.lower() in lowercase for w in words) or (len(words) > 1 and not noun(chinese))
 
-    pairs, also = [p for p in pairs if named(p[0])], [p for p in also if named(p[0])]
+    pairs, also = [p for p in pairs if named(p[0], p[1])], [p for p in also if named(p[0], p[1])]
     first_en, first_zh = {pair[0] for pair in pairs}, {pair[1] for pair in pairs}
     yield from ((en, zh) for en, zh, _, _ in sorted(pairs, key=order)
                 + sorted((p for p in also if p[0] not in first_en and p[1] in first_zh), key=order))
@@ -213,7 +219,16 @@ def cedict_names() -> list[tuple[str, str]]:
     (`lowercase_words`: "May", "He", "Phoenix")."""
     cedict, _ = package_files()
     lowercase = lowercase_words()
-    return list(name_pairs(cedict.read_text(encoding="utf-8").splitlines(), lowercase=lowercase))
+    return list(name_pairs(cedict.read_text(encoding="utf-8").splitlines(), lowercase=lowercase, noun=a_plain_noun))
+
+
+def a_plain_noun(chinese: str) -> bool:
+    """Whether rjieba reads `chinese` as one word of two characters that it tags as a common noun (n): 大雪
+    heavy snow, 雨水 rain, 滚石 a rolling stone."""
+    import rjieba
+
+    tags = rjieba.tag(chinese, False)
+    return len(chinese) == 2 and len(tags) == 1 and tags[0][1] == "n"
 
 
 MORE_USED = 2  # a form replaces the first one where it is counted at least this many times as often

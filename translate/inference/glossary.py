@@ -71,9 +71,14 @@ class Glossary:
             index: dict[tuple[str, ...], Term] = {}
             for term in self.terms:
                 side = term.side(lang) if self.normalized else normalize_source(term.side(lang), lang)
-                index.setdefault(tuple(self._units(side, lang)[0]), term)
+                index.setdefault(self._key(self._units(side, lang)[0]), term)
             self._indexes[lang] = index, max((len(key) for key in index), default=0)
         return self._indexes[lang]
+
+    def _key(self, units: list[str]) -> tuple[str, ...]:
+        """A term's units as the index holds them: a name's article is no part of it (cased: "the Great
+        Wall" is found in "The Great Wall is long." and "at the Great Wall")."""
+        return tuple(units[1:] if self.cased and units[:1] in (["the"], ["The"]) and len(units) > 1 else units)
 
     def _units(self, text: str, lang: str) -> tuple[list[str], list[tuple[int, int]]]:
         """Matching units and their character spans: Chinese characters; English words and punctuation."""
@@ -87,7 +92,7 @@ class Glossary:
 
     def holds(self, english: str) -> bool:
         """Whether a term's English side is `english` (as the glossary matches it: cased or not)."""
-        return tuple(self._units(english, "en")[0]) in self._index("en")[0]
+        return self._key(self._units(english, "en")[0]) in self._index("en")[0]
 
     @classmethod
     def from_pairs(cls, pairs: list[tuple[str, str]], where: str = "glossary", lines: list[int] | None = None,

@@ -18,7 +18,12 @@ Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 become
   a surname with its title as one person, the title in the other language's order (Mr. Chen = 陈先生,
   Professor Huang = 黄教授). Where two overlap, the
   longer; on a tie, the lexicon's. A single pinyin syllable (Li, Zhang, Wei) is never read as a name of
-  the lexicon in English: it is a surname far more often than the county or dynasty the lexicon has.
+  the lexicon in English: it is a surname far more often than the county or dynasty the lexicon has. A
+  name of the lexicon of several capitalised words whose kind is unknown (Palace Museum 故宫博物院, Fudan
+  University, Spring Festival) is read as a place: "Fudan University is in Shanghai." is searched as
+  "Boston is in Shanghai." (alone, the model wrote 大衣, a coat). A place's stand-in takes no article
+  ("The Great Wall is long." is searched as "Boston is long."); a name's article is no part of it in
+  the lexicon (`inference.glossary`: "the Great Wall" is found in "The Great Wall").
 - Stand-ins (`PEOPLE`, `PLACES`): the names the training split holds most often, each translated the
   same way in at least 94 % of its pairs there; one not already in the sentence, in order, one per
   name. A sentence with more names of a kind than stand-ins keeps the rest for the lexicon's
@@ -68,6 +73,8 @@ TITLES_ZH = {"先生": "Mr.", "太太": "Mrs.", "女士": "Ms.", "小姐": "Miss
 _TITLE_ZH = re.compile("|".join(TITLES_ZH))
 _DESCRIBING = "老小大"  # surnames that before a title describe: 老太太 an old lady, 小老师, 大医生
 _FUNCTION_TAGS = ("v", "p", "d", "c", "u", "r", "f", "m", "q")  # a character rjieba glued to a name
+_NAMED_THING = re.compile(r"(?:[A-Z][\w'-]* )+[A-Z][\w'-]*")  # capitalised words: Palace Museum, Fudan University
+_ARTICLE = re.compile(r"(?<!\w)[Tt]he $")  # "the" before a place's stand-in: Boston takes none
 KNOWN_TIMES = 2  # a word the training split's Chinese holds this often is one the model knows
 
 
@@ -123,6 +130,8 @@ def _lexicon_names(sentence: str, lang: str) -> list[Found]:
                     kind = "place" if tagged_kind(match.term.zh) == "place" else "person"
                 else:
                     kind = kind_of(match.term.en, match.term.zh)
+                if not kind and _NAMED_THING.fullmatch(match.term.en):
+                    kind = "place"
                 found.append(Found(match.begin, match.end, match.term.side(target), kind, True))
     return found
 
@@ -203,7 +212,8 @@ def _titled_people(sentence: str) -> list[Found]:
     person with the title in English order (陈先生 -> Mr. Chen, 黄教授 -> Professor Huang): the mirror of
     `_pinyin_people`'s titles. The surname (two characters, else one) must start a word of rjieba's
     segmentation, not be a word of its own that is a function word (和老师 is "and the teacher", 于先生
-    "at Mr."; 林 | 医生 is Dr. Lin; 张 is a measure word only after a number or a pronoun), nor one that describes (`_DESCRIBING`: 老太太 is an old lady)."""
+    "at Mr."; 林 | 医生 is Dr. Lin; 张 is a measure word only after a number or a pronoun), nor one that
+    describes (`_DESCRIBING`: 老太太 is an old lady)."""
     import rjieba
 
     tables = person_tables()
@@ -215,9 +225,9 @@ def _titled_people(sentence: str) -> list[Found]:
     for match in _TITLE_ZH.finditer(sentence):
         for size in (2, 1):
             begin = match.start() - size
-            surname, word = sentence[max(begin, 0):match.start()], starts.get(begin)
+            surname, token = sentence[max(begin, 0):match.start()], starts.get(begin)
             if begin < 0 or surname not in tables.surname_reading or surname_length(surname) != size \
-                    or surname in _DESCRIBING or word is None or (word[0] == surname and word[1].startswith(_FUNCTION_TAGS)):
+                    or surname in _DESCRIBING or token is None or (token[0] == surname and token[1].startswith(_FUNCTION_TAGS)):
                 continue
             english = f"{TITLES_ZH[match.group()]} {tables.surname_reading[surname].capitalize()}"
             found.append(Found(begin, match.end(), english, "person", False))
@@ -244,12 +254,15 @@ class Substitution:
     back: list[tuple[str, str]] = field(default_factory=list)  # (stand-in's translation, the name's)
 
     def restore(self, translation: str, lang: str) -> str:
+        """The translation with each stand-in's translation replaced by its name's (an English sentence that
+        started with a capital still does: "the Great Wall is long." starts "The")."""
+        capital = translation[:1].isupper()
         for standin, name in self.back:
             if lang == "en":
                 translation = re.sub(rf"(?<![\w]){re.escape(standin)}(?![\w])", name.replace("\\", r"\\"), translation)
             else:
                 translation = translation.replace(standin, name)
-        return translation
+        return translation[:1].upper() + translation[1:] if capital else translation
 
 
 def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) -> Substitution:
@@ -277,7 +290,10 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) ->
                 continue
             given[key] = free[name.kind].pop(0)
             back.append((given[key].side(target), name.target))
-        pieces += [sentence[at:name.begin], given[key].side(lang)]
+        before = sentence[at:name.begin]
+        if lang == "en" and name.kind == "place":
+            before = _ARTICLE.sub("", before)
+        pieces += [before, given[key].side(lang)]
         at = name.end
     pieces.append(sentence[at:])
     return Substitution("".join(pieces), back)
