@@ -17,6 +17,7 @@ Run one at a time, on an otherwise idle machine.
     python scripts/benchmark.py stutter --markdown docs/results/stutter.md   # stutter with and without the no-stutter search
     python scripts/benchmark.py significance --markdown docs/results/significance.md   # the test's size and power by simulation
     python scripts/benchmark.py sequential --markdown docs/results/sequential-looks.md  # --until-resolved's size and power
+    python scripts/benchmark.py release-size --markdown docs/results/release-rule-size.md  # the release rule's size and power
 
 `python scripts/benchmark.py NAME --help` lists each one's options.
 """
@@ -38,6 +39,7 @@ from benchmarks import (
     posts,
     prepare,
     python_api,
+    release_size,
     run_entry,
     sequential,
     serve_load,
@@ -50,7 +52,7 @@ BENCHMARKS = {"train": training.main, "peer": peer.main, "engines": engines.main
               "serve-load": serve_load.main, "glossary": glossary.main, "hostile": hostile.main,
               "fairness": fairness.main, "html-fuzz": html_fuzz.main, "lexicon": lexicon.main, "names": names.main,
               "python-api": python_api.main, "posts": posts.main, "stutter": stutter.main,
-              "significance": significance.main, "sequential": sequential.main}
+              "significance": significance.main, "sequential": sequential.main, "release-size": release_size.main}
 
 if __name__ == "__main__":
     sys.exit(run_entry(BENCHMARKS, __doc__))

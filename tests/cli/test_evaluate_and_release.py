@@ -217,3 +217,9 @@ def test_decide_applies_the_release_rule_and_says_why_a_candidate_does_not_ship(
     assert record["candidate"]["decision"] == record["against"]["decision"] and len(record["candidate"]["test"][0]) == 8
     missing = runner.invoke(app, [*base, "--decision-dir", str(tmp_path)])
     assert missing.exit_code == 1 and f"no decision split at {tmp_path / 'test.tsv'}" in missing.output
+    planned = runner.invoke(app, [*base, "--decision-dir", str(TINY_DIR), "--for", "stutter", "--for", "repeats",
+                                  "-o", str(tmp_path / "planned.json")])
+    assert planned.exit_code == 3 and "not better by the tests it is for (stutter, repeats)" in planned.output
+    assert json.loads((tmp_path / "planned.json").read_text(encoding="utf-8"))["tests_for_better"] == ["stutter", "repeats"]
+    unknown = runner.invoke(app, [*base, "--for", "fluency"])
+    assert unknown.exit_code == 1 and "--for fluency: not a test of the rule; one of bleu, stutter" in unknown.output

@@ -7,8 +7,11 @@ from __future__ import annotations
 import math
 import random
 
+import pytest
+
+from translate.errors import ConfigError
 from translate.evaluation.significance import Comparison
-from translate.release.rule import Paired, Split, decide, judge
+from translate.release.rule import Paired, Split, better_by, decide, judge
 
 
 def comparison(delta: float, low: float, high: float, p: float) -> Comparison:
@@ -72,9 +75,10 @@ def test_fewer_defects_ship_with_bleu_within_the_margin_and_more_never_ship() ->
     few = Paired.of([False] * 3, [True] * 3)  # 0 against 3: p = 0.25, not resolved
     unresolved = judge(level, held, {"stutter": few})
     assert not unresolved.ships and unresolved.reasons[1] == (
-        "and it does not stutter less often on the decision split with p < 0.05 (0 against 3 of 3 sentences, "
-        "p = 0.250)")
-    assert set(judge(level, held, {"stutter": few}).to_dict()) >= {"decision_split_stutter", "margin", "alpha"}
+        "and it does not stutter less often on the decision split with p < 0.025 (0 against 3 of 3 sentences, "
+        "p = 0.250)")  # BLEU and stutter: a family of two, so the smallest p must be below 0.05 / 2
+    assert set(judge(level, held, {"stutter": few}).to_dict()) >= {"decision_split_stutter", "margin", "alpha",
+                                                                  "holm_family"}
 
 
 def test_the_defects_are_read_from_the_hypotheses() -> None:
@@ -90,16 +94,17 @@ def test_the_defects_are_read_from_the_hypotheses() -> None:
 
 
 def test_a_repeated_look_tests_at_alpha_over_looks_and_the_quantities_set_counts() -> None:
-    """12 against 1 (p = 0.0034) resolves at 0.05 / 2; 6 against 0 (p = 0.031) does at 0.05, not at 0.025."""
+    """12 against 1 (p = 0.0034) resolves at 0.05 / 2 / 3 (two looks, a family of three); 7 against 0
+    (p = 0.0156) does at 0.05 / 3, not at 0.025 / 3."""
     level, held, same = comparison(0.3, -0.4, 1.0, 0.4), comparison(0.1, -0.4, 0.6, 0.7), Paired(5, 5, 0, 0, 100)
-    strong, weak = Paired(1, 12, 1, 12, 232), Paired(0, 6, 0, 6, 232)
+    strong, weak = Paired(1, 12, 1, 12, 232), Paired(0, 7, 0, 7, 232)
     assert judge(level, held, {"stutter": same, "numbers lost, quantities set": strong}, looks=2).ships
     assert judge(level, held, {"stutter": same, "numbers lost, quantities set": weak}).ships
     again = judge(level, held, {"stutter": same, "numbers lost, quantities set": weak}, looks=2)
-    assert not again.ships and again.alpha == 0.025
-    assert "does not lose numbers less often on the quantities set with p < 0.025 (0 against 6 of 232" in " ".join(
+    assert not again.ships and again.alpha == 0.025 and again.family == 3
+    assert "does not lose numbers less often on the quantities set with p < 0.00833 (0 against 7 of 232" in " ".join(
         again.reasons)
-    assert again.to_dict()["quantities_set_numbers_lost"]["against_only"] == 6
+    assert again.to_dict()["quantities_set_numbers_lost"]["against_only"] == 7
     lost = judge(comparison(1.9, 0.7, 3.1, 0.002), held, {"numbers lost, quantities set": Paired(9, 0, 9, 0, 232)})
     assert not lost.ships and lost.reasons == [
         "loses numbers more often on the quantities set (9 against 0 of 232 sentences, p = 0.004)"]
@@ -119,3 +124,41 @@ def test_names_lost_on_the_names_set_are_a_defect_both_ways() -> None:
     worse = judge(level, held, {"names lost, names set": Paired(9, 0, 9, 0, 219)})
     assert not worse.ships and worse.reasons[-1] == "loses names more often on the names set (9 against 0 of 219 sentences, p = 0.004)"
     assert judge(level, held, {"names lost, names set": Paired(0, 9, 0, 9, 219)}).ships
+
+
+def test_the_tests_of_being_better_are_one_family_corrected_by_holm() -> None:
+    """Seven tests (BLEU and six defects): 6 against 0 (p = 0.031) passes alone at 0.05 but not as the best of
+    seven (0.05 / 7 = 0.0071); 0 against 50 passes, and then the next is tested at 0.05 / 6 (step-down)."""
+    level, held = comparison(0.3, -0.4, 1.0, 0.4), comparison(0.1, -0.4, 0.6, 0.7)
+    same, weak, strong = Paired(5, 5, 0, 0, 100), Paired(0, 6, 0, 6, 100), Paired(0, 50, 0, 50, 100)
+    between = Paired(0, 8, 0, 8, 100)  # p = 0.0078: below 0.05 / 6, not below 0.05 / 7
+    six = ["stutter", "numbers lost", "repeats", "negation lost", "numbers lost, quantities set", "names lost, names set"]
+    alone = judge(level, held, {"stutter": weak})
+    assert alone.family == 2 and not alone.ships  # 0.031 against 0.05 / 2
+    assert judge(level, held, {"stutter": weak}, correction="none").ships  # the rule before the correction
+    family = dict.fromkeys(six, same)
+    assert not judge(level, held, {**family, "negation lost": weak}).ships
+    assert not judge(level, held, {**family, "negation lost": between}).ships
+    assert judge(level, held, {**family, "repeats": strong, "negation lost": between}).ships
+    assert better_by(level, {**family, "repeats": strong, "negation lost": between}, 0.05) == (
+        ["repeats", "negation lost"], 7)
+    assert better_by(comparison(1.9, 0.7, 3.1, 0.001), family, 0.05) == (["BLEU"], 7)  # 0.001 < 0.05 / 7
+    assert better_by(comparison(1.9, 0.7, 3.1, 0.01), family, 0.05) == ([], 7)
+    assert better_by(comparison(-1.9, -3.1, -0.7, 0.001), family, 0.05) == ([], 7)  # worse is never better
+
+
+def test_a_candidate_planned_for_some_tests_is_judged_better_by_those_alone() -> None:
+    """A setting against negation lost, named before the decision: 6 against 0 (p = 0.031) is tested at 0.05
+    alone; BLEU or another defect cannot then make it better, and every defect still may not be worse."""
+    level, held = comparison(0.3, -0.4, 1.0, 0.4), comparison(0.1, -0.4, 0.6, 0.7)
+    same, weak = Paired(5, 5, 0, 0, 100), Paired(0, 6, 0, 6, 100)
+    defects = {"stutter": same, "repeats": same, "negation lost": weak}
+    planned = judge(level, held, defects, tests=["negation lost"])
+    assert planned.ships and planned.family == 1 and planned.to_dict()["tests_for_better"] == ["negation lost"]
+    assert not judge(level, held, defects).ships  # the whole family of four: 0.031 against 0.05 / 4
+    other = judge(comparison(1.9, 0.7, 3.1, 0.001), held, {**defects, "negation lost": same}, tests=["negation lost"])
+    assert not other.ships and other.reasons[0] == "not better by the tests it is for (negation lost)"
+    worse = judge(level, held, {**defects, "repeats": Paired(9, 0, 9, 0, 100)}, tests=["negation lost"])
+    assert not worse.ships and "repeats itself more often" in worse.reasons[0]
+    with pytest.raises(ConfigError, match="must be among"):
+        judge(level, held, defects, tests=["names lost, names set"])  # the names set was not read

@@ -5,7 +5,9 @@ A candidate ships only if
    the project reads; choices are made on `data/everyday/dev.tsv` and Tatoeba dev) in one of two ways:
    its BLEU is higher with p < 0.05; or it has fewer translations with one of the **defects** (McNemar's
    exact test on the sentences where only one side has it, p < 0.05) and its BLEU there is not worse
-   beyond the margin (the 95 % interval of the difference reaches no lower than -`MARGIN`);
+   beyond the margin (the 95 % interval of the difference reaches no lower than -`MARGIN`); these tests,
+   BLEU and one per defect, are one family at level ALPHA (Holm's step-down, `better_by`: from 2026-12-07,
+   before decision 12; its size simulated in `release.size`);
 2. it has **no defect more often** on the decision split (McNemar, p < 0.05, in the other direction);
 3. it is **not worse on the Tatoeba test split** beyond the margin: the 95 % interval of the BLEU
    difference reaches no lower than -`MARGIN` (a non-inferiority test at margin `MARGIN` BLEU).
@@ -27,6 +29,7 @@ make the rule meaningless.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +62,13 @@ def everyday_dir() -> Path:
     return default_data_dir().parent / "everyday"
 
 
+@functools.lru_cache(maxsize=65536)
+def mcnemar_p(only_a: int, only_b: int) -> float:
+    """McNemar's exact two-sided p from the discordant counts (1.0 where there are none)."""
+    differing = only_a + only_b
+    return 1.0 if differing == 0 else float(binomtest(only_a, differing, 0.5).pvalue)
+
+
 @dataclass(frozen=True)
 class Paired:
     """A yes/no defect (stutter) on the same sentences: how many each side has, on how many sentences only
@@ -72,8 +82,7 @@ class Paired:
 
     @property
     def p_value(self) -> float:
-        differing = self.candidate_only + self.against_only
-        return 1.0 if differing == 0 else float(binomtest(self.candidate_only, differing, 0.5).pvalue)
+        return mcnemar_p(self.candidate_only, self.against_only)
 
     def to_dict(self) -> dict[str, Any]:
         return {"candidate": self.candidate, "against": self.against, "candidate_only": self.candidate_only,
@@ -126,9 +135,13 @@ class Verdict:
     reasons: list[str] = field(default_factory=list)
     defects: dict[str, Paired] = field(default_factory=dict)
     alpha: float = ALPHA
+    family: int = 1  # condition 1's tests, corrected together (Holm)
+    tests: list[str] = field(default_factory=list)  # which they are
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ships": self.ships, "reasons": self.reasons, "alpha": self.alpha, "margin": MARGIN,
+        return {"ships": self.ships, "reasons": self.reasons, "alpha": self.alpha, "holm_family": self.family,
+                "tests_for_better": self.tests,
+                "margin": MARGIN,
                 "decision_split": self.decision.to_dict(), "tatoeba_test": self.test.to_dict(),
                 **{_key(name): paired.to_dict() for name, paired in self.defects.items()}}
 
@@ -142,27 +155,61 @@ def _key(defect: str) -> str:
     return "decision_split_" + defect.replace(" ", "_")
 
 
+def better_by(decision: Comparison, defects: dict[str, Paired], alpha: float, correction: str = "holm",
+              tests: Sequence[str] | None = None) -> tuple[list[str], int]:
+    """(the tests that call the candidate better at family-wise level `alpha`, how many tests the family
+    holds): "BLEU" and the names of the defects it has less often. The family is every test the rule runs
+    for condition 1, BLEU and each defect (one that cannot favour the candidate counts with p = 1), or
+    only `tests` where the candidate's plan names the ones it is for before the decision ("repeats" for
+    a setting against repeats); Holm's step-down keeps the chance that a candidate no better than the
+    released model passes one of them at `alpha` or below. `correction` "none" tests each at `alpha`
+    (the rule before 2026-12-07, kept for the simulation of its size: `release.size`)."""
+    family = [("BLEU", decision.p_value if decision.delta > 0 else 1.0)] + [
+        (name, paired.p_value if paired.candidate_only < paired.against_only else 1.0) for name, paired in defects.items()]
+    if tests is not None:
+        unknown = sorted(set(tests) - {name for name, _ in family})
+        if unknown or not tests:
+            raise ConfigError(f"the tests a candidate is for must be among {[name for name, _ in family]}; "
+                              f"got {list(tests)}")
+        family = [(name, p) for name, p in family if name in tests]
+    if correction == "none":
+        return [name for name, p in family if p < alpha], 1
+    better = []
+    for rank, (name, p) in enumerate(sorted(family, key=lambda test: test[1])):
+        if p >= alpha / (len(family) - rank):
+            break
+        better.append(name)
+    return better, len(family)
+
+
 def judge(decision: Comparison, test: Comparison, defects: dict[str, Paired] | None = None,
-          looks: int = 1) -> Verdict:
+          looks: int = 1, correction: str = "holm", tests: Sequence[str] | None = None) -> Verdict:
     """The rule applied to the comparisons (candidate - released) and the defects (name -> `Paired`; a name
     "numbers lost, quantities set" counts on the quantities set): every condition it misses is named.
     `looks`: how many times this candidate has been decided (a repeated look tests at ALPHA / looks,
-    Bonferroni)."""
+    Bonferroni); within a look, condition 1's tests (all, or the `tests` the candidate is for) are one
+    family (`better_by`, Holm)."""
     defects = defects or {}
     alpha = ALPHA / looks
     reasons = []
-    fewer = [name for name, paired in defects.items() if paired.fewer_at(alpha)]
+    better, family = better_by(decision, defects, alpha, correction, tests)
+    fewer = [name for name in defects if name in better]
+    first = alpha / family  # the smallest p of the family must be below this
+    counted = [name for name in ("BLEU", *defects) if tests is None or name in tests]
     interval = f"[{decision.ci_low:+.2f}, {decision.ci_high:+.2f}]"
-    bleu_better = decision.delta > 0 and decision.p_value < alpha
+    bleu_better = "BLEU" in better
     if not bleu_better and not fewer:
-        if decision.delta <= 0:
+        holm = f", Holm over {family} tests" if family > 1 else ""
+        if "BLEU" not in counted:
+            reasons.append(f"not better by the tests it is for ({', '.join(counted)})")
+        elif decision.delta <= 0:
             reasons.append(f"not better on the decision split ({decision.delta:+.2f} BLEU)")
         else:
             reasons.append(f"better on the decision split by {decision.delta:+.2f} BLEU, but p = "
-                           f"{decision.p_value:.3f} is not below {alpha:g} (95 % interval {interval})")
+                           f"{decision.p_value:.3f} is not below {first:.3g} (95 % interval {interval}{holm})")
         for name, paired in defects.items():
-            if paired.sentences:
-                reasons.append(f"and it does not {_VERBS[name][1]} less often {_WHERE[name]} with p < {alpha:g} "
+            if paired.sentences and name in counted:
+                reasons.append(f"and it does not {_VERBS[name][1]} less often {_WHERE[name]} with p < {first:.3g} "
                                f"({paired.counts()})")
     elif not bleu_better and decision.ci_low < -MARGIN:
         reasons.append(f"{' and '.join(_VERBS[name][0] for name in fewer)} less often, but its BLEU on the decision "
@@ -173,7 +220,7 @@ def judge(decision: Comparison, test: Comparison, defects: dict[str, Paired] | N
     if test.ci_low < -MARGIN:
         reasons.append(f"may be worse on Tatoeba test by more than {MARGIN} BLEU ({test.delta:+.2f}, "
                        f"95 % interval [{test.ci_low:+.2f}, {test.ci_high:+.2f}])")
-    return Verdict(decision, test, not reasons, reasons, defects, alpha)
+    return Verdict(decision, test, not reasons, reasons, defects, alpha, family, counted)
 
 
 @dataclass(frozen=True)
@@ -222,7 +269,8 @@ def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]]
            decision: Split, test: Split, tgt_lang: str, samples: int = 1000,
            quantities: tuple[Split, Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None,
            looks: int = 1,
-           names: tuple[NamesSet, Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None) -> Verdict:
+           names: tuple[NamesSet, Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None,
+           tests: Sequence[str] | None = None) -> Verdict:
     """The rule from hypotheses: one list per seed on each side, for the decision split and for test;
     `quantities`: the quantities set with each side's hypotheses, where it is read; `names`: the names
     set with each side's hypotheses, where it is read."""
@@ -247,7 +295,7 @@ def decide(candidate: Sequence[Sequence[str]], released: Sequence[Sequence[str]]
             return [any(loses_a_name(wanted, seed[i], tgt_lang) for seed in side) for i, wanted in enumerate(names_set.names)]
 
         defects[NAMES] = Paired.of(loses(mine), loses(theirs))
-    return judge(on_decision, on_test, defects, looks)
+    return judge(on_decision, on_test, defects, looks, tests=tests)
 
 
 def _has_defect(defect: str, translation: str, source: str, tgt_lang: str, src_lang: str) -> bool:
@@ -278,12 +326,13 @@ def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None
                   decision_dir: Path | None = None, data_dir: str | None = None,
                   beam: int | None = None, looks: int = 1,
                   quantities_dir: Path | None = None,
-                  names_dir: Path | None = None) -> tuple[Verdict, str, dict[str, Side]]:
+                  names_dir: Path | None = None, tests: Sequence[str] | None = None) -> tuple[Verdict, str, dict[str, Side]]:
     """The rule for models: each side's models (checkpoints, runs or released names; one a seed) decode
     both splits as `translate evaluate` does (their own decoding settings with `*_settings` applied, the
     names lexicon where those turn it on); `against` defaults to the released model of the candidate's
     direction; the quantities set and the names set are read where they are at hand; `looks`: how many
-    times this candidate has been decided (`judge`). Returns the verdict, the direction and both sides."""
+    times this candidate has been decided, `tests`: the tests of being better it is for (`judge`). Returns
+    the verdict, the direction and both sides."""
     sides = {"candidate": Side(list(candidate), dict(candidate_settings or {})),
              "against": Side(list(against or []), dict(against_settings or {}))}
     direction: str | None = None
@@ -310,5 +359,5 @@ def decide_models(candidate: Sequence[str], against: Sequence[str] | None = None
     named = (names_set, sides["candidate"].names, sides["against"].names) if names_set is not None else None
     verdict = decide(sides["candidate"].decision, sides["against"].decision, sides["candidate"].test,
                      sides["against"].test, decision, test, str(direction).split("-")[1], quantities=read, looks=looks,
-                     names=named)
+                     names=named, tests=tests)
     return verdict, str(direction), sides
