@@ -192,6 +192,27 @@ def test_attention_of_the_stand_ins_is_shown_on_the_names_pieces() -> None:
     assert shown.weights[5] == pytest.approx([0.0, 0.0, 0.0, 0.0, 1.0])
 
 
+class BeamModel(ScriptedModel):
+    """A beam whose best translation writes the stand-in twice, as the models do for 长城上人很多。."""
+
+    def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        self.read += texts
+        beam = [Translation("汤姆住在波士顿，波士顿。", -1.0, []), Translation("汤姆住在波士顿。", -1.5, []),
+                Translation("住在波士顿。", -2.0, [])]
+        return [beam[:(decode or self.decode).n_best] for _ in texts]
+
+
+def test_a_translation_that_says_a_stand_in_twice_comes_after_those_that_do_not(
+        tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    translator = StandInTranslator(BeamModel(tiny_tokenizers))
+    [[best]] = translator.search_n_best(["Li Lei lives in Chengdu."])  # n_best 1 of a beam of 5
+    assert best.text == "李雷住在成都。" and best.score == -1.5
+    both = translator.search_n_best(["Li Lei lives in Chengdu."], DecodeConfig(beam_size=5, n_best=3))[0]
+    assert [t.text for t in both] == ["李雷住在成都。", "住在成都。", "李雷住在成都，成都。"]
+    sub = substitute("Chengdu is not Chengdu.", "en")  # the source says it twice: twice is right
+    assert sub.times == [2] and not sub.doubled("波士顿不是波士顿。", "zh") and sub.doubled("波士顿波士顿波士顿", "zh")
+
+
 def test_a_name_of_capitalised_words_without_a_kind_is_a_place_and_its_article_goes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     lexicon = Glossary([*LEXICON.terms, Term("Fudan University", "复旦大学"), Term("the Great Wall", "长城"),

@@ -252,6 +252,12 @@ class Substitution:
 
     text: str
     back: list[tuple[str, str]] = field(default_factory=list)  # (stand-in's translation, the name's)
+    times: list[int] = field(default_factory=list)  # how often the text says each stand-in of `back`
+
+    def doubled(self, translation: str, lang: str) -> bool:
+        """Whether a translation (of the text with stand-ins, in `lang`) says a stand-in more often than
+        the text does: "a lot of Boston on Boston" for 长城上人很多."""
+        return any(_count(translation, standin, lang) > times for (standin, _), times in zip(self.back, self.times))
 
     def restore(self, translation: str, lang: str) -> str:
         """The translation with each stand-in's translation replaced by its name's (an English sentence that
@@ -296,11 +302,17 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) ->
         pieces += [before, given[key].side(lang)]
         at = name.end
     pieces.append(sentence[at:])
-    return Substitution("".join(pieces), back)
+    text = "".join(pieces)
+    said = {term.side(target): term.side(lang) for term in given.values()}
+    return Substitution(text, back, [_count(text, said[standin], lang) for standin, _ in back])
 
 
 def _holds(text: str, word: str, lang: str) -> bool:
     return (word in text) if lang == "zh" else re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
+
+
+def _count(text: str, word: str, lang: str) -> int:
+    return text.count(word) if lang == "zh" else len(re.findall(rf"(?<!\w){re.escape(word)}(?!\w)", text))
 
 
 class StandInTranslator(TextTranslator):
@@ -312,13 +324,18 @@ class StandInTranslator(TextTranslator):
         self.inner, self.glossaries = inner, list(glossaries)
 
     def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+        """The inner search's translations with the names written back; those that say a stand-in more often
+        than the source says its name (`Substitution.doubled`) after those that do not, of the whole beam."""
+        decode = decode or self.decode
         subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries) for text in texts]
-        results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], decode)
+        results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)],
+                                           dataclasses.replace(decode, n_best=decode.beam_size))
         out = []
         for sub, n_best in zip(subs, results):
             if not sub.back:
-                out.append(n_best)
+                out.append(n_best[:decode.n_best])
                 continue
+            n_best = sorted(n_best, key=lambda t: sub.doubled(t.text, self.tgt_lang))[:decode.n_best]
             restored = [sub.restore(t.text, self.tgt_lang) for t in n_best]
             ids = self.tgt_tokenizer.encode(restored) if restored else []
             out.append([Translation(text, t.score, tokens, (sub.text, t.tokens))
