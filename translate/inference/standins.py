@@ -328,8 +328,8 @@ class StandInTranslator(TextTranslator):
         than the source says its name (`Substitution.doubled`) after those that do not, of the whole beam."""
         decode = decode or self.decode
         subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries) for text in texts]
-        results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)],
-                                           dataclasses.replace(decode, n_best=decode.beam_size))
+        beam = decode if decode.sample > 0 else dataclasses.replace(decode, n_best=decode.beam_size)  # a sample is one
+        results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], beam)
         out = []
         for sub, n_best in zip(subs, results):
             if not sub.back:
