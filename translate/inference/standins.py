@@ -303,12 +303,11 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) ->
         at = name.end
     pieces.append(sentence[at:])
     text = "".join(pieces)
-    said = {term.side(target): term.side(lang) for term in given.values()}
-    return Substitution(text, back, [_count(text, said[standin], lang) for standin, _ in back])
+    return Substitution(text, back, [_count(text, term.side(lang), lang) for term in given.values()])  # as `back`
 
 
 def _holds(text: str, word: str, lang: str) -> bool:
-    return (word in text) if lang == "zh" else re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
+    return _count(text, word, lang) > 0
 
 
 def _count(text: str, word: str, lang: str) -> int:
