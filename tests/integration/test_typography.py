@@ -36,6 +36,15 @@ def test_typed_forms_translate_as_the_plain_ones() -> None:
     assert both.translate(" ".join(TYPED[:4])) == both.translate(" ".join(PLAIN[:4]))
 
 
+def test_doubled_marks_translate_as_single_ones() -> None:
+    """The training data never doubles a mark: "!!!", "?!" and an ellipsis are read as one mark, so a
+    post's emphasis does not become words (太好了！！！ was "That's so good! What! What!")."""
+    both = translate.load()
+    assert both.translate("太好了！！！") == both.translate("太好了！")
+    assert both.translate("Can't believe it's already December...") == both.translate("Can't believe it's already December.")
+    assert both.translate("Are you serious?!") == both.translate("Are you serious?")
+
+
 def test_every_line_and_every_sentence_is_translated() -> None:
     """Line breaks survive, and an emoji between two sentences ends the first (both translated)."""
     both = translate.load()

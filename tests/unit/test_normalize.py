@@ -45,6 +45,35 @@ def test_split_sentences() -> None:
     assert split_sentences("  ", "en") == []
 
 
+@pytest.mark.parametrize("text,lang,read", [
+    ("Really?!", "en", "Really?"), ("Wow!!!", "en", "Wow!"), ("太好了！！！", "zh", "太好了！"), ("你确定吗？？", "zh", "你确定吗？"),
+    ("It's already December...", "en", "It's already December."), ("我等了你一个小时……", "zh", "我等了你一个小时。"),
+    ("Well... I guess so.", "en", "Well, I guess so."), ("他说……好吧。", "zh", "他说，好吧。"),
+    ("\"Wait...\"", "en", "\"Wait.\""), ("...and then he left.", "en", "and then he left."), ("...", "en", "."),
+    ("It costs 3.50 at 9:30.", "en", "It costs 3.50 at 9:30."), ("I do. You don't?", "en", "I do. You don't?"),
+])
+def test_marks_are_read_once_as_the_training_data_writes_them(text: str, lang: str, read: str) -> None:
+    from translate.data.normalize import normalize_source, single_marks
+
+    assert single_marks(text, lang) == read
+    assert normalize_source(text, lang) == normalize_source(read, lang)
+
+
+def test_a_run_of_marks_ends_one_chinese_sentence() -> None:
+    assert split_sentences("刚到北京！！！航班晚了。你确定吗？！", "zh") == ["刚到北京！！！", "航班晚了。", "你确定吗？！"]
+
+
+@pytest.mark.parametrize("text,sentences", [
+    ("I passed 🎉 Now I can rest.", ["I passed 🎉", "Now I can rest."]),
+    ("Just landed!!! 🛬 The flight was late.", ["Just landed!!! 🛬", "The flight was late."]),  # after its own end
+    ("Done. 🎉🎉 See you.", ["Done. 🎉🎉", "See you."]),
+    ("I love this place 🎉 so much!", ["I love this place 🎉 so much!"]),  # inside a sentence
+    ("Wow! 😂 so funny", ["Wow! 😂 so funny"]),  # no capital after it: no sentence starts there
+])
+def test_an_emoji_after_a_sentence_goes_with_it(text: str, sentences: list[str]) -> None:
+    assert split_sentences(text, "en") == sentences
+
+
 @pytest.mark.parametrize("source,output,fixed", [
     ("Harvard was founded in 1636.", "哈佛始建于1666年。", "哈佛始建于1636年。"),
     ("I was born on October 10th, 1972.", "我出生在1997年7月。", "我出生在1972年10月。"),  # most similar, not in order

@@ -24,7 +24,7 @@ _PAREN = re.compile(rf"(?<!\s)\s*\((?=[^()]*[{_HAN}])([^()]*+)\)\s*")
 _FINAL_DOT = re.compile(rf"(?<=[{_HAN}])\.(?=\s*$|\s*[“”\"」』])")
 _CORNER = str.maketrans({"「": "“", "」": "”", "『": "‘", "』": "’"})
 # sentence ends: Chinese 。！？ (and their half-width forms), then closing quotes
-_ZH_END = re.compile(r"(?<=[。！？!?…])([”」』\"’）)]*)")
+_ZH_END = re.compile(r"([。！？!?…]+[”」』\"’）)]*)")  # a run of marks ends one sentence (太好了！！！)
 # English: . ! ? then closing quotes, then space and a capital, digit or opening quote
 _EN_END = re.compile(r"(?<=[.!?])([\"”’')]*)\s+(?=[A-Z0-9\"“‘(])")
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "mt", "jr", "sr", "vs", "etc", "e.g", "i.e", "no", "u.s"}
@@ -58,6 +58,10 @@ _TYPOGRAPHY = str.maketrans({
 _LATIN_QUOTES = re.compile(r"[“”]")
 _CLOCK_COLON = re.compile(r"(?<=\d)：(?=\d)")  # １７：３０ -> 17:30
 _HAN_NEAR = re.compile(rf"[{_HAN}]")
+# marks that the training data never doubles (none of its 26,000 pairs holds !!, ?!, ... or …): a run of
+# ! and ? is read as one (? where the run asks), an ellipsis as the end of a sentence or, inside one, a pause
+_MARK_RUN = re.compile(r"[!?！？]{2,}")
+_ELLIPSIS = re.compile(r"\s*(?:\.{2,}|…+|。{2,})(?=([\"”’')）」』]*\s*$)?)\s*")
 
 
 def typography(text: str) -> str:
@@ -81,8 +85,20 @@ def chinese_punctuation(text: str) -> str:
 def normalize_source(text: str, lang: str) -> str:
     """The one normalisation of user input before tokenising (typography, whitespace; for Chinese also
     Simplified characters and full-width punctuation)."""
-    text = normalize_whitespace(typography(text))
+    text = single_marks(normalize_whitespace(typography(text)), lang)
     return chinese_punctuation(to_simplified(text)) if lang == "zh" else text
+
+
+def single_marks(text: str, lang: str) -> str:
+    """Marks as the training data writes them, once: "Really?!" and "Wow!!!" are read as "Really?" and
+    "Wow!", 太好了！！！ as 太好了！; an ellipsis that ends a sentence as its full stop ("It's already
+    December..." read as "It's already December."; the model wrote 二十二月, "twenty-second month", for
+    it), one inside a sentence as a comma ("Well... I guess so." as "Well, I guess so."), one that starts
+    a sentence not at all."""
+    zh = lang == "zh"
+    text = _MARK_RUN.sub(lambda m: ("？" if zh else "?") if set(m.group(0)) & set("?？") else ("！" if zh else "!"), text)
+    return _ELLIPSIS.sub(lambda m: ("。" if zh else ".") if m.group(1) is not None else "" if m.start() == 0
+                         else ("，" if zh else ", "), text)
 
 
 # An emoji with its modifiers: flags, pictographs with variation selectors and skin tones, ZWJ sequences.
@@ -94,9 +110,10 @@ EMOJI = (r"(?:[\U0001F1E6-\U0001F1FF]{2}"  # flags
 # Emoji that end a sentence written without its full stop: in Chinese, emoji after Han text and followed
 # by a space and more Han text (我女儿今天学会了骑自行车 👩‍👧🚲 我为她感到骄傲！; Chinese puts no
 # spaces between words, so the space marks the break, and 我爱吃🍎和🍌 stays whole); in English, emoji
-# after a word and followed by a space and what starts a sentence (I passed 🎉 Now I can rest.).
+# after a word or a sentence's end and followed by a space and what starts a sentence (I passed 🎉 Now I
+# can rest.; Just landed!!! 🛬 The flight was late.).
 _ZH_EMOJI_END = re.compile(rf"(?<=[{_HAN}])([ \t]*{EMOJI}(?:[ \t]*{EMOJI})*)[ \t]+(?=[{_HAN}])")
-_EN_EMOJI_END = re.compile(rf"(?<=[A-Za-z0-9])([ \t]*{EMOJI}(?:[ \t]*{EMOJI})*)[ \t]+(?=[A-Z\"“‘(])")
+_EN_EMOJI_END = re.compile(rf"(?<=[A-Za-z0-9.!?])([ \t]*{EMOJI}(?:[ \t]*{EMOJI})*)[ \t]+(?=[A-Z\"“‘(])")
 
 
 def split_text(text: str, lang: str) -> tuple[list[str], list[int]]:
