@@ -47,3 +47,21 @@ def test_a_translation_keeps_a_number_when_it_says_its_value(source: str, transl
     ("三万五千", 35_000), ("十", 10), ("零", 0)])
 def test_chinese_numerals(numeral: str, value: int) -> None:
     assert zh_value(numeral) == value
+
+
+@pytest.mark.parametrize("source,translation,tgt,added", [
+    ("It's a ten-minute walk.", "它走路1010分钟。", "zh", ["1010"]),
+    ("It's a ten-minute walk.", "走路要十分钟。", "zh", []),  # Chinese numerals are not read
+    ("It was 38 degrees yesterday.", "昨天38度3度。", "zh", ["3"]),
+    ("Meet me at 5:30 pm.", "下午17:30见。", "zh", []),  # a time in its 24-hour form
+    ("The city has 8 million people.", "这个城市有800万人。", "zh", []),
+    ("我昨晚只睡了四个小时。", "I slept just two hours last night.", "en", ["2"]),  # number words in English
+    ("这个城市的人口大约八百万。", "The population is about 8 million.", "en", []),  # 8 million is one number
+    ("我六点半回来。", "I'll be back by six-thirty.", "en", []),  # a time in words
+    ("我们中的一个人", "One of us", "en", []),  # "one" is also a pronoun: never read
+    ("这件外套三百九十九块钱。", "This coat is nine in thirty percent.", "en", ["9", "30"]),
+])
+def test_numbers_a_translation_adds(source: str, translation: str, tgt: str, added: list[str]) -> None:
+    from translate.data.quantities import numbers_added
+
+    assert numbers_added(source, translation, tgt) == added

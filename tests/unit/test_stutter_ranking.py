@@ -93,3 +93,23 @@ def test_the_beams_first_translation_that_keeps_the_negation_wins(tiny_tokenizer
     assert best("我非常喜欢茶。", kept)[0] == ["I like tea."]  # 非常 ("very") does not negate
     assert best("你想不想喝茶？", kept)[0] == ["I like tea."]  # nor a question said as A-not-A
     assert best("我不喜欢茶。", DecodeConfig(beam_size=5)) == (["I like tea."], [1])  # off: the search's best
+
+
+def test_a_translation_that_adds_a_number_comes_after_one_that_adds_none(
+        tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """zh->en: the scripted beam ends with "I have two books." first; for a source that says 四 (four),
+    the translation that writes no number the source does not say comes first; one that says the
+    source's number stays first; off, the search's best stays."""
+    zh, en = tiny_tokenizers[1], tiny_tokenizers[0]
+    texts = ["I have two books.", "I have books."]
+    assert en.decode(en.encode(texts)) == texts
+
+    def best(source: str, decode: DecodeConfig) -> tuple[list[str], list[int]]:
+        engine = TwoEndings(en, texts)
+        out = TextTranslator(engine, zh, en, decode, "zh", "en").search_n_best([source])  # type: ignore[arg-type]
+        return [t.text for t in out[0]], engine.asked
+
+    ranked = DecodeConfig(beam_size=5, no_added_numbers=True)
+    assert best("我有四本书。", ranked) == (["I have books."], [5])  # the whole beam asked
+    assert best("我有两本书。", ranked)[0] == ["I have two books."]  # 两 says two: nothing added
+    assert best("我有四本书。", DecodeConfig(beam_size=5)) == (["I have two books."], [1])

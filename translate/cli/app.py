@@ -262,6 +262,9 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
             keep_negation: Annotated[bool | None, typer.Option(help=_stored(
                 "whether, for a source that negates, the beam's best translation that keeps the negation is taken",
                 "keep_negation", "true"), show_default=False)] = None,
+            no_added_numbers: Annotated[bool | None, typer.Option(help=_stored(
+                "whether the beam's translations that write a number the source does not say come after the others",
+                "no_added_numbers", "true"), show_default=False)] = None,
             keep_numbers: Annotated[bool | None, typer.Option(help=_stored(
                 "whether a translation that loses a number of its source is searched again, bound to write it",
                 "keep_numbers", "true"), show_default=False)] = None,
@@ -291,6 +294,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                                         length_penalty=length_penalty, coverage_penalty=coverage_penalty,
                                         lexicon=lexicon, block_repeats=block_repeats, block_ngrams=block_ngrams,
                                         keep_numbers=keep_numbers, keep_negation=keep_negation,
+                                        no_added_numbers=no_added_numbers,
                                         names=names,
                                         data_dir=data_dir,
                                         members=member)

@@ -342,6 +342,9 @@ class DecodeConfig:
     # numbers survive: a translation that lost or changed a number of the source's digits is searched again,
     # bound to write it (inference/glossary.py Numbers; the lexically constrained search)
     keep_numbers: bool = False
+    # no number added: the beam's translations that write a number in digits which the source does not say
+    # (data/quantities.py numbers_added: 1010分钟 for "a ten-minute walk") come after those that write none
+    no_added_numbers: bool = False
     # the names lexicon (CC-CEDICT's names, data/cedict-names) as a glossary by default: a sentence whose
     # translation lacks a name's counterpart is decoded again with it (inference/glossary.py); --no-lexicon
     lexicon: bool = False

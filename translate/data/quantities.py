@@ -8,7 +8,8 @@ A translation keeps a source number when it says the same value, as often as the
 digits (45美元 for $45), in Chinese numerals (三百九十九块 for 399, 两百米 for 200 meters, 一九九八年
 for 1998), in English number words ("twenty-five" for 25), and a time of day as the language writes it
 (17:30 as 17:30, 5:30 pm, 17点30分, 下午五点半; 8:15 as 八点十五分 or 八点一刻). Numbers that only the
-translation holds do not count against it. The check is the same for the faithfulness report
+translation holds do not count against it here; they are the other defect, a number added (`numbers_added`).
+The check is the same for the faithfulness report
 (`translate.evaluation.adequacy`) and for the search that keeps numbers (`inference.glossary.Numbers`).
 """
 
@@ -41,6 +42,7 @@ _EN_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTH_NAMES)})\b", re.IGNORECASE)
 _SCALE_AFTER = {"en": (re.compile(r"\s*(thousand|million|billion)\b", re.IGNORECASE),
                        {"thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}),
                 "zh": (re.compile(r"\s*(万|亿)"), {"万": 10_000, "亿": 100_000_000})}
+_DIGIT_BEFORE = re.compile(r"\d\s*$")
 _EN_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
 
 
@@ -110,6 +112,21 @@ def en_value(words: str) -> int | None:
     return total + current if seen else None
 
 
+def _worded(words: str) -> list[str]:
+    """What English number words say: their value, and where they read as a time of day ("six-thirty",
+    "seven fifteen": an hour, then minutes from 10 to 59) that time too."""
+    value = en_value(words)
+    if value is None:
+        return []
+    readings = [str(value)]
+    hour, _, rest = words.strip(" -").replace("-", " ").partition(" ")
+    hour_value, minutes = en_value(hour), en_value(rest) if rest else None
+    if (hour_value is not None and 1 <= hour_value <= 12 and minutes is not None and 10 <= minutes < 60
+            and not any(scale in rest.lower() for scale in _EN_SCALES)):
+        readings += _clock(hour_value, minutes)
+    return readings
+
+
 def _clock(hour: int, minute: int) -> list[str]:
     """A time of day and its 12-hour twin: 5:30 -> 5:30 and 17:30."""
     times = [f"{hour}:{minute:02d}"]
@@ -145,9 +162,7 @@ def said(text: str, lang: str) -> Counter[str]:
                 hour = hour % 12 + (12 if match.group(3).lower() == "p" else 0)
                 found.update(_clock(hour, minute))
         for match in _EN_NUMBER_WORD.finditer(text):
-            worded = en_value(match.group(0))
-            if worded is not None:
-                found[str(worded)] += 1
+            found.update(_worded(match.group(0)))
         found.update(str(_EN_MONTHS[m.lower()]) for m in _EN_MONTH.findall(text))  # 5月 is May
     return found
 
@@ -158,6 +173,31 @@ def holds(text: str, number: str, lang: str) -> bool:
     value = plain(number)
     time = _TIME.match(value)
     return f"{int(time.group(1))}:{time.group(2)}" in said(text, lang) if time else value in said(text, lang)
+
+
+def numbers_added(source: str, translation: str, tgt_lang: str) -> list[str]:
+    """The numbers a translation writes in digits more often than its source says their value, in any form
+    (`said`): 1010分钟 for "a ten-minute walk", "$120 or best offer" as 120美元或给我100美元 (100); in English also
+    number words but "one" (a pronoun too: 三百九十九块 as "nine in thirty percent" adds 9 and 30). Chinese
+    numerals are not read (一 is also "a", 十分 "very")."""
+    available = said(source, "zh" if tgt_lang == "en" else "en")
+    added = []
+    written = _number_values(translation, tgt_lang)  # a time as H:MM, as `said` has it
+    if tgt_lang == "en":
+        for m in _EN_NUMBER_WORD.finditer(translation):  # 8 million is one number, read above
+            if m.group(0).strip(" -").lower() != "one" and not _DIGIT_BEFORE.search(translation, 0, m.start()):
+                readings = _worded(m.group(0))
+                said_as = next((r for r in readings if available[r] > 0), None)
+                if said_as is not None:
+                    available[said_as] -= 1
+                elif readings:
+                    added.append(readings[0])
+    for value in written:
+        if available[value] > 0:
+            available[value] -= 1
+        else:
+            added.append(value)
+    return added
 
 
 def numbers_kept(source: str, translation: str, tgt_lang: str) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.negation import negates
 from translate.data.normalize import copy_digits, join_translations, normalize_source, split_text, typography
+from translate.data.quantities import numbers_added
 from translate.data.repeats import LETTER, repeated_runs, said_once, says_twice, stutters
 from translate.data.tokenizer import Tokenizer, source_ids
 from translate.inference.passthrough import protect, read
@@ -141,7 +142,8 @@ class TextTranslator:
     def alternatives(self, decode: DecodeConfig) -> DecodeConfig:
         """The settings the engine searches with: with the no-stutter search and a beam, every hypothesis
         the beam ends with, so that `translations` can rank those that do not stutter first."""
-        if (decode.block_repeats or decode.keep_negation) and decode.sample == 0 and decode.n_best < decode.beam_size:
+        if ((decode.block_repeats or decode.keep_negation or decode.no_added_numbers) and decode.sample == 0
+                and decode.n_best < decode.beam_size):
             return replace(decode, n_best=decode.beam_size)
         return decode
 
@@ -152,8 +154,9 @@ class TextTranslator:
         every hypothesis of a beam can share), then those that stutter (`data.repeats.stutters`: the
         search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
         comma) after those that do not; with `decode.keep_negation` and a source that negates, those that
-        say no "not" after those that do (`data.negation`: 汤姆真爱玛丽。 after 汤姆不是真爱玛丽。); then the
-        first `decode.n_best`."""
+        say no "not" after those that do (`data.negation`: 汤姆真爱玛丽。 after 汤姆不是真爱玛丽。); with
+        `decode.no_added_numbers`, those that write a number the source does not say after those that write
+        none (`data.quantities.numbers_added`: 它走路1010分钟。 after 走路要十分钟。); then the first `decode.n_best`."""
         vocab = len(self.tgt_tokenizer)
         if any(token >= vocab for h in hyps for token in h.tokens):  # copy attention copied a source-only piece
             source = self.encode_sources([text])[0]
@@ -171,4 +174,6 @@ class TextTranslator:
             found = sorted(found, key=lambda t: stutters(t.text, text, tgt, src))  # stable: the search's order
         if decode.keep_negation and len(found) > 1 and negates(text, src):
             found = sorted(found, key=lambda t: not negates(t.text, tgt))  # then those that keep the negation
+        if decode.no_added_numbers and len(found) > 1:
+            found = sorted(found, key=lambda t: bool(numbers_added(text, t.text, tgt)))  # then those that add none
         return found[:decode.n_best]

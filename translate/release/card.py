@@ -43,6 +43,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 "write it), " if facts.get("keep_numbers") else "")
              + ("negation kept (for a source that negates, the beam's best translation that says \"not\"), "
                 if facts.get("keep_negation") else "")
+             + ("no number added (the beam's translations that write a number the source does not say come last), "
+                if facts.get("no_added_numbers") else "")
              + ("names as stand-ins (people and places searched as names the model knows, their own forms written "
                 "back), " if facts.get("lexicon") and facts.get("names") == "standins" else "")
              + "digits copied from the source")]

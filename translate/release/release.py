@@ -113,10 +113,12 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
             length_penalty: float | None = None, data_dir: str | None = None, lexicon: bool | None = None,
             members: list[Path] | None = None, coverage_penalty: float | None = None,
             block_repeats: bool | None = None, keep_numbers: bool | None = None, names: str | None = None,
-            block_ngrams: int | None = None, keep_negation: bool | None = None) -> str:
+            block_ngrams: int | None = None, keep_negation: bool | None = None,
+            no_added_numbers: bool | None = None) -> str:
     """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
     split of `data_dir` (default: the bundled Tatoeba split); returns the model card. `length_penalty`,
-    `coverage_penalty`, `lexicon`, `block_repeats`, `block_ngrams`, `keep_numbers`, `keep_negation`, `names`:
+    `coverage_penalty`, `lexicon`, `block_repeats`, `block_ngrams`, `keep_numbers`, `keep_negation`, `no_added_numbers`,
+    `names`:
     decoding settings stored in the
     release (None: the checkpoint's); `members`: runs or checkpoints shipped with it for ensemble decoding
     (None: the members `run` already ships)."""
@@ -127,7 +129,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
     artifact = loaded.artifact
     settings = {"length_penalty": length_penalty, "coverage_penalty": coverage_penalty, "lexicon": lexicon,
                 "block_repeats": block_repeats, "block_ngrams": block_ngrams, "keep_numbers": keep_numbers,
-                "keep_negation": keep_negation, "names": names}
+                "keep_negation": keep_negation, "no_added_numbers": no_added_numbers, "names": names}
     artifact = apply_overrides(artifact, {f"decode.{k}": v for k, v in settings.items() if v is not None})
     previous = _previous_meta(loaded)
     facts = _carried_facts(previous, run, artifact.direction, recipe=recipe, extra_data=extra_data, stages=stages)
@@ -182,6 +184,7 @@ def _card_facts(translator: Translator, artifact: ArtifactConfig) -> dict[str, A
             "coverage_penalty": translator.decode.coverage_penalty, "lexicon": translator.decode.lexicon,
             "block_repeats": translator.decode.block_repeats, "block_ngrams": translator.decode.block_ngrams,
             "keep_numbers": translator.decode.keep_numbers, "keep_negation": translator.decode.keep_negation,
+            "no_added_numbers": translator.decode.no_added_numbers,
             "names": translator.decode.names,
             "artifact": {
                 "direction": artifact.direction, "architecture": (
