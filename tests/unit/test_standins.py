@@ -110,6 +110,19 @@ def test_a_lexicon_name_is_of_the_kind_its_entry_says(monkeypatch: pytest.Monkey
         "Mozi went from Berlin to Moscow."
 
 
+def test_a_currency_the_model_never_learnt_is_read_as_dollars_and_comes_back() -> None:
+    """"399 yuan" came back 399年 (399 years): it is read as dollars and 美元 written back as 元."""
+    sub = substitute("This coat costs 399 yuan.", "en")
+    assert sub.text == "This coat costs 399 dollars." and sub.back == [("美元", "元")]
+    assert sub.restore("这件外套要399美元。", "zh") == "这件外套要399元。"
+    assert sub.restore("这件外套要399。", "zh") == "这件外套要399。"  # not forced: nothing to write back
+    rmb = substitute("Li Lei paid 20 RMB in Chengdu.", "en")
+    assert rmb.text == "Tom paid 20 dollars in Boston." and ("美元", "人民币") in rmb.back
+    already = substitute("I want to change 500 dollars into yuan.", "en")  # dollars already said: yuan stays
+    assert already.text == "I want to change 500 dollars into yuan." and already.back == []
+    assert substitute("这件外套三百九十九元。", "zh").back == []  # Chinese sources: the model knows 元
+
+
 def test_a_sentence_without_names_is_unchanged() -> None:
     for sentence, lang in (("I like tea.", "en"), ("我喜欢茶。", "zh"), ("山上都是雪。", "zh")):
         assert substitute(sentence, lang).text == sentence and substitute(sentence, lang).back == []

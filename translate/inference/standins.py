@@ -28,7 +28,10 @@ Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 become
   same way in at least 94 % of its pairs there; one not already in the sentence, in order, one per
   name. A sentence with more names of a kind than stand-ins keeps the rest for the lexicon's
   constrained search.
-- The stand-ins' translations are themselves terms of the search: a translation that lacks one is
+- A currency that the training split never names, in an English sentence (yuan, RMB: "This coat costs
+  399 yuan." came back 这件大大衣在399年了, "399 years"), is read as dollars, and 美元 in the translation is
+  written back as 元 (人民币 for RMB). It is not forced: a translation without 美元 stays as it is.
+- The stand-ins' translations (people's and places') are themselves terms of the search: a translation that lacks one is
   searched again, bound to write it (`inference.glossary`), so every name comes back. The lexicon's
   other names stay forced terms for Chinese sources, as without stand-ins; for English sources they
   are left to the model (the lexicon's English = 英文, Japanese = 日文 would replace the model's right
@@ -59,6 +62,10 @@ if TYPE_CHECKING:
 
 PEOPLE = (Term("Tom", "汤姆"), Term("Mary", "玛丽"))
 PLACES = (Term("Boston", "波士顿"), Term("London", "伦敦"), Term("Tokyo", "东京"))
+# a currency the training split never names, read as the one it names most (its Chinese written back, not forced)
+CURRENCIES = (Term("dollars", "美元"),)
+_CURRENCY_EN = {"yuan": "元", "rmb": "人民币", "renminbi": "人民币"}
+_CURRENCY_WORD = re.compile(rf"(?<![\w]){'|'.join(_CURRENCY_EN)}(?![\w])", re.IGNORECASE)
 STANDINS = Glossary([*PEOPLE, *PLACES], cased=True)
 KINDS = {"nr": "person", "ns": "place"}  # rjieba's tags (and those that start with them: nrt, nrfg)
 _PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))")  # every "Surname Given" pair
@@ -235,9 +242,16 @@ def _titled_people(sentence: str) -> list[Found]:
     return found
 
 
+def _currencies(sentence: str) -> list[Found]:
+    """Currencies an English sentence names that the training split never does ("399 yuan": the model wrote
+    399年, 399 years), to be read as dollars and written back (元, 人民币)."""
+    return [Found(m.start(), m.end(), _CURRENCY_EN[m.group().lower()], "currency", False)
+            for m in _CURRENCY_WORD.finditer(sentence)]
+
+
 def find_names(sentence: str, lang: str) -> list[Found]:
     """The names of a normalised sentence, left to right, without overlaps (see the module)."""
-    candidates = _lexicon_names(sentence, lang) + (_pinyin_people(sentence) if lang == "en"
+    candidates = _lexicon_names(sentence, lang) + (_pinyin_people(sentence) + _currencies(sentence) if lang == "en"
                                                    else _titled_people(sentence) + _chinese_people(sentence))
     chosen: list[Found] = []
     for found in sorted(candidates, key=lambda f: (f.begin - f.end, not f.lexicon, f.begin)):
@@ -286,7 +300,7 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) ->
     if not found:
         return Substitution(sentence)
     free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
-            for kind, pool in (("person", PEOPLE), ("place", PLACES))}
+            for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES))}
     given: dict[str, Term] = {}
     pieces, back, at = [], [], 0
     for name in found:
