@@ -59,6 +59,17 @@ def test_marks_are_read_once_as_the_training_data_writes_them(text: str, lang: s
     assert normalize_source(text, lang) == normalize_source(read, lang)
 
 
+@pytest.mark.parametrize("translation,shown", [
+    ("，我们不船加拿大，抱歉。", "我们不船加拿大，抱歉。"), (", and then he left.", "and then he left."), ("：你好", "你好"),
+    ("。", "。"), ("，", "，"),  # nothing after it: left as the model wrote it
+    ("我们好，", "我们好，"), ("\"Hi,\" he said.", "\"Hi,\" he said."),
+])
+def test_a_translation_starts_with_no_comma(translation: str, shown: str) -> None:
+    from translate.data.normalize import no_leading_mark
+
+    assert no_leading_mark(translation) == shown
+
+
 def test_a_run_of_marks_ends_one_chinese_sentence() -> None:
     assert split_sentences("刚到北京！！！航班晚了。你确定吗？！", "zh") == ["刚到北京！！！", "航班晚了。", "你确定吗？！"]
 

@@ -89,6 +89,15 @@ def normalize_source(text: str, lang: str) -> str:
     return chinese_punctuation(to_simplified(text)) if lang == "zh" else text
 
 
+_LEADING_MARK = re.compile(r"^[，、；：,;:]+\s*(?=\S)")
+
+
+def no_leading_mark(translation: str) -> str:
+    """A translation without the comma, enumeration comma, semicolon or colon it starts with (，我们不船加拿大，
+    抱歉。 -> 我们不船加拿大，抱歉。): no sentence starts with one, and the model now and then writes one first."""
+    return _LEADING_MARK.sub("", translation)
+
+
 def single_marks(text: str, lang: str) -> str:
     """Marks as the training data writes them, once: "Really?!" and "Wow!!!" are read as "Really?" and
     "Wow!", 太好了！！！ as 太好了！; an ellipsis that ends a sentence as its full stop ("It's already

@@ -14,7 +14,14 @@ from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.negation import negates
-from translate.data.normalize import copy_digits, join_translations, normalize_source, split_text, typography
+from translate.data.normalize import (
+    copy_digits,
+    join_translations,
+    no_leading_mark,
+    normalize_source,
+    split_text,
+    typography,
+)
 from translate.data.quantities import numbers_added
 from translate.data.repeats import LETTER, repeated_runs, said_once, says_twice, stutters
 from translate.data.tokenizer import Tokenizer, source_ids
@@ -149,7 +156,7 @@ class TextTranslator:
 
     def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
         """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another
-        control character: they become spaces), digits the model changed copied back; with the no-stutter
+        control character: they become spaces) that start with no comma (`data.normalize.no_leading_mark`), digits the model changed copied back; with the no-stutter
         search, a Chinese function word said twice said once (`data.repeats.said_once`: 住在 | 在, which
         every hypothesis of a beam can share), then those that stutter (`data.repeats.stutters`: the
         search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
@@ -164,6 +171,7 @@ class TextTranslator:
                                                         self.tgt_lang)) for h in hyps]
         else:
             outputs = [normalize_whitespace(out) for out in self.tgt_tokenizer.decode([h.tokens for h in hyps])]
+        outputs = [no_leading_mark(out) for out in outputs]
         if decode.copy_digits:
             outputs = [copy_digits(text, out) for out in outputs]
         src, tgt = self.src_lang or "en", self.tgt_lang or "zh"
