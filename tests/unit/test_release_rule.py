@@ -163,3 +163,24 @@ def test_a_candidate_planned_for_some_tests_is_judged_better_by_those_alone() ->
     assert not worse.ships and "repeats itself more often" in worse.reasons[0]
     with pytest.raises(ConfigError, match="must be among"):
         judge(level, held, defects, tests=["names lost, names set"])  # the names set was not read
+
+
+def test_the_decisions_table_says_what_the_verdict_says() -> None:
+    """`translate decide -o` writes the table of docs/results/decisions.md beside the verdict's JSON."""
+    from translate.release.record import verdict_table
+
+    sources = ["It's a ten-minute walk.", "He works in Beijing."]
+    split = Split("x", sources, ["走路要十分钟。", "他在北京工作。"])
+    candidate, released = [["走路要十分钟。", "他在北京工作。"]], [["它走路1010分钟。", "他工作工作。"]]
+    verdict = decide(candidate, released, candidate, released, split, split, "zh", samples=50, tests=["numbers added"])
+    record = {**verdict.to_dict(), "candidate": {"decision": candidate}}
+    lines = verdict_table(record, "released", "no number added").splitlines()
+    assert lines[0].startswith("| | decision split (2) BLEU | Tatoeba test BLEU | stutter | numbers lost |")
+    header = [cell.strip() for cell in lines[0].split("|")]
+    released_row = [cell.strip() for cell in lines[2].split("|")]
+    candidate_row = [cell.strip() for cell in lines[3].split("|")]
+    at = header.index("numbers added")
+    assert (released_row[at], candidate_row[at]) == ("1", "0")
+    assert (released_row[header.index("stutter")], candidate_row[header.index("stutter")]) == ("1", "0")
+    assert lines[-1] == ("Verdict: " + ("ships" if verdict.ships else "does not ship: " + "; ".join(verdict.reasons))
+                         + " (tests for being better: numbers added; Holm over 1).")

@@ -36,7 +36,8 @@ ForOpt = Annotated[list[str] | None, typer.Option(
                    "several): " + ", ".join(FOR_TESTS) + ". Only those can call it better (Holm over them, each "
                    "at 0.05 when one); every defect still may not be worse. Default: all eight, Holm over them."))]
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=(
-    "Write the verdict, both comparisons and every side's hypotheses here (JSON)."))]
+    "Write the verdict, both comparisons and every side's hypotheses here (JSON), and its table beside it "
+    "(the same name with .md)."))]
 
 
 @handle_errors
@@ -46,7 +47,7 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
     """Whether a candidate may replace the released model, by the release rule. On the everyday decision
     split (data/everyday/test.tsv, which no choice reads) it must be better: higher BLEU (the sentences
     and, where several are given, the seeds resampled), or fewer translations with a defect (that
-    stutter, lose a number of the source, repeat themselves, lose the negation; McNemar; numbers also on
+    stutter, lose a number of the source, repeat themselves, lose the negation, add a number; McNemar; numbers also on
     the quantities set, names on the names set) with BLEU not worse beyond 0.5 (95 % interval), these
     tests one family at 0.05 (Holm; only those named with --for where the plan names them); it must not
     have a defect more often there (McNemar, p < 0.05); and on Tatoeba test its BLEU must not be worse
@@ -59,6 +60,7 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
     import dataclasses
 
     from translate.config.loading import parse_set
+    from translate.release.record import verdict_table
     from translate.release.rule import decide_models
 
     unknown = [name for name in for_tests or [] if name not in FOR_TESTS]
@@ -82,9 +84,10 @@ def decide(candidate: CandidateOpt, against: AgainstOpt = None, candidate_set: C
                    f"{paired.against_only}), McNemar p {paired.p_value:.3f}")
     typer.echo("ships: it meets the release rule" if verdict.ships else "does not ship: " + "; ".join(verdict.reasons))
     if output is not None:
-        output.write_text(json.dumps({**verdict.to_dict(), "direction": direction,
-                                      **{name: dataclasses.asdict(side) for name, side in sides.items()}},
-                                     indent=1, ensure_ascii=False), encoding="utf-8")
-        typer.echo(f"wrote {output}")
+        record = {**verdict.to_dict(), "direction": direction,
+                  **{name: dataclasses.asdict(side) for name, side in sides.items()}}
+        output.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
+        output.with_suffix(".md").write_text(verdict_table(record), encoding="utf-8")
+        typer.echo(f"wrote {output} and {output.with_suffix('.md')} (its table)")
     if not verdict.ships:
         raise typer.Exit(NOT_SHIPPED)
