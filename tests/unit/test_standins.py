@@ -120,7 +120,12 @@ def test_a_currency_the_model_never_learnt_is_read_as_dollars_and_comes_back() -
     assert rmb.text == "Tom paid 20 dollars in Boston." and ("美元", "人民币") in rmb.back
     already = substitute("I want to change 500 dollars into yuan.", "en")  # dollars already said: yuan stays
     assert already.text == "I want to change 500 dollars into yuan." and already.back == []
-    assert substitute("这件外套三百九十九元。", "zh").back == []  # Chinese sources: the model knows 元
+    price = substitute("房间一晚三百块。", "zh")  # Chinese: 元 and 块 after a number, read as 美元
+    assert price.text == "房间一晚三百美元。" and price.back == [("dollars", "yuan")]
+    assert price.restore("The room is three hundred dollars a night.", "en") == "The room is three hundred yuan a night."
+    assert substitute("票价150元。", "zh").text == "票价150美元。"
+    assert substitute("我吃了两块蛋糕。", "zh").back == []  # 块 before a noun counts it
+    assert substitute("我想把五百美元换成人民币。", "zh").back == []  # 美元 is said: no stand-in is free
 
 
 def test_a_sentence_without_names_is_unchanged() -> None:

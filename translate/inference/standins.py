@@ -28,9 +28,11 @@ Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 become
   same way in at least 94 % of its pairs there; one not already in the sentence, in order, one per
   name. A sentence with more names of a kind than stand-ins keeps the rest for the lexicon's
   constrained search.
-- A currency that the training split never names, in an English sentence (yuan, RMB: "This coat costs
-  399 yuan." came back 这件大大衣在399年了, "399 years"), is read as dollars, and 美元 in the translation is
-  written back as 元 (人民币 for RMB). It is not forced: a translation without 美元 stays as it is.
+- A currency that the training split never names: in an English sentence yuan, RMB ("This coat costs
+  399 yuan." came back 这件大大衣在399年了, "399 years"), read as dollars, and 美元 in the translation
+  written back as 元 (人民币 for RMB); in a Chinese sentence 元 and 块 after a number (the training split's
+  Chinese says them for dollars; 一共五十六块 came back "Move45."), read as 美元, and "dollars" written back
+  as "yuan". It is not forced: a translation without the stand-in stays as it is.
 - The stand-ins' translations (people's and places') are themselves terms of the search: a translation that lacks one is
   searched again, bound to write it (`inference.glossary`), so every name comes back. The lexicon's
   other names stay forced terms for Chinese sources, as without stand-ins; for English sources they
@@ -66,6 +68,8 @@ PLACES = (Term("Boston", "波士顿"), Term("London", "伦敦"), Term("Tokyo", "
 CURRENCIES = (Term("dollars", "美元"),)
 _CURRENCY_EN = {"yuan": "元", "rmb": "人民币", "renminbi": "人民币"}
 _CURRENCY_WORD = re.compile(rf"(?<![\w]){'|'.join(_CURRENCY_EN)}(?![\w])", re.IGNORECASE)
+# 元 and 块(钱) after a number: yuan (块 before a noun counts it: 两块蛋糕, two pieces of cake)
+_CURRENCY_ZH = re.compile(r"(?<=[0-9零〇一二两三四五六七八九十百千万亿])(?:元|块钱|块(?=[。！？，、；：.!?,;:\s]|$))")
 STANDINS = Glossary([*PEOPLE, *PLACES], cased=True)
 KINDS = {"nr": "person", "ns": "place"}  # rjieba's tags (and those that start with them: nrt, nrfg)
 _PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))")  # every "Surname Given" pair
@@ -242,17 +246,21 @@ def _titled_people(sentence: str) -> list[Found]:
     return found
 
 
-def _currencies(sentence: str) -> list[Found]:
-    """Currencies an English sentence names that the training split never does ("399 yuan": the model wrote
-    399年, 399 years), to be read as dollars and written back (元, 人民币)."""
+def _currencies(sentence: str, lang: str) -> list[Found]:
+    """Currencies the training split never names as such: in English "yuan" ("399 yuan": the model wrote
+    399年, 399 years), read as dollars and written back (元, 人民币); in Chinese 元 and 块 after a number,
+    which its Chinese says for dollars (一共五十六块 came back "Move45."), read as 美元 and written back
+    as yuan."""
+    if lang == "zh":
+        return [Found(m.start(), m.end(), "yuan", "currency", False) for m in _CURRENCY_ZH.finditer(sentence)]
     return [Found(m.start(), m.end(), _CURRENCY_EN[m.group().lower()], "currency", False)
             for m in _CURRENCY_WORD.finditer(sentence)]
 
 
 def find_names(sentence: str, lang: str) -> list[Found]:
     """The names of a normalised sentence, left to right, without overlaps (see the module)."""
-    candidates = _lexicon_names(sentence, lang) + (_pinyin_people(sentence) + _currencies(sentence) if lang == "en"
-                                                   else _titled_people(sentence) + _chinese_people(sentence))
+    candidates = _lexicon_names(sentence, lang) + _currencies(sentence, lang) + (
+        _pinyin_people(sentence) if lang == "en" else _titled_people(sentence) + _chinese_people(sentence))
     chosen: list[Found] = []
     for found in sorted(candidates, key=lambda f: (f.begin - f.end, not f.lexicon, f.begin)):
         if all(found.end <= c.begin or found.begin >= c.end for c in chosen):
