@@ -50,7 +50,8 @@ def test_split_sentences() -> None:
     ("It's already December...", "en", "It's already December."), ("我等了你一个小时……", "zh", "我等了你一个小时。"),
     ("Well... I guess so.", "en", "Well, I guess so."), ("他说……好吧。", "zh", "他说，好吧。"),
     ("\"Wait...\"", "en", "\"Wait.\""), ("...and then he left.", "en", "and then he left."), ("...", "en", "."),
-    ("It costs 3.50 at 9:30.", "en", "It costs 3.50 at 9:30."), ("I do. You don't?", "en", "I do. You don't?"),
+    ("It costs 3.50 at 9:30.", "en", "It costs 3.50 at 9:30."), ("别迟到哦～", "zh", "别迟到哦。"),
+    ("see you~ bye", "en", "see you, bye"), ("10~20人", "zh", "10~20人"), ("I do. You don't?", "en", "I do. You don't?"),
 ])
 def test_marks_are_read_once_as_the_training_data_writes_them(text: str, lang: str, read: str) -> None:
     from translate.data.normalize import normalize_source, single_marks

@@ -26,6 +26,10 @@ from translate.inference.translator import Translator
     ("Run `pip install x` first.", "Run first.", "", "", ("`pip install x`",)),
     ("👨‍👩‍👧 family 🇨🇳", "family", "👨‍👩‍👧 ", " 🇨🇳", ()),
     ("plain text, C# and a@b", "plain text, C# and a@b", "", "", ()),
+    ("@小王 明天下午3点见。", "明天下午3点见。", "@小王 ", "", ()),  # a name of Han characters, ended by a space
+    ("谢谢@小王，明天见。", "谢谢，明天见。", "", "", ("@小王",)),  # or by a mark
+    ("#考驾照#今天终于拿到驾照了！", "今天终于拿到驾照了！", "#考驾照#", "", ()),  # Weibo's topic between two #
+    ("终于拿到驾照了#开心", "终于拿到驾照了", "", "#开心", ()),
 ])
 def test_the_spans_a_text_loses_before_the_model_reads_it(text: str, model_reads: str, head: str, tail: str,
                                                            inner: tuple[str, ...]) -> None:

@@ -124,6 +124,7 @@ def test_a_currency_the_model_never_learnt_is_read_as_dollars_and_comes_back() -
     assert price.text == "房间一晚三百美元。" and price.back == [("dollars", "yuan")]
     assert price.restore("The room is three hundred dollars a night.", "en") == "The room is three hundred yuan a night."
     assert substitute("票价150元。", "zh").text == "票价150美元。"
+    assert substitute("奶茶才12块一杯。", "zh").text == "奶茶才12美元一杯。"  # a price per cup
     assert substitute("我吃了两块蛋糕。", "zh").back == []  # 块 before a noun counts it
     assert substitute("我想把五百美元换成人民币。", "zh").back == []  # 美元 is said: no stand-in is free
 

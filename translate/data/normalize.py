@@ -61,7 +61,7 @@ _HAN_NEAR = re.compile(rf"[{_HAN}]")
 # marks that the training data never doubles (none of its 26,000 pairs holds !!, ?!, ... or …): a run of
 # ! and ? is read as one (? where the run asks), an ellipsis as the end of a sentence or, inside one, a pause
 _MARK_RUN = re.compile(r"[!?！？]{2,}")
-_ELLIPSIS = re.compile(r"\s*(?:\.{2,}|…+|。{2,})(?=([\"”’')）」』]*\s*$)?)\s*")
+_ELLIPSIS = re.compile(r"\s*(?:\.{2,}|…+|。{2,}|(?<!\d)[~～〜]+(?!\d))(?=([\"”’')）」』]*\s*$)?)\s*")
 
 
 def typography(text: str) -> str:
@@ -103,7 +103,8 @@ def single_marks(text: str, lang: str) -> str:
     "Wow!", 太好了！！！ as 太好了！; an ellipsis that ends a sentence as its full stop ("It's already
     December..." read as "It's already December."; the model wrote 二十二月, "twenty-second month", for
     it), one inside a sentence as a comma ("Well... I guess so." as "Well, I guess so."), one that starts
-    a sentence not at all."""
+    a sentence not at all; a tilde that softens a sentence (别迟到哦～, "see you~") as an ellipsis is
+    read (a range, 10~20, stays)."""
     zh = lang == "zh"
     text = _MARK_RUN.sub(lambda m: ("？" if zh else "?") if set(m.group(0)) & set("?？") else ("！" if zh else "!"), text)
     return _ELLIPSIS.sub(lambda m: ("。" if zh else ".") if m.group(1) is not None else "" if m.start() == 0

@@ -27,8 +27,10 @@ _URL = (rf"(?:https?://|www\.){_URL_BODY}"  # with a scheme or www.
 # anywhere inside a run it would scan the run again and fail, so a long run ("a-a-a-...") cost its
 # square. The patterns are linear in the text (tests/inference/test_linear_patterns.py).
 _EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_MENTION = r"(?<![\w@])@[A-Za-z0-9_]+(?:@[\w-]+(?:\.[\w-]+)+)?"  # @user, or @user@host (Mastodon: ASCII names)
-_HASHTAG = r"(?<![\w#&])#\w+"
+# @user, or @user@host (Mastodon: ASCII names); a name of other letters (Weibo's @小王) where a space or a mark ends it
+_MENTION = (r"(?<![A-Za-z0-9_@.+-])@(?:[A-Za-z0-9_]+(?:@[\w-]+(?:\.[\w-]+)+)?"
+            r"|[\w-]+(?=[\s，。！？：；、,.!?:;]|$))")
+_HASHTAG = r"#[^#\s]{1,40}#|(?<![A-Za-z0-9_#&])#\w+"  # Weibo's #话题# (a topic between two #), or #tag
 _CODE = r"``[^\n]*?``|`[^`\n]+`"  # Markdown's code spans: ``...`` holds single backticks (``git `pull` now``)
 SPAN = re.compile(f"{_CODE}|{_URL}|{_EMAIL}|{_MENTION}|{_HASHTAG}|{EMOJI}")
 _GAP_BEFORE_PUNCTUATION = re.compile(r"[ \t]+(?=[,.!?;:，。！？；：、])")

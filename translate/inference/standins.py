@@ -68,8 +68,10 @@ PLACES = (Term("Boston", "波士顿"), Term("London", "伦敦"), Term("Tokyo", "
 CURRENCIES = (Term("dollars", "美元"),)
 _CURRENCY_EN = {"yuan": "元", "rmb": "人民币", "renminbi": "人民币"}
 _CURRENCY_WORD = re.compile(rf"(?<![\w]){'|'.join(_CURRENCY_EN)}(?![\w])", re.IGNORECASE)
-# 元 and 块(钱) after a number: yuan (块 before a noun counts it: 两块蛋糕, two pieces of cake)
-_CURRENCY_ZH = re.compile(r"(?<=[0-9零〇一二两三四五六七八九十百千万亿])(?:元|块钱|块(?=[。！？，、；：.!?,;:\s]|$))")
+# 元 and 块(钱) after a number: yuan; 块 where a sentence, a clause or a price ends (12块一杯, 5块每斤), not
+# before a noun, which it counts (两块蛋糕, two pieces of cake)
+_CURRENCY_ZH = re.compile(r"(?<=[0-9零〇一二两三四五六七八九十百千万亿])"
+                          r"(?:元|块钱|块(?=[。！？，、；：.!?,;:\s]|$|每|一[杯个斤份张瓶碗次天晚位件本盒]))")
 STANDINS = Glossary([*PEOPLE, *PLACES], cased=True)
 KINDS = {"nr": "person", "ns": "place"}  # rjieba's tags (and those that start with them: nrt, nrfg)
 _PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))")  # every "Surname Given" pair
