@@ -65,3 +65,20 @@ def test_numbers_a_translation_adds(source: str, translation: str, tgt: str, add
     from translate.data.quantities import numbers_added
 
     assert numbers_added(source, translation, tgt) == added
+
+
+@pytest.mark.parametrize("text,read", [
+    ("一年有三百六十五天。", "一年有365天。"), ("这部手机我花了两千块。", "这部手机我花了2000块。"),
+    ("大约百分之六十的学生及格了。", "大约60%的学生及格了。"), ("这个城市的人口大约八百万。", "这个城市的人口大约800万。"),
+    ("我在一九七二年十月十日出生。", "我在1972年十月十日出生。"), ("我们结婚二十五年了。", "我们结婚25年了。"),
+    ("一万日元够吗？", "一万日元够吗？"),  # the model knows 一万
+    ("三三两两", "三三两两"), ("五六个人", "五六个人"), ("几百万人", "几百万人"),  # no digit-by-digit number, approximations
+    ("万一下雨呢？", "万一下雨呢？"), ("十一放假", "十一放假"),  # words
+    ("火车八点十五分出发。", "火车八点十五分出发。"), ("她身高一米六八。", "她身高一米六八。"), ("十二月", "十二月"),
+    ("我有三本书。", "我有三本书。"), ("十个人", "十个人"),  # below 11
+])
+def test_chinese_numerals_are_read_as_digits_where_they_are_numbers(text: str, read: str) -> None:
+    from translate.data.quantities import numerals_as_digits, said
+
+    assert numerals_as_digits(text) == read
+    assert "%" in read or all(said(read, "zh")[value] >= times for value, times in said(text, "zh").items())  # the values kept

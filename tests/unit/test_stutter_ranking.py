@@ -4,7 +4,7 @@ first; the beam's hypotheses that do not stutter then come before those that do.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -13,7 +13,7 @@ from translate.config.schema import DecodeConfig, RunConfig
 from translate.data.tokenizer import Tokenizer
 from translate.errors import ConfigError
 from translate.inference.search.rules import Hypothesis
-from translate.inference.text_translator import TextTranslator
+from translate.inference.text_translator import TextTranslator, Translation
 
 
 class TwoEndings:
@@ -113,3 +113,20 @@ def test_a_translation_that_adds_a_number_comes_after_one_that_adds_none(
     assert best("我有四本书。", ranked) == (["I have books."], [5])  # the whole beam asked
     assert best("我有两本书。", ranked)[0] == ["I have two books."]  # 两 says two: nothing added
     assert best("我有四本书。", DecodeConfig(beam_size=5)) == (["I have two books."], [1])
+
+
+def test_numerals_are_read_as_digits_by_the_search_when_asked(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """`decode.numerals_as_digits`: what the search reads is 一年有365天。 for 一年有三百六十五天。 (only when asked)."""
+    zh, en = tiny_tokenizers[1], tiny_tokenizers[0]
+
+    class Reading(TextTranslator):
+        read: ClassVar[list[str]] = []
+
+        def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
+            self.read.extend(texts)
+            return [[Translation("A year has 365 days.", -1.0, [])] for _ in texts]
+
+    for on, reads in ((True, "一年有365天。"), (False, "一年有三百六十五天。")):
+        Reading.read.clear()
+        Reading(TwoEndings(en, []), zh, en, DecodeConfig(numerals_as_digits=on), "zh", "en").translate(["一年有三百六十五天。"])  # type: ignore[arg-type]
+        assert Reading.read == [reads]

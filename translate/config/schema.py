@@ -345,6 +345,9 @@ class DecodeConfig:
     # no number added: the beam's translations that write a number in digits which the source does not say
     # (data/quantities.py numbers_added: 1010分钟 for "a ten-minute walk") come after those that write none
     no_added_numbers: bool = False
+    # Chinese sources' numerals of 11 and more read as digits (三百六十五天 -> 365天; data/quantities.py
+    # numerals_as_digits), which the model copies where it garbled the numerals ("A year has three six days.")
+    numerals_as_digits: bool = False
     # the names lexicon (CC-CEDICT's names, data/cedict-names) as a glossary by default: a sentence whose
     # translation lacks a name's counterpart is decoded again with it (inference/glossary.py); --no-lexicon
     lexicon: bool = False

@@ -94,6 +94,34 @@ def zh_value(numeral: str) -> int | None:
     return total + section + number
 
 
+_NUMERALS = "零〇一二两三四五六七八九十百千万亿"
+# a run of two numerals or more that is no clock time, date or height (八点十五分, 三月十二号, 一米六八), no
+# approximation (几百万) and no part of a longer run
+_NUMERAL_RUN = re.compile(rf"(?<![{_NUMERALS}点月米几])[{_NUMERALS}]{{2,}}(?![{_NUMERALS}点月])")
+_PERCENT_ZH = re.compile(rf"百分之([{_NUMERALS}]+)")
+_NUMERAL_WORDS = {"万一", "一一", "十一"}  # "in case", "one by one", National Day
+
+
+def numerals_as_digits(text: str) -> str:
+    """Chinese numerals of 11 and more written in digits, as the model copies them (三百六十五天 -> 365天,
+    两千块 -> 2000块, 百分之六十 -> 60%, 八百万 -> 800万, 一九九八年 -> 1998年; 一万 the model knows); words that are no
+    number (万一, 十一 the holiday), approximations (五六个, 几百), runs read digit by digit that no 年
+    follows (三三两两), clock times, dates and heights stay as they are."""
+    text = _PERCENT_ZH.sub(lambda m: f"{value}%" if (value := zh_value(m.group(1))) is not None else m.group(0), text)
+
+    def digits(match: re.Match[str]) -> str:
+        run = match.group(0)
+        value = zh_value(run)
+        by_digit = not any(c in _ZH_UNITS or c in _ZH_GROUPS for c in run)
+        if run in _NUMERAL_WORDS or value is None or value < 11 or (by_digit and not text.startswith("年", match.end())):
+            return run
+        if run[-1] in _ZH_GROUPS and value % _ZH_GROUPS[run[-1]] == 0:  # 八百万 800万; 一万, 两亿 as they are
+            return f"{value // _ZH_GROUPS[run[-1]]}{run[-1]}" if value // _ZH_GROUPS[run[-1]] >= 10 else run
+        return str(value)
+
+    return _NUMERAL_RUN.sub(digits, text)
+
+
 def en_value(words: str) -> int | None:
     """English number words as an integer ("twenty-five" 25, "three hundred and five" 305)."""
     total = current = 0
