@@ -45,6 +45,13 @@ def test_doubled_marks_translate_as_single_ones() -> None:
     assert both.translate("Are you serious?!") == both.translate("Are you serious?")
 
 
+def test_shouted_words_translate_as_lower_case_ones() -> None:
+    """"This is SO good." came back 这不好意思 ("this is embarrassing")."""
+    both = translate.load()
+    assert both.translate("This is SO good.") == both.translate("This is so good.")
+    assert both.translate("I LOVE THIS PLACE!") == both.translate("I love this place!")
+
+
 def test_every_line_and_every_sentence_is_translated() -> None:
     """Line breaks survive, and an emoji between two sentences ends the first (both translated)."""
     both = translate.load()

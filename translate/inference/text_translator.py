@@ -24,6 +24,7 @@ from translate.data.normalize import (
 )
 from translate.data.quantities import numbers_added, numerals_as_digits
 from translate.data.repeats import LETTER, repeated_runs, said_once, says_twice, stutters
+from translate.data.shouting import unshouted
 from translate.data.tokenizer import Tokenizer, source_ids
 from translate.inference.passthrough import protect, read
 from translate.inference.search.rules import Hypothesis, RepeatBan
@@ -107,11 +108,12 @@ class TextTranslator:
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         """Translate in batches of similar length; returns n-best lists in input order. URLs, addresses,
         mentions, hashtags, code spans and emoji are not shown to the model and come back verbatim
-        (`inference.passthrough`). With `decode.numerals_as_digits`, a Chinese text's numerals are read as
+        (`inference.passthrough`); an English text's shouted words are read in lower case (`data.shouting`). With `decode.numerals_as_digits`, a Chinese text's numerals are read as
         digits first (`data.quantities.numerals_as_digits`), by every search and glossary after."""
         decode = decode or self.decode
         digits = decode.numerals_as_digits and self.src_lang == "zh"
-        protected = [protect(numerals_as_digits(typography(text)) if digits else typography(text)) for text in texts]
+        protected = [protect(numerals_as_digits(typography(text)) if digits else unshouted(typography(text))
+                             if self.src_lang == "en" else typography(text)) for text in texts]
         results = self.search_n_best([p.text for p in protected], decode)
         spaced = self.tgt_lang == "en"
         return [[Translation(p.restore(t.text, spaced), t.score, t.tokens, t.searched) for t in hyps] if p.text != text else hyps
