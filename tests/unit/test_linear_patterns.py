@@ -17,7 +17,7 @@ import time
 import pytest
 
 MODULES = ("translate.inference.passthrough", "translate.data.normalize", "translate.data.quantities",
-           "translate.data.repeats", "translate.inference.markup", "translate.inference.html_tree",
+           "translate.data.repeats", "translate.data.shouting", "translate.inference.markup", "translate.inference.html_tree",
            "translate.inference.router", "translate.inference.glossary", "translate.inference.notices",
            "translate.data.text", "translate.serve.body", "translate.serve.replies", "translate.serve.libretranslate")
 UNITS = ("a-", "a", "a.", "1,", "1.", "1:", "@a", "a@", ".", "www.", "`a", "#a", "1 ", "一", "嗯…", "http://",

@@ -61,7 +61,7 @@ _HAN_NEAR = re.compile(rf"[{_HAN}]")
 # marks that the training data never doubles (none of its 26,000 pairs holds !!, ?!, ... or …): a run of
 # ! and ? is read as one (? where the run asks), an ellipsis as the end of a sentence or, inside one, a pause
 _MARK_RUN = re.compile(r"[!?！？]{2,}")
-_ELLIPSIS = re.compile(r"\s*(?:\.{2,}|…+|。{2,}|(?<!\d)[~～〜]+(?!\d))(?=([\"”’')）」』]*\s*$)?)\s*")
+_ELLIPSIS = re.compile(r"(?<!\s)\s*(?:\.{2,}|…+|。{2,}|(?<!\d)[~～〜]+(?!\d))(?=([\"”’')）」』]*\s*$)?)\s*")
 
 
 def typography(text: str) -> str:
