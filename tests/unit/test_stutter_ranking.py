@@ -4,6 +4,7 @@ first; the beam's hypotheses that do not stutter then come before those that do.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import pytest
@@ -76,18 +77,24 @@ def test_an_ngram_of_one_piece_is_refused_naming_the_key(tiny_config: RunConfig)
         apply_overrides(tiny_config, {"decode.block_ngrams": 1})
 
 
-def test_the_beams_first_translation_that_keeps_the_negation_wins(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    """zh->en: the scripted beam ends with "I like tea." first; for a source that negates, the first
-    translation that says "not" comes first, and the search's order stays otherwise."""
-    zh, en = tiny_tokenizers[1], tiny_tokenizers[0]
-    texts = ["I like tea.", "I do not like tea."]
-    assert en.decode(en.encode(texts)) == texts
+def zh_en_beam(tokenizers: tuple[Tokenizer, Tokenizer], texts: list[str]) -> Callable[[str, DecodeConfig], tuple[list[str], list[int]]]:
+    """A zh->en translator whose scripted beam ends with `texts` in this order: source, settings -> (its
+    translations, the n-best sizes the engine was asked for)."""
+    zh, en = tokenizers[1], tokenizers[0]
+    assert en.decode(en.encode(texts)) == texts  # the pieces spell them
 
     def best(source: str, decode: DecodeConfig) -> tuple[list[str], list[int]]:
         engine = TwoEndings(en, texts)
         out = TextTranslator(engine, zh, en, decode, "zh", "en").search_n_best([source])  # type: ignore[arg-type]
         return [t.text for t in out[0]], engine.asked
 
+    return best
+
+
+def test_the_beams_first_translation_that_keeps_the_negation_wins(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """zh->en: the scripted beam ends with "I like tea." first; for a source that negates, the first
+    translation that says "not" comes first, and the search's order stays otherwise."""
+    best = zh_en_beam(tiny_tokenizers, ["I like tea.", "I do not like tea."])
     kept = DecodeConfig(beam_size=5, keep_negation=True)
     assert best("我不喜欢茶。", kept) == (["I do not like tea."], [5])  # the whole beam asked
     assert best("我非常喜欢茶。", kept)[0] == ["I like tea."]  # 非常 ("very") does not negate
@@ -100,15 +107,7 @@ def test_a_translation_that_adds_a_number_comes_after_one_that_adds_none(
     """zh->en: the scripted beam ends with "I have two books." first; for a source that says 四 (four),
     the translation that writes no number the source does not say comes first; one that says the
     source's number stays first; off, the search's best stays."""
-    zh, en = tiny_tokenizers[1], tiny_tokenizers[0]
-    texts = ["I have two books.", "I have books."]
-    assert en.decode(en.encode(texts)) == texts
-
-    def best(source: str, decode: DecodeConfig) -> tuple[list[str], list[int]]:
-        engine = TwoEndings(en, texts)
-        out = TextTranslator(engine, zh, en, decode, "zh", "en").search_n_best([source])  # type: ignore[arg-type]
-        return [t.text for t in out[0]], engine.asked
-
+    best = zh_en_beam(tiny_tokenizers, ["I have two books.", "I have books."])
     ranked = DecodeConfig(beam_size=5, no_added_numbers=True)
     assert best("我有四本书。", ranked) == (["I have books."], [5])  # the whole beam asked
     assert best("我有两本书。", ranked)[0] == ["I have two books."]  # 两 says two: nothing added
@@ -120,13 +119,13 @@ def test_numerals_are_read_as_digits_by_the_search_when_asked(tiny_tokenizers: t
     zh, en = tiny_tokenizers[1], tiny_tokenizers[0]
 
     class Reading(TextTranslator):
-        read: ClassVar[list[str]] = []
+        seen: ClassVar[list[str]] = []
 
         def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
-            self.read.extend(texts)
+            self.seen.extend(texts)
             return [[Translation("A year has 365 days.", -1.0, [])] for _ in texts]
 
     for on, reads in ((True, "一年有365天。"), (False, "一年有三百六十五天。")):
-        Reading.read.clear()
+        Reading.seen.clear()
         Reading(TwoEndings(en, []), zh, en, DecodeConfig(numerals_as_digits=on), "zh", "en").translate(["一年有三百六十五天。"])  # type: ignore[arg-type]
-        assert Reading.read == [reads]
+        assert Reading.seen == [reads]
