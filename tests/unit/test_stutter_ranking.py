@@ -129,3 +129,20 @@ def test_numerals_are_read_as_digits_by_the_search_when_asked(tiny_tokenizers: t
         Reading.seen.clear()
         Reading(TwoEndings(en, []), zh, en, DecodeConfig(numerals_as_digits=on), "zh", "en").translate(["一年有三百六十五天。"])  # type: ignore[arg-type]
         assert Reading.seen == [reads]
+
+
+def test_a_chinese_translations_marks_are_full_width_when_asked(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """`decode.chinese_punctuation`: 我们好! becomes 我们好！ (only when asked, and only for Chinese targets)."""
+    zh = tiny_tokenizers[1]
+
+    class Spelling(Tokenizer):  # the tiny vocabulary has no ASCII marks: the model's pieces spell 我们好!
+        def __init__(self) -> None:
+            self.__dict__.update(zh.__dict__)
+
+        def decode(self, ids: list[list[int]]) -> list[str]:
+            return ["我们好!" for _ in ids]
+
+    for on, shown in ((True, ["我们好！"]), (False, ["我们好!"])):
+        out = TextTranslator(TwoEndings(zh, ["我们好"]), tiny_tokenizers[0], Spelling(),  # type: ignore[arg-type]
+                             DecodeConfig(beam_size=5, chinese_punctuation=on), "en", "zh").search_n_best(["We are good!"])
+        assert [t.text for t in out[0]] == shown

@@ -265,6 +265,9 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
             no_added_numbers: Annotated[bool | None, typer.Option(help=_stored(
                 "whether the beam's translations that write a number the source does not say come after the others",
                 "no_added_numbers", "true"), show_default=False)] = None,
+            chinese_punctuation: Annotated[bool | None, typer.Option(help=_stored(
+                "whether a Chinese translation's half-width marks next to Han characters become full-width",
+                "chinese_punctuation", "true"), show_default=False)] = None,
             numerals_as_digits: Annotated[bool | None, typer.Option(help=_stored(
                 "whether a Chinese source's numerals of 11 and more are read as digits (三百六十五天 as 365天)",
                 "numerals_as_digits", "true"), show_default=False)] = None,
@@ -298,6 +301,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                                         lexicon=lexicon, block_repeats=block_repeats, block_ngrams=block_ngrams,
                                         keep_numbers=keep_numbers, keep_negation=keep_negation,
                                         no_added_numbers=no_added_numbers, numerals_as_digits=numerals_as_digits,
+                                        chinese_punctuation=chinese_punctuation,
                                         names=names,
                                         data_dir=data_dir,
                                         members=member)

@@ -15,6 +15,7 @@ from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.negation import negates
 from translate.data.normalize import (
+    chinese_punctuation,
     copy_digits,
     join_translations,
     no_leading_mark,
@@ -161,8 +162,9 @@ class TextTranslator:
 
     def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
         """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another
-        control character: they become spaces) that start with no comma (`data.normalize.no_leading_mark`), digits the model changed copied back; with the no-stutter
-        search, a Chinese function word said twice said once (`data.repeats.said_once`: 住在 | 在, which
+        control character: they become spaces) that start with no comma (`data.normalize.no_leading_mark`),
+        digits the model changed copied back, with `decode.chinese_punctuation` a Chinese translation's
+        marks next to Han characters full-width; with the no-stutter search, a Chinese function word said twice said once (`data.repeats.said_once`: 住在 | 在, which
         every hypothesis of a beam can share), then those that stutter (`data.repeats.stutters`: the
         search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
         comma) after those that do not; with `decode.keep_negation` and a source that negates, those that
@@ -180,6 +182,8 @@ class TextTranslator:
         if decode.copy_digits:
             outputs = [copy_digits(text, out) for out in outputs]
         src, tgt = self.src_lang or "en", self.tgt_lang or "zh"
+        if decode.chinese_punctuation and tgt == "zh":
+            outputs = [chinese_punctuation(out) for out in outputs]
         if decode.block_repeats and tgt == "zh" and not repeated_runs(text, src):
             outputs = [said_once(out) for out in outputs]
         found = [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
