@@ -104,8 +104,8 @@ _NUMERAL_WORDS = {"万一", "一一", "十一"}  # "in case", "one by one", Nati
 
 def numerals_as_digits(text: str) -> str:
     """Chinese numerals of 11 and more written in digits, as the model copies them (三百六十五天 -> 365天,
-    两千块 -> 2000块, 百分之六十 -> 60%, 八百万 -> 800万, 一九九八年 -> 1998年; 一万 the model knows); words that are no
-    number (万一, 十一 the holiday), approximations (五六个, 几百), runs read digit by digit that no 年
+    两千块 -> 2000块, 百分之六十 -> 60%, 八百万 -> 800万, 一九九八年 -> 1998年; 一万 the model knows); words
+    that are no number (万一, 十一 the holiday), approximations (五六个, 几百), runs read digit by digit that no 年
     follows (三三两两), clock times, dates and heights stay as they are."""
     text = _PERCENT_ZH.sub(lambda m: f"{value}%" if (value := zh_value(m.group(1))) is not None else m.group(0), text)
 
@@ -115,8 +115,9 @@ def numerals_as_digits(text: str) -> str:
         by_digit = not any(c in _ZH_UNITS or c in _ZH_GROUPS for c in run)
         if run in _NUMERAL_WORDS or value is None or value < 11 or (by_digit and not text.startswith("年", match.end())):
             return run
-        if run[-1] in _ZH_GROUPS and value % _ZH_GROUPS[run[-1]] == 0:  # 八百万 800万; 一万, 两亿 as they are
-            return f"{value // _ZH_GROUPS[run[-1]]}{run[-1]}" if value // _ZH_GROUPS[run[-1]] >= 10 else run
+        group = _ZH_GROUPS.get(run[-1])
+        if group and value % group == 0:  # 八百万 800万; 一万, 两亿 as they are
+            return f"{value // group}{run[-1]}" if value // group >= 10 else run
         return str(value)
 
     return _NUMERAL_RUN.sub(digits, text)

@@ -109,16 +109,22 @@ class TextTranslator:
     def translate_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         """Translate in batches of similar length; returns n-best lists in input order. URLs, addresses,
         mentions, hashtags, code spans and emoji are not shown to the model and come back verbatim
-        (`inference.passthrough`); an English text's shouted words are read in lower case (`data.shouting`). With `decode.numerals_as_digits`, a Chinese text's numerals are read as
-        digits first (`data.quantities.numerals_as_digits`), by every search and glossary after."""
+        (`inference.passthrough`); `as_read` comes first."""
         decode = decode or self.decode
-        digits = decode.numerals_as_digits and self.src_lang == "zh"
-        protected = [protect(numerals_as_digits(typography(text)) if digits else unshouted(typography(text))
-                             if self.src_lang == "en" else typography(text)) for text in texts]
+        protected = [protect(self.as_read(text, decode)) for text in texts]
         results = self.search_n_best([p.text for p in protected], decode)
         spaced = self.tgt_lang == "en"
         return [[Translation(p.restore(t.text, spaced), t.score, t.tokens, t.searched) for t in hyps] if p.text != text else hyps
                 for text, p, hyps in zip(texts, protected, results)]
+
+    def as_read(self, text: str, decode: DecodeConfig) -> str:
+        """A text as every search and glossary reads it: typography made plain; in English, shouted words in
+        lower case (`data.shouting`); in Chinese with `decode.numerals_as_digits`, numerals as digits
+        (`data.quantities.numerals_as_digits`)."""
+        text = typography(text)
+        if self.src_lang == "en":
+            return unshouted(text)
+        return numerals_as_digits(text) if decode.numerals_as_digits and self.src_lang == "zh" else text
 
     def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
         """`translate_n_best` on texts as the model reads them (nothing taken out)."""
@@ -164,13 +170,14 @@ class TextTranslator:
         """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another
         control character: they become spaces) that start with no comma (`data.normalize.no_leading_mark`),
         digits the model changed copied back, with `decode.chinese_punctuation` a Chinese translation's
-        marks next to Han characters full-width; with the no-stutter search, a Chinese function word said twice said once (`data.repeats.said_once`: 住在 | 在, which
-        every hypothesis of a beam can share), then those that stutter (`data.repeats.stutters`: the
+        marks next to Han characters full-width; with the no-stutter search, a Chinese function word said
+        twice said once (`data.repeats.said_once`: 住在 | 在, which every hypothesis of a beam can share), then those that stutter (`data.repeats.stutters`: the
         search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
         comma) after those that do not; with `decode.keep_negation` and a source that negates, those that
         say no "not" after those that do (`data.negation`: 汤姆真爱玛丽。 after 汤姆不是真爱玛丽。); with
         `decode.no_added_numbers`, those that write a number the source does not say after those that write
-        none (`data.quantities.numbers_added`: 它走路1010分钟。 after 走路要十分钟。); then the first `decode.n_best`."""
+        none (`data.quantities.numbers_added`: 它走路1010分钟。 after 它走路10分钟。); then the first
+        `decode.n_best`."""
         vocab = len(self.tgt_tokenizer)
         if any(token >= vocab for h in hyps for token in h.tokens):  # copy attention copied a source-only piece
             source = self.encode_sources([text])[0]
