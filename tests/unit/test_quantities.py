@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
-from translate.data.quantities import numbers, numbers_kept, zh_value
+from translate.data.quantities import carried_numbers, numbers, numbers_kept, said, written, zh_value
 
 
 @pytest.mark.parametrize(("text", "found"), [
@@ -82,3 +84,31 @@ def test_chinese_numerals_are_read_as_digits_where_they_are_numbers(text: str, r
 
     assert numerals_as_digits(text) == read
     assert "%" in read or all(said(read, "zh")[value] >= times for value, times in said(text, "zh").items())  # the values kept
+
+
+@pytest.mark.parametrize(("text", "lang", "carried"), [
+    ("He earns 12,000 yuan a month.", "en", [("12,000", "12000")]),
+    ("The city has about 8 million people and 2.5 billion trees.", "en",
+     [("8 million", "8000000"), ("2.5 billion", "2500000000")]),
+    ("Will ten thousand yen do? Eight million, not a million.", "en", [("ten thousand", "10000"), ("Eight million", "8000000")]),
+    ("It was 1998; 123456 of 0123456 at 17:30 cost 3.5 and 1,000.50 at 10000000000.", "en", [("123456", "123456")]),
+    ("这个城市有800万人口，1998年，1.5亿，3000人，电话10086123456。", "zh",
+     [("800万", "8000000"), ("1.5亿", "150000000"), ("3000", "3000")]),
+    ("我买了20个苹果，花了300元。", "zh", []),
+    ("电话是138 1234 5678，请到1508房间，坐G1234次，住12345号，花了12000元。", "zh", [("12000", "12000")]),
+    ("Call 555 12345 or room A12345; it was 12,345 and $12,000.", "en", [("12,345", "12345"), ("12,000", "12000")]),
+])
+def test_the_numbers_a_stand_in_carries(text: str, lang: str, carried: list[tuple[str, str]]) -> None:
+    found = carried_numbers(text, lang)
+    assert [(text[b:e], str(int(v)) if v == int(v) else str(v)) for b, e, v in found] == carried
+
+
+@pytest.mark.parametrize(("value", "zh", "en"), [
+    ("12000", "12000", "12,000"), ("8000000", "800万", "8 million"), ("150000000", "1.5亿", "150 million"),
+    ("2500000000", "25亿", "2.5 billion"), ("1234567", "1234567", "1,234,567"), ("1500", "1500", "1,500"),
+    ("12000.5", "12000.5", "12,000.5"), ("1230000", "123万", "1.23 million"),
+])
+def test_a_value_is_written_as_the_language_writes_it(value: str, zh: str, en: str) -> None:
+    assert written(Decimal(value), "zh") == zh and written(Decimal(value), "en") == en
+    for text, lang in ((zh, "zh"), (en, "en")):  # what is written says the value (`said`)
+        assert said(text, lang)[str(Decimal(value).normalize()) if "." in value else value] >= 1

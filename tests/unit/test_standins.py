@@ -129,6 +129,29 @@ def test_a_currency_the_model_never_learnt_is_read_as_dollars_and_comes_back() -
     assert substitute("我想把五百美元换成人民币。", "zh").back == []  # 美元 is said: no stand-in is free
 
 
+def test_large_numbers_are_read_as_stand_ins_and_written_back_as_the_target_writes_them() -> None:
+    """"3,299 yuan" came back 13299元花了319; 八百万 (800万) "about 800": each is read as 20, 30… and written back."""
+    sub = substitute("The salary rose from 6,000 to 7,500 yuan.", "en", numbers=True)
+    assert sub.text == "The salary rose from 20 to 30 dollars."
+    assert sub.back == [("20", "6000"), ("30", "7500"), ("美元", "元")]
+    assert sub.restore("工资从20美元涨到了三十美元。", "zh") == "工资从6000元涨到了7500元。"  # in digits or numerals
+    assert sub.restore("工资从200美元涨到了2030美元。", "zh") == "工资从200元涨到了2030元。"  # no part of another number
+    city = substitute("这个城市的人口大约800万，有20个区。", "zh", numbers=True)  # 20 is said: the next stand-in
+    assert city.text == "这个城市的人口大约30，有20个区。" and city.back == [("30", "8 million")]
+    assert city.restore("The city has about30 people in 20 districts.", "en") == "The city has about 8 million people in 20 districts."
+    assert city.restore("Thirty people, 1.30 and 300.", "en") == "8 million people, 1.30 and 300."
+    assert substitute("This coat costs 6,000 yuan.", "en").text == "This coat costs 6,000 dollars."  # numbers off
+    price = substitute("这辆自行车1299元。", "zh", numbers=True)
+    assert price.text == "这辆自行车20美元。" and price.restore("The bicycle is $20.", "en") == "The bicycle is 1,299 yuan."
+    assert substitute("这辆自行车1299元。", "zh").restore("The bicycle is $1299.", "en") == "The bicycle is $1299."
+    assert substitute("He was born in 1998 and has 20 cats.", "en", numbers=True).back == []  # a year stays
+    many = substitute("1,000 or 2,000 or 3,000 or 4,000 or 5,000", "en", numbers=True)  # four stand-ins, then as written
+    assert many.text == "20 or 30 or 50 or 40 or 5,000"
+    twice = substitute("It costs 12,000 yuan, yes 12,000 yuan.", "en", numbers=True)
+    assert twice.text == "It costs 20 dollars, yes 20 dollars." and twice.times == [2, 2]
+    assert twice.doubled("20 20 20", "zh") and not twice.doubled("它要20美元，是的20美元。", "zh")
+
+
 def test_a_sentence_without_names_is_unchanged() -> None:
     for sentence, lang in (("I like tea.", "en"), ("我喜欢茶。", "zh"), ("山上都是雪。", "zh")):
         assert substitute(sentence, lang).text == sentence and substitute(sentence, lang).back == []
@@ -137,7 +160,8 @@ def test_a_sentence_without_names_is_unchanged() -> None:
 class ScriptedModel(TextTranslator):
     """Translates the sentences it knows (stand-ins only) and garbles the others, as the models do."""
 
-    KNOWN: ClassVar[dict[str, str]] = {"Tom lives in Boston.": "汤姆住在波士顿。", "I like tea.": "我喜欢茶。"}
+    KNOWN: ClassVar[dict[str, str]] = {"Tom lives in Boston.": "汤姆住在波士顿。", "I like tea.": "我喜欢茶。",
+                                       "It costs 20 dollars.": "它要20美元。"}
 
     def __init__(self, tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
         super().__init__(None, *tokenizers, DecodeConfig(), "en", "zh")  # type: ignore[arg-type]
@@ -155,6 +179,15 @@ def test_the_translator_searches_the_stand_ins_and_writes_the_names(tiny_tokeniz
     assert [hyps[0].text for hyps in out] == ["李雷住在成都。", "我喜欢茶。"]
     assert out[0][0].tokens == tiny_tokenizers[1].encode(["李雷住在成都。"])[0]  # the tokens of what is shown
     assert out[0][0].searched == ("Tom lives in Boston.", []) and out[1][0].searched is None  # what attention reads
+
+
+def test_the_translator_reads_large_numbers_as_stand_ins_where_decode_says_so(
+        tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    model = ScriptedModel(tiny_tokenizers)
+    [[plain]] = StandInTranslator(model).search_n_best(["It costs 12,000 yuan."])
+    [[carried]] = StandInTranslator(model).search_n_best(["It costs 12,000 yuan."], DecodeConfig(number_standins=True))
+    assert model.read == ["It costs 12,000 dollars.", "It costs 20 dollars."]
+    assert plain.text == "躺在牢里生活。" and carried.text == "它要12000元。"
 
 
 def test_words_the_model_learnt_are_no_people_though_rjieba_tags_them_so() -> None:

@@ -348,6 +348,10 @@ class DecodeConfig:
     # Chinese sources' numerals of 11 and more read as digits (三百六十五天 -> 365天; data/quantities.py
     # numerals_as_digits), which the model copies where it garbled the numerals ("A year has three six days.")
     numerals_as_digits: bool = False
+    # large numbers read as stand-ins: 12,000, 8 million, 800万 searched as 20 (a number the model copies and
+    # places) and written back as the target writes them (12000, 800万; 12,000, 8 million); with names "standins"
+    # (inference/standins.py, data/quantities.py carried_numbers)
+    number_standins: bool = False
     # a Chinese translation's half-width , ? ! : ; ( ) next to Han characters full-width, as the training data's
     # Chinese writes them 96 % of the time (我爱这地方! -> 我爱这地方！; data/normalize.py chinese_punctuation)
     chinese_punctuation: bool = False

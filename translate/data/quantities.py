@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from decimal import Decimal
 
 NUMBER = re.compile(r"(?<![\d.:])\d+(?:[.:]\d+|,\d{3}(?!\d))*")
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
@@ -121,6 +122,56 @@ def numerals_as_digits(text: str) -> str:
         return str(value)
 
     return _NUMERAL_RUN.sub(digits, text)
+
+
+# a number a stand-in carries (`inference.standins`): digits with thousands commas or a scale word in English
+# (12,000; 8 million), with 万 or 亿 in Chinese (800万); no code (G1234, a group of a telephone number: 138 1234
+# 5678, a room: 1508房间); the rules of `carried_numbers` choose among them
+_CARRIED = {"en": re.compile(r"(?<![A-Za-z\d.:,])(?<!\d )(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+                             r"(?:[ \t]?(thousand|million|billion)\b)?(?![\d,:]|\.\d| \d)", re.IGNORECASE),
+            "zh": re.compile(r"(?<![A-Za-z\d.:,])(?<!\d )(\d+(?:\.\d+)?)([万亿])?(?![\d,:年号房室路]|\.\d| \d)")}
+_CARRIED_SCALES = {"thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000, "万": 10_000, "亿": 100_000_000}
+_CARRIED_DIGITS = {"en": 5, "zh": 4}  # fewer digits without a comma or scale: a year or a code as often as a number
+
+
+def carried_numbers(text: str, lang: str) -> list[tuple[int, int, Decimal]]:
+    """The numbers of a text that the models garble and a stand-in carries, as (begin, end, value): in
+    English those with thousands commas (1,299), a scale (8 million, ten thousand) or 5 to 9 digits; in
+    Chinese those with 万 or 亿 (800万, 1.5亿) or 4 to 9 digits that no 年 follows (1998年 is a year).
+    Times, decimals without a scale, codes (G1234, 1508房间, 010 6543 2109, a number that starts with 0)
+    and longer runs (telephone numbers) stay."""
+    found = []
+    for match in _CARRIED[lang].finditer(text):
+        digits, scale = match.group(1), match.group(2)
+        whole = plain(digits)
+        if scale or "," in digits or (whole.isdigit() and not whole.startswith("0")
+                                      and _CARRIED_DIGITS[lang] <= len(whole) <= 9):
+            found.append((match.start(), match.end(), Decimal(whole) * _CARRIED_SCALES.get((scale or "").lower(), 1)))
+    if lang == "en":
+        for match in _EN_NUMBER_WORD.finditer(text):
+            words = match.group(0).rstrip(" -\t\n")
+            value = en_value(words)
+            if value and value >= 10_000 and words.split()[0].lower() not in _EN_SCALES and not _DIGIT_BEFORE.search(
+                    text, 0, match.start()):
+                found.append((match.start(), match.start() + len(words), Decimal(value)))
+    return sorted(found)
+
+
+def written(value: Decimal, lang: str) -> str:
+    """A value as the language writes a large number: Chinese 12000, 800万 (from a million), 1.5亿; English
+    12,000, 8 million, 1.5 billion (a whole number of hundredths of the scale), else with thousands commas."""
+    def short(number: Decimal) -> str:
+        return format(number.normalize(), "f")
+
+    scales = (("亿", 10**8, 10**8), ("万", 10**4, 10**6)) if lang == "zh" else (
+        (" billion", 10**9, 10**9), (" million", 10**6, 10**6))
+    for unit, size, least in scales:
+        if value >= least and (value / size).quantize(Decimal("0.01")) == value / size:
+            return f"{short(value / size)}{unit}"
+    if lang == "zh":
+        return short(value)
+    whole, _, fraction = short(value).partition(".")
+    return f"{int(whole):,}" + (f".{fraction}" if fraction else "")
 
 
 def en_value(words: str) -> int | None:

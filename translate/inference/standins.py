@@ -33,6 +33,13 @@ Chengdu." is searched as "Tom lives in Boston.", 汤姆住在波士顿。 become
   written back as 元 (人民币 for RMB); in a Chinese sentence 元 and 块 after a number (the training split's
   Chinese says them for dollars; 一共五十六块 came back "Move45."), read as 美元, and "dollars" written back
   as "yuan". It is not forced: a translation without the stand-in stays as it is.
+- Large numbers, with `decode.number_standins`: the training split writes few numbers in digits, and the
+  models garble a thousands comma or a scale ("The fridge costs 3,299 yuan." came back 13299元花了319,
+  这个城市的人口大约八百万。 "The population of the city is about 800."). Each number that
+  `data.quantities.carried_numbers` finds (12,000; 8 million; 800万) is read as a stand-in of `NUMBERS`
+  (20, 30, 50, 40: numbers the models copy and place as quantities) and written back as the target
+  language writes it (`data.quantities.written`: 12000, 800万; 12,000, 8 million), in digits or words
+  (20, twenty, 二十 alike); "$20" for a Chinese source's 20元 is written back as "20 yuan".
 - The stand-ins' translations (people's and places') are themselves terms of the search: a translation that lacks one is
   searched again, bound to write it (`inference.glossary`), so every name comes back. The lexicon's
   other names stay forced terms for Chinese sources, as without stand-ins; for English sources they
@@ -54,6 +61,7 @@ from translate.config.paths import default_data_dir
 from translate.config.schema import DecodeConfig
 from translate.data.normalize import normalize_source
 from translate.data.pinyin import person_tables, surname_length, syllables
+from translate.data.quantities import carried_numbers, written
 from translate.inference import glossary
 from translate.inference.glossary import Glossary, Term
 from translate.inference.text_translator import TextTranslator, Translation
@@ -66,7 +74,12 @@ PEOPLE = (Term("Tom", "汤姆"), Term("Mary", "玛丽"))
 PLACES = (Term("Boston", "波士顿"), Term("London", "伦敦"), Term("Tokyo", "东京"))
 # a currency the training split never names, read as the one it names most (its Chinese written back, not forced)
 CURRENCIES = (Term("dollars", "美元"),)
+# numbers the models copy and place as quantities (20 people, 20美元); their words are read as them too
+NUMBERS = (Term("20", "20"), Term("30", "30"), Term("50", "50"), Term("40", "40"))
+_NUMERALS = "零〇一二两三四五六七八九十百千万亿"
+_NUMBER_WORDS = {"20": ("twenty", "二十"), "30": ("thirty", "三十"), "50": ("fifty", "五十"), "40": ("forty", "四十")}
 _CURRENCY_EN = {"yuan": "元", "rmb": "人民币", "renminbi": "人民币"}
+_DOLLAR_SIGN = re.compile(r"\$(\d[\d,]*(?:\.\d+)?(?: (?:million|billion))?)")
 _CURRENCY_WORD = re.compile(rf"(?<![\w]){'|'.join(_CURRENCY_EN)}(?![\w])", re.IGNORECASE)
 # 元 and 块(钱) after a number: yuan; 块 where a sentence, a clause or a price ends (12块一杯, 5块每斤), not
 # before a noun, which it counts (两块蛋糕, two pieces of cake)
@@ -259,9 +272,17 @@ def _currencies(sentence: str, lang: str) -> list[Found]:
             for m in _CURRENCY_WORD.finditer(sentence)]
 
 
-def find_names(sentence: str, lang: str) -> list[Found]:
-    """The names of a normalised sentence, left to right, without overlaps (see the module)."""
-    candidates = _lexicon_names(sentence, lang) + _currencies(sentence, lang) + (
+def _numbers(sentence: str, lang: str) -> list[Found]:
+    """The numbers a stand-in carries (`data.quantities.carried_numbers`: 12,000, 8 million, 800万), each
+    to be written back as the target language writes it (12000, 800万; 12,000, 8 million)."""
+    target = "zh" if lang == "en" else "en"
+    return [Found(begin, end, written(value, target), "number", False) for begin, end, value in carried_numbers(sentence, lang)]
+
+
+def find_names(sentence: str, lang: str, numbers: bool = False) -> list[Found]:
+    """The names of a normalised sentence, left to right, without overlaps (see the module); with
+    `numbers`, the numbers that a stand-in carries too."""
+    candidates = _lexicon_names(sentence, lang) + _currencies(sentence, lang) + (_numbers(sentence, lang) if numbers else []) + (
         _pinyin_people(sentence) if lang == "en" else _titled_people(sentence) + _chinese_people(sentence))
     chosen: list[Found] = []
     for found in sorted(candidates, key=lambda f: (f.begin - f.end, not f.lexicon, f.begin)):
@@ -277,6 +298,7 @@ class Substitution:
     text: str
     back: list[tuple[str, str]] = field(default_factory=list)  # (stand-in's translation, the name's)
     times: list[int] = field(default_factory=list)  # how often the text says each stand-in of `back`
+    numbers: bool = False  # numbers read as stand-ins too (`decode.number_standins`)
 
     def doubled(self, translation: str, lang: str) -> bool:
         """Whether a translation (of the text with stand-ins, in `lang`) says a stand-in more often than
@@ -285,18 +307,36 @@ class Substitution:
 
     def restore(self, translation: str, lang: str) -> str:
         """The translation with each stand-in's translation replaced by its name's (an English sentence that
-        started with a capital still does: "the Great Wall is long." starts "The")."""
+        started with a capital still does: "the Great Wall is long." starts "The"); numbers first, all at
+        once, in digits or words (20 or twenty, 二十), so that no value written back is read as a stand-in."""
         capital = translation[:1].isupper()
+        numbers = {standin: value for standin, value in self.back if standin in _NUMBER_WORDS}
+        if numbers:
+            forms = {form: numbers[standin] for standin in numbers for form in (standin, *_NUMBER_WORDS[standin])}
+            digits = "|".join(numbers)
+            words = "|".join(word for standin in numbers for word in _NUMBER_WORDS[standin])
+            pattern = (rf"(?<![\d.,])(?:{digits})(?![\d]|[.,]\d)|(?<![\w-])(?:{words})(?![\w-])" if lang == "en" else
+                       rf"(?<![\d.,{_NUMERALS}])(?:{digits}|{words})(?![\d{_NUMERALS}]|[.,]\d)")
+
+            def value(match: re.Match[str]) -> str:  # "The20 people" (a piece glued to the stand-in): "The 3,000 people"
+                glued = lang == "en" and match.start() > 0 and translation[match.start() - 1].isalpha()
+                return (" " if glued else "") + forms[match.group().lower()]
+            translation = re.sub(pattern, value, translation, flags=re.IGNORECASE)
         for standin, name in self.back:
+            if standin in numbers:
+                continue
             if lang == "en":
+                if standin == "dollars" and self.numbers:  # 20美元 searched, "$20" written: "20 yuan"
+                    translation = _DOLLAR_SIGN.sub(rf"\1 {name}", translation)
                 translation = re.sub(rf"(?<![\w]){re.escape(standin)}(?![\w])", name.replace("\\", r"\\"), translation)
             else:
                 translation = translation.replace(standin, name)
         return translation[:1].upper() + translation[1:] if capital else translation
 
 
-def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) -> Substitution:
-    """`sentence` (normalised) with each person and place replaced by a stand-in (see the module). The
+def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), numbers: bool = False) -> Substitution:
+    """`sentence` (normalised) with each person and place replaced by a stand-in (see the module), and with
+    `numbers` each number that a stand-in carries (`_numbers`; `decode.number_standins`). The
     terms of the user's `glossaries` win over the names found: a person or place among them is read as a
     stand-in too and written back in the user's form; another term keeps the names it overlaps as they are
     (the user's term is forced into the search)."""
@@ -305,12 +345,12 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) ->
     users = [Found(m.begin, m.end, m.term.side(target), kind_of(m.term.en, m.term.zh), True)
              for g in glossaries for m in g.matches(sentence, lang)]
     found = [f for f in users if f.kind] + [
-        f for f in find_names(sentence, lang) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
+        f for f in find_names(sentence, lang, numbers) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
     found = sorted((f for f in found if f.kind and sentence[f.begin:f.end] not in own), key=lambda f: f.begin)
     if not found:
-        return Substitution(sentence)
+        return Substitution(sentence, numbers=numbers)
     free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
-            for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES))}
+            for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES), ("number", NUMBERS))}
     given: dict[str, Term] = {}
     pieces, back, at = [], [], 0
     for name in found:
@@ -327,7 +367,7 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = ()) ->
         at = name.end
     pieces.append(sentence[at:])
     text = "".join(pieces)
-    return Substitution(text, back, [_count(text, term.side(lang), lang) for term in given.values()])  # as `back`
+    return Substitution(text, back, [_count(text, term.side(lang), lang) for term in given.values()], numbers)  # as `back`
 
 
 def _holds(text: str, word: str, lang: str) -> bool:
@@ -335,6 +375,8 @@ def _holds(text: str, word: str, lang: str) -> bool:
 
 
 def _count(text: str, word: str, lang: str) -> int:
+    if word.isdigit():  # a number's stand-in: 20, not the 20 of 2020 or 1.20
+        return len(re.findall(rf"(?<![\d.,]){word}(?![\d]|[.,]\d)", text))
     return text.count(word) if lang == "zh" else len(re.findall(rf"(?<!\w){re.escape(word)}(?!\w)", text))
 
 
@@ -350,7 +392,8 @@ class StandInTranslator(TextTranslator):
         """The inner search's translations with the names written back; those that say a stand-in more often
         than the source says its name (`Substitution.doubled`) after those that do not, of the whole beam."""
         decode = decode or self.decode
-        subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries) for text in texts]
+        subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries, decode.number_standins)
+                for text in texts]
         beam = decode if decode.sample > 0 else dataclasses.replace(decode, n_best=decode.beam_size)  # a sample is one
         results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], beam)
         out = []
