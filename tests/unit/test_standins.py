@@ -143,6 +143,7 @@ def test_large_numbers_are_read_as_stand_ins_and_written_back_as_the_target_writ
     assert substitute("This coat costs 6,000 yuan.", "en").text == "This coat costs 6,000 dollars."  # numbers off
     price = substitute("这辆自行车1299元。", "zh", numbers=True)
     assert price.text == "这辆自行车20美元。" and price.restore("The bicycle is $20.", "en") == "The bicycle is 1,299 yuan."
+    assert price.restore("The bicycle is $20 dollars.", "en") == "The bicycle is 1,299 yuan."  # no "yuan yuan"
     assert substitute("这辆自行车1299元。", "zh").restore("The bicycle is $1299.", "en") == "The bicycle is $1299."
     assert substitute("He was born in 1998 and has 20 cats.", "en", numbers=True).back == []  # a year stays
     many = substitute("1,000 or 2,000 or 3,000 or 4,000 or 5,000", "en", numbers=True)  # four stand-ins, then as written

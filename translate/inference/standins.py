@@ -79,7 +79,7 @@ NUMBERS = (Term("20", "20"), Term("30", "30"), Term("50", "50"), Term("40", "40"
 _NUMERALS = "零〇一二两三四五六七八九十百千万亿"
 _NUMBER_WORDS = {"20": ("twenty", "二十"), "30": ("thirty", "三十"), "50": ("fifty", "五十"), "40": ("forty", "四十")}
 _CURRENCY_EN = {"yuan": "元", "rmb": "人民币", "renminbi": "人民币"}
-_DOLLAR_SIGN = re.compile(r"\$(\d[\d,]*(?:\.\d+)?(?: (?:million|billion))?)")
+_DOLLAR_SIGN = re.compile(r"\$(\d[\d,]*(?:\.\d+)?(?: (?:million|billion))?)(?: dollars?(?!\w))?")
 _CURRENCY_WORD = re.compile(rf"(?<![\w]){'|'.join(_CURRENCY_EN)}(?![\w])", re.IGNORECASE)
 # 元 and 块(钱) after a number: yuan; 块 where a sentence, a clause or a price ends (12块一杯, 5块每斤), not
 # before a noun, which it counts (两块蛋糕, two pieces of cake)
@@ -326,7 +326,7 @@ class Substitution:
             if standin in numbers:
                 continue
             if lang == "en":
-                if standin == "dollars" and self.numbers:  # 20美元 searched, "$20" written: "20 yuan"
+                if standin == "dollars" and self.numbers:  # 20美元 searched, "$20" or "$20 dollars" written: "20 yuan"
                     translation = _DOLLAR_SIGN.sub(rf"\1 {name}", translation)
                 translation = re.sub(rf"(?<![\w]){re.escape(standin)}(?![\w])", name.replace("\\", r"\\"), translation)
             else:
