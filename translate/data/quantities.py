@@ -43,8 +43,16 @@ _EN_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTH_NAMES)})\b", re.IGNORECASE)
 _SCALE_AFTER = {"en": (re.compile(r"\s*(thousand|million|billion)\b", re.IGNORECASE),
                        {"thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}),
                 "zh": (re.compile(r"\s*(万|亿)"), {"万": 10_000, "亿": 100_000_000})}
-_DIGIT_BEFORE = re.compile(r"\d\s*$")
+_READ_AS_DIGITS = re.compile(r"\d+[万亿]?")  # a run of digits, with its scale: `_number_values` reads it
 _EN_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
+
+
+def _after_digit(text: str, at: int) -> bool:
+    """Whether a digit comes before `at`, spaces apart (the million of 8 million); work bounded by the spaces."""
+    at -= 1
+    while at >= 0 and text[at].isspace():
+        at -= 1
+    return at >= 0 and text[at].isdigit()
 
 
 def plain(number: str) -> str:
@@ -151,8 +159,7 @@ def carried_numbers(text: str, lang: str) -> list[tuple[int, int, Decimal]]:
         for match in _EN_NUMBER_WORD.finditer(text):
             words = match.group(0).rstrip(" -\t\n")
             value = en_value(words)
-            if value and value >= 10_000 and words.split()[0].lower() not in _EN_SCALES and not _DIGIT_BEFORE.search(
-                    text, 0, match.start()):
+            if value and value >= 10_000 and words.split()[0].lower() not in _EN_SCALES and not _after_digit(text, match.start()):
                 found.append((match.start(), match.start() + len(words), Decimal(value)))
     return sorted(found)
 
@@ -233,7 +240,7 @@ def said(text: str, lang: str) -> Counter[str]:
                 found.update(_clock(hour, minute))
         for run in _ZH_RUN.findall(text):
             said_as = zh_value(run)
-            if said_as is not None and not run.isdigit():
+            if said_as is not None and not _READ_AS_DIGITS.fullmatch(run):  # 800万 is read above, once
                 found[str(said_as)] += 1
     else:
         for match in _EN_CLOCK.finditer(text):
@@ -242,7 +249,8 @@ def said(text: str, lang: str) -> Counter[str]:
                 hour = hour % 12 + (12 if match.group(3).lower() == "p" else 0)
                 found.update(_clock(hour, minute))
         for match in _EN_NUMBER_WORD.finditer(text):
-            found.update(_worded(match.group(0)))
+            if not _after_digit(text, match.start()):  # the million of 8 million is read above
+                found.update(_worded(match.group(0)))
         found.update(str(_EN_MONTHS[m.lower()]) for m in _EN_MONTH.findall(text))  # 5月 is May
     return found
 
@@ -265,7 +273,7 @@ def numbers_added(source: str, translation: str, tgt_lang: str) -> list[str]:
     written = _number_values(translation, tgt_lang)  # a time as H:MM, as `said` has it
     if tgt_lang == "en":
         for m in _EN_NUMBER_WORD.finditer(translation):  # 8 million is one number, read above
-            if m.group(0).strip(" -").lower() != "one" and not _DIGIT_BEFORE.search(translation, 0, m.start()):
+            if m.group(0).strip(" -").lower() != "one" and not _after_digit(translation, m.start()):
                 readings = _worded(m.group(0))
                 said_as = next((r for r in readings if available[r] > 0), None)
                 if said_as is not None:
