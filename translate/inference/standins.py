@@ -99,7 +99,7 @@ TITLES_ZH = {"先生": "Mr.", "太太": "Mrs.", "女士": "Ms.", "小姐": "Miss
 _TITLE_ZH = re.compile("|".join(TITLES_ZH))
 _DESCRIBING = "老小大"  # surnames that before a title describe: 老太太 an old lady, 小老师, 大医生
 _FUNCTION_TAGS = ("v", "p", "d", "c", "u", "r", "f", "m", "q")  # a character rjieba glued to a name
-_NAMED_THING = re.compile(r"(?:[A-Z][\w'-]* )+[A-Z][\w'-]*")  # capitalised words: Palace Museum, Fudan University
+_NAMED_THING = re.compile(r"(?<![\w'-])[A-Z][\w'-]*(?: [A-Z][\w'-]*)+")  # capitalised words: Palace Museum, Fudan University
 _ARTICLE = re.compile(r"(?<!\w)[Tt]he $")  # "the" before a place's stand-in: Boston takes none
 KNOWN_TIMES = 2  # a word the training split's Chinese holds this often is one the model knows
 
