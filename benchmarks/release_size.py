@@ -44,8 +44,8 @@ def _pct(value: float) -> str:
 
 def markdown(result: dict[str, Any]) -> str:
     lines = ["# The release rule's size and power by simulation", "", generated_by(result, "decisions"), "",
-             ("The rule (`translate/release/rule.py`) calls a candidate better by BLEU or by any of seven defects "
-              "(stutter, numbers lost, repeats, negation lost, numbers added on the decision split; numbers lost on the "
+             ("The rule (`translate/release/rule.py`) calls a candidate better by BLEU or by any of eight defects "
+              "(stutter, numbers lost, repeats, negation lost, numbers added, numbers doubled on the decision split; numbers lost on the "
               "quantities set; names lost on the names set). Each test at 5 % was the rule until 2026-12-07; "
               "since then the tests are one family corrected by Holm's step-down, or only the tests the "
               "candidate's plan names before the decision (here: the defect it is for). Size: the share of "
@@ -55,7 +55,7 @@ def markdown(result: dict[str, Any]) -> str:
               "(`translate/release/size.py`): BLEU differences normal around zero with each scenario's "
               "standard error, defects' discordant sentences split by a fair coin, all independent (the "
               "worst case for the correction)."), "",
-             ("| scenario | SE decision / test | discordant (stutter, numbers lost, repeats, negation, numbers added, quantities, names) "
+             ("| scenario | SE decision / test | discordant (stutter, numbers lost, repeats, negation, numbers added, numbers doubled, quantities, names) "
               "| size, each at 5 % | size, Holm | size, planned test | power repeats 2 : 1 (each / Holm / planned) "
               "| power negation 3 : 1 (each / Holm / planned) |"),
              "|---|---|---|---|---|---|---|---|"]
@@ -72,7 +72,7 @@ def markdown(result: dict[str, Any]) -> str:
                    "discordant sentences cannot reach 5 % (two sentences give p = 0.5 at best), and a candidate "
                    "must also hold Tatoeba test within the margin, so every corrected size is below the nominal "
                    "5 %. A candidate planned for one defect keeps the power of that test alone; Holm over "
-                   "all eight pays for not naming it. A new model rarely ships by a defect alone: Tatoeba test's "
+                   "all nine pays for not naming it. A new model rarely ships by a defect alone: Tatoeba test's "
                    "95 % interval (about ±0.75 BLEU) must stay above -0.5, which most draws around zero miss.")]
     return "\n".join(lines) + "\n"
 

@@ -6,7 +6,15 @@ from decimal import Decimal
 
 import pytest
 
-from translate.data.quantities import carried_numbers, numbers, numbers_kept, said, written, zh_value
+from translate.data.quantities import (
+    carried_numbers,
+    numbers,
+    numbers_kept,
+    said,
+    without_doubled_numbers,
+    written,
+    zh_value,
+)
 
 
 @pytest.mark.parametrize(("text", "found"), [
@@ -112,3 +120,17 @@ def test_a_value_is_written_as_the_language_writes_it(value: str, zh: str, en: s
     assert written(Decimal(value), "zh") == zh and written(Decimal(value), "en") == en
     for text, lang in ((zh, "zh"), (en, "en")):  # what is written says the value (`said`)
         assert said(text, lang)[str(Decimal(value).normalize()) if "." in value else value] == 1  # once
+
+
+@pytest.mark.parametrize(("text", "lang", "once"), [
+    ("一年有三365天。", "zh", "一年有365天。"), ("我付了两2000元。", "zh", "我付了2000元。"),
+    ("航班在四22:40降落，三十365", "zh", "航班在22:40降落，365"), ("课在四四4点。", "zh", "课在4点。"),
+    ("我们每周二2点见，星期三3点，第一1", "zh", "我们每周二2点见，星期三3点，第一1"),  # a weekday's, an ordinal's
+    ("他有8万元，三十个人", "zh", "他有8万元，三十个人"),
+    ("电话010一1609", "zh", "电话010一1609"),  # between two numbers: left
+    ("My grandfather is nine90 years old.", "en", "My grandfather is 90 years old."),
+    ("We are about fifty,500 members, Twenty-five25 of us.", "en", "We are about 500 members, 25 of us."),
+    ("two 25-year-olds, someone5, often10, one-2", "en", "two 25-year-olds, someone5, often10, 2"),
+])
+def test_a_number_said_in_words_and_then_in_digits_is_said_once(text: str, lang: str, once: str) -> None:
+    assert without_doubled_numbers(text, lang) == once

@@ -82,15 +82,18 @@ def test_fewer_defects_ship_with_bleu_within_the_margin_and_more_never_ship() ->
 
 
 def test_the_defects_are_read_from_the_hypotheses() -> None:
-    sources = ["It costs $45.", "He works in Beijing.", "Good morning.", "Tom doesn't love Mary.", "It's a ten-minute walk."]
-    split = Split("x", sources, ["它要45美元。", "他在北京工作。", "早上好。", "汤姆不爱玛丽。", "走路要十分钟。"])
-    candidate = [["它要45美元。", "他在北京工作。", "早上好。", "汤姆不爱玛丽。", "走路要十分钟。"]]
+    sources = ["It costs $45.", "He works in Beijing.", "Good morning.", "Tom doesn't love Mary.", "It's a ten-minute walk.",
+               "A year has 365 days."]
+    split = Split("x", sources, ["它要45美元。", "他在北京工作。", "早上好。", "汤姆不爱玛丽。", "走路要十分钟。", "一年有365天。"])
+    candidate = [["它要45美元。", "他在北京工作。", "早上好。", "汤姆不爱玛丽。", "走路要十分钟。", "一年有365天。"]]
     released = [["它要五十美元。", "他工作工作。", "早上好，你早上好。",  # 早上好 twice, not in a row
                  "汤姆非常爱玛丽。",  # 非常 ("very") says no "not"
-                 "它走路1010分钟。"]]  # a number the source does not say
+                 "它走路1010分钟。",  # a number the source does not say
+                 "一年有三365天。"]]  # 365 said twice: 三 for its first piece, then the digits
     verdict = decide(candidate, released, candidate, released, split, split, "zh", samples=50)
     assert {name: (p.candidate, p.against) for name, p in verdict.defects.items()} == {
-        "stutter": (0, 1), "numbers lost": (0, 1), "repeats": (0, 2), "negation lost": (0, 1), "numbers added": (0, 1)}
+        "stutter": (0, 1), "numbers lost": (0, 1), "repeats": (0, 2), "negation lost": (0, 1), "numbers added": (0, 1),
+        "numbers doubled": (0, 1)}
     assert "decision_split_repeats" in verdict.to_dict()
 
 

@@ -146,3 +146,20 @@ def test_a_chinese_translations_marks_are_full_width_when_asked(tiny_tokenizers:
         out = TextTranslator(TwoEndings(zh, ["我们好"]), tiny_tokenizers[0], Spelling(),  # type: ignore[arg-type]
                              DecodeConfig(beam_size=5, chinese_punctuation=on), "en", "zh").search_n_best(["We are good!"])
         assert [t.text for t in out[0]] == shown
+
+
+def test_a_number_is_said_once_when_asked(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """`decode.no_doubled_numbers`: the words before a number's digits go (我们三365好 -> 我们365好), only when asked."""
+    zh = tiny_tokenizers[1]
+
+    class Spelling(Tokenizer):  # the pieces spell a numeral glued to the digits copied in
+        def __init__(self) -> None:
+            self.__dict__.update(zh.__dict__)
+
+        def decode(self, ids: list[list[int]]) -> list[str]:
+            return ["我们三365好。" for _ in ids]
+
+    for on, shown in ((True, ["我们365好。"]), (False, ["我们三365好。"])):
+        out = TextTranslator(TwoEndings(zh, ["我们好"]), tiny_tokenizers[0], Spelling(),  # type: ignore[arg-type]
+                             DecodeConfig(beam_size=5, no_doubled_numbers=on), "en", "zh").search_n_best(["We are 365."])
+        assert [t.text for t in out[0]] == shown

@@ -271,6 +271,9 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
             numerals_as_digits: Annotated[bool | None, typer.Option(help=_stored(
                 "whether a Chinese source's numerals of 11 and more are read as digits (三百六十五天 as 365天)",
                 "numerals_as_digits", "true"), show_default=False)] = None,
+            no_doubled_numbers: Annotated[bool | None, typer.Option(help=_stored(
+                "whether the words a translation writes for a number just before its digits are dropped (三365天 as 365天)",
+                "no_doubled_numbers", "true"), show_default=False)] = None,
             number_standins: Annotated[bool | None, typer.Option(help=_stored(
                 "whether large numbers (12,000; 8 million; 800万) are searched as stand-ins the model copies and "
                 "written back as the target writes them (with --names standins)", "number_standins", "true"),
@@ -305,7 +308,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                                         lexicon=lexicon, block_repeats=block_repeats, block_ngrams=block_ngrams,
                                         keep_numbers=keep_numbers, keep_negation=keep_negation,
                                         no_added_numbers=no_added_numbers, numerals_as_digits=numerals_as_digits,
-                                        number_standins=number_standins,
+                                        number_standins=number_standins, no_doubled_numbers=no_doubled_numbers,
                                         chinese_punctuation=chinese_punctuation,
                                         names=names,
                                         data_dir=data_dir,

@@ -352,6 +352,10 @@ class DecodeConfig:
     # places) and written back as the target writes them (12000, 800万; 12,000, 8 million); with names "standins"
     # (inference/standins.py, data/quantities.py carried_numbers)
     number_standins: bool = False
+    # a number said once: the words the model wrote for a number's first pieces before its copied digits
+    # dropped (一年有三365天。 -> 一年有365天。, "nine90 years" -> "90 years"; data/quantities.py
+    # without_doubled_numbers)
+    no_doubled_numbers: bool = False
     # a Chinese translation's half-width , ? ! : ; ( ) next to Han characters full-width, as the training data's
     # Chinese writes them 96 % of the time (我爱这地方! -> 我爱这地方！; data/normalize.py chinese_punctuation)
     chinese_punctuation: bool = False

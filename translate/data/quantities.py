@@ -181,6 +181,32 @@ def written(value: Decimal, lang: str) -> str:
     return f"{int(whole):,}" + (f".{fraction}" if fraction else "")
 
 
+# a number said twice, in words and then in digits: the words the model wrote for a number's first pieces
+# before the digits copied in (三365, 两2000, 四22:40; "nine90", "fifty,500"); not a weekday's (周二, 星期三),
+# nor one between two numbers in digits (010一1609: which is a word there is unknown)
+_ZH_REMNANT = re.compile(r"(?<![\d周期拜第零〇一二两三四五六七八九十百千])[零〇一二两三四五六七八九十百千]+(?=\d)")
+_EN_ONES = "one|two|three|four|five|six|seven|eight|nine"
+_EN_REMNANT = re.compile(rf"(?<![\w-])(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:{_EN_ONES}))?|"
+                         rf"{_EN_ONES}|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|hundred|thousand)"
+                         r"[,-]?(?=\d)", re.IGNORECASE)
+
+
+def without_doubled_numbers(text: str, lang: str) -> str:
+    """A translation without the words it wrote for a number before that number's digits (一年有三365天。 ->
+    一年有365天。, "My grandfather is nine90." -> "My grandfather is 90."): Chinese numerals glued to digits,
+    an English number word glued to them or joined by a comma or hyphen. A number the digits follow after a
+    space ("two 25-year-olds") is left."""
+    if lang == "zh":
+        return _ZH_REMNANT.sub("", text)
+    return _EN_REMNANT.sub("", text)
+
+
+def doubles_a_number(text: str, lang: str) -> bool:
+    """Whether a text says a number twice, in words glued to its digits (三365天, "nine90 years"): the
+    defect `without_doubled_numbers` mends."""
+    return without_doubled_numbers(text, lang) != text
+
+
 def en_value(words: str) -> int | None:
     """English number words as an integer ("twenty-five" 25, "three hundred and five" 305)."""
     total = current = 0

@@ -6,6 +6,8 @@
 - **numbers added**: translations that write a number (in digits; in English also number words but
   "one") whose value their source does not say (`translate.data.quantities.numbers_added`: 1010分钟 for
   "a ten-minute walk"); the references' count is the natural rate (一米六八 is "1.68 meters").
+- **numbers doubled**: translations that say a number twice, in words glued to its digits (一年有三365天。,
+  "nine90 years": `translate.data.quantities.doubles_a_number`), where the source does not.
 - **negation lost**: translations of a source that negates (not, n't, never, no…; 不, 没, 别…) that
   hold no negation at all; the references' count is the natural rate (a paraphrase may say it otherwise).
 - **stutter**: translations that say a run twice in a row (他工作工作。, `translate.data.repeats`) where
@@ -36,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from translate.data.negation import says_no
-from translate.data.quantities import numbers_added, numbers_kept
+from translate.data.quantities import doubles_a_number, numbers_added, numbers_kept
 from translate.data.repeats import stutters, tokens
 
 UNATTENDED = 0.2  # attention received in all below which a source piece counts as not attended
@@ -164,6 +166,8 @@ class Adequacy:
     numbers: tuple[int, int] = (0, 0)  # (source numbers the translations keep, source numbers)
     numbers_added: int = 0  # translations that write a number their source does not say
     reference_numbers_added: int | None = None
+    numbers_doubled: int = 0  # translations that say a number twice, in words glued to its digits (三365天)
+    reference_numbers_doubled: int | None = None
     negation_lost: tuple[int, int] = (0, 0)  # (translations without the source's negation, sources that negate)
     reference_negation_lost: int | None = None
     reference_repeats_per_100: float | None = None
@@ -180,6 +184,8 @@ class Adequacy:
                  f"numbers kept {kept} of {wanted}",
                  f"numbers added in {self.numbers_added}" + (
             f" (references {self.reference_numbers_added})" if self.reference_numbers_added is not None else ""),
+                 f"numbers doubled in {self.numbers_doubled}" + (
+            f" (references {self.reference_numbers_doubled})" if self.reference_numbers_doubled is not None else ""),
                  f"negation lost {lost} of {negating}" + (
             f" (references {self.reference_negation_lost})" if self.reference_negation_lost is not None else ""),
                  f"repeats: {self.repeat_sentences:.1f} % of sentences, {self.repeats_per_100:.1f} per 100 sentences"
@@ -194,7 +200,8 @@ class Adequacy:
     def to_dict(self) -> dict[str, Any]:
         return {"sentences": self.sentences, "stutter": round(self.stutter, 2),
                 "numbers_kept": self.numbers[0], "numbers": self.numbers[1], "numbers_added": self.numbers_added,
-                "reference_numbers_added": self.reference_numbers_added, "negation_lost": self.negation_lost[0],
+                "reference_numbers_added": self.reference_numbers_added, "numbers_doubled": self.numbers_doubled,
+                "reference_numbers_doubled": self.reference_numbers_doubled, "negation_lost": self.negation_lost[0],
                 "negating_sources": self.negation_lost[1], "reference_negation_lost": self.reference_negation_lost,
                 "reference_stutter": None if self.reference_stutter is None else round(self.reference_stutter, 2),
                 "repeat_sentences": round(self.repeat_sentences, 2),
@@ -216,17 +223,21 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
     stuttered = [stutters(t, s, tgt_lang, src_lang) for s, t in zip(sources, translations)]
     kept = [numbers_kept(s, t, tgt_lang) for s, t in zip(sources, translations)]
     added = [bool(numbers_added(s, t, tgt_lang)) for s, t in zip(sources, translations)]
+    doubled = [doubles_a_number(t, tgt_lang) and not doubles_a_number(s, src_lang) for s, t in zip(sources, translations)]
     negating = [says_no(s, src_lang) for s in sources]
     unnegated = [neg and not says_no(t, tgt_lang) for neg, t in zip(negating, translations)]
     records: list[dict[str, Any]] = [{"repeats": r, "stutter": st, "numbers_kept": k, "numbers": w, "numbers_added": a,
-                                      "negation_lost": lo}
-                                     for r, st, (k, w), a, lo in zip(repeats, stuttered, kept, added, unnegated)]
+                                      "numbers_doubled": d, "negation_lost": lo}
+                                     for r, st, (k, w), a, d, lo in zip(repeats, stuttered, kept, added, doubled, unnegated)]
     result = Adequacy(len(sources), 100 * sum(1 for r in repeats if r) / n, 100 * sum(repeats) / n,
                       stutter=100 * sum(stuttered) / n, numbers=(sum(k for k, _ in kept), sum(w for _, w in kept)),
-                      negation_lost=(sum(unnegated), sum(negating)), numbers_added=sum(added))
+                      negation_lost=(sum(unnegated), sum(negating)), numbers_added=sum(added),
+                      numbers_doubled=sum(doubled))
     if references is not None:
         result.reference_stutter = 100 * sum(stutters(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
         result.reference_numbers_added = sum(bool(numbers_added(s, r, tgt_lang)) for s, r in zip(sources, references))
+        result.reference_numbers_doubled = sum(doubles_a_number(r, tgt_lang) and not doubles_a_number(s, src_lang)
+                                               for s, r in zip(sources, references))
         result.reference_negation_lost = sum(neg and not says_no(r, tgt_lang) for neg, r in zip(negating, references))
         result.reference_repeats_per_100 = 100 * sum(
             repeated_ngrams(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n

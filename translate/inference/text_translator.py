@@ -23,7 +23,7 @@ from translate.data.normalize import (
     split_text,
     typography,
 )
-from translate.data.quantities import numbers_added, numerals_as_digits
+from translate.data.quantities import numbers_added, numerals_as_digits, without_doubled_numbers
 from translate.data.repeats import LETTER, repeated_runs, said_once, says_twice, stutters
 from translate.data.shouting import unshouted
 from translate.data.tokenizer import Tokenizer, source_ids
@@ -169,7 +169,8 @@ class TextTranslator:
     def translations(self, text: str, hyps: list[Hypothesis], decode: DecodeConfig) -> list[Translation]:
         """One source text's hypotheses as strings on one line (byte pieces can spell a newline or another
         control character: they become spaces) that start with no comma (`data.normalize.no_leading_mark`),
-        digits the model changed copied back, with `decode.chinese_punctuation` a Chinese translation's
+        digits the model changed copied back, with `decode.no_doubled_numbers` no words for a number before its
+        digits (`data.quantities.without_doubled_numbers`: 三365天 -> 365天), with `decode.chinese_punctuation` a Chinese translation's
         marks next to Han characters full-width; with the no-stutter search, a Chinese function word said
         twice said once (`data.repeats.said_once`: 住在 | 在, which every hypothesis of a beam can share), then those that stutter (`data.repeats.stutters`: the
         search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
@@ -186,9 +187,11 @@ class TextTranslator:
         else:
             outputs = [normalize_whitespace(out) for out in self.tgt_tokenizer.decode([h.tokens for h in hyps])]
         outputs = [no_leading_mark(out) for out in outputs]
+        src, tgt = self.src_lang or "en", self.tgt_lang or "zh"
         if decode.copy_digits:
             outputs = [copy_digits(text, out) for out in outputs]
-        src, tgt = self.src_lang or "en", self.tgt_lang or "zh"
+        if decode.no_doubled_numbers:
+            outputs = [without_doubled_numbers(out, tgt) for out in outputs]
         if decode.chinese_punctuation and tgt == "zh":
             outputs = [chinese_punctuation(out) for out in outputs]
         if decode.block_repeats and tgt == "zh" and not repeated_runs(text, src):

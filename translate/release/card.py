@@ -47,6 +47,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 if facts.get("no_added_numbers") else "")
              + ("Chinese numerals read as digits (三百六十五天 as 365天), " if facts.get("numerals_as_digits") else "")
              + ("full-width marks next to Han characters (我爱这地方！), " if facts.get("chinese_punctuation") else "")
+             + ("a number said once (no words for it just before its digits: 三365天 as 365天), "
+                if facts.get("no_doubled_numbers") else "")
              + ("large numbers as stand-ins (12,000 and 800万 searched as a number the model copies, written back as "
                 "the target writes them), " if facts.get("number_standins") and facts.get("names") == "standins" else "")
              + ("names as stand-ins (people and places searched as names the model knows, their own forms written "

@@ -42,7 +42,7 @@ from translate.config.paths import default_data_dir
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.data.negation import negates
-from translate.data.quantities import numbers_added, numbers_kept
+from translate.data.quantities import doubles_a_number, numbers_added, numbers_kept
 from translate.data.repeats import stutters
 from translate.errors import ConfigError
 from translate.evaluation.adequacy import repeated_ngrams
@@ -114,15 +114,16 @@ class Paired:
         return f"{self.candidate} against {self.against} of {self.sentences} sentences, p = {self.p_value:.3f}"
 
 
-DEFECTS = ("stutter", "numbers lost", "repeats", "negation lost", "numbers added")  # on the decision split; "numbers lost" also on the quantities set
+DEFECTS = ("stutter", "numbers lost", "repeats", "negation lost", "numbers added", "numbers doubled")  # on the decision split; "numbers lost" also on the quantities set
 QUANTITIES = "numbers lost, quantities set"
 NAMES = "names lost, names set"
 _VERBS = {"stutter": ("stutters", "stutter"), "numbers lost": ("loses numbers", "lose numbers"),
           "repeats": ("repeats itself", "repeat itself"), "negation lost": ("loses the negation", "lose the negation"),
-          "numbers added": ("adds numbers", "add numbers"),
+          "numbers added": ("adds numbers", "add numbers"), "numbers doubled": ("doubles numbers", "double numbers"),
           QUANTITIES: ("loses numbers", "lose numbers"), NAMES: ("loses names", "lose names")}
 _WHERE = {"stutter": "on the decision split", "numbers lost": "on the decision split", "repeats": "on the decision split",
           "negation lost": "on the decision split", "numbers added": "on the decision split",
+          "numbers doubled": "on the decision split",
           QUANTITIES: "on the quantities set", NAMES: "on the names set"}
 
 
@@ -308,6 +309,8 @@ def _has_defect(defect: str, translation: str, source: str, tgt_lang: str, src_l
         return negates(source, src_lang) and not negates(translation, tgt_lang)
     if defect == "numbers added":
         return bool(numbers_added(source, translation, tgt_lang))
+    if defect == "numbers doubled":
+        return doubles_a_number(translation, tgt_lang) and not doubles_a_number(source, src_lang)
     kept, wanted = numbers_kept(source, translation, tgt_lang)
     return kept < wanted
 
