@@ -131,35 +131,30 @@ def test_numerals_are_read_as_digits_by_the_search_when_asked(tiny_tokenizers: t
         assert Reading.seen == [reads]
 
 
-def test_a_chinese_translations_marks_are_full_width_when_asked(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
-    """`decode.chinese_punctuation`: 我们好! becomes 我们好！ (only when asked, and only for Chinese targets)."""
-    zh = tiny_tokenizers[1]
+def spelled(tokenizers: tuple[Tokenizer, Tokenizer], spelling: str, decode: DecodeConfig, source: str) -> list[str]:
+    """What the translator shows when every hypothesis's pieces spell `spelling` (the tiny vocabulary has
+    no ASCII marks or digits to spell it with)."""
+    zh = tokenizers[1]
 
-    class Spelling(Tokenizer):  # the tiny vocabulary has no ASCII marks: the model's pieces spell 我们好!
+    class Spelling(Tokenizer):
         def __init__(self) -> None:
             self.__dict__.update(zh.__dict__)
 
         def decode(self, ids: list[list[int]]) -> list[str]:
-            return ["我们好!" for _ in ids]
+            return [spelling for _ in ids]
 
+    out = TextTranslator(TwoEndings(zh, ["我们好"]), tokenizers[0], Spelling(), decode, "en", "zh").search_n_best(  # type: ignore[arg-type]
+        [source])
+    return [t.text for t in out[0]]
+
+
+def test_a_chinese_translations_marks_are_full_width_when_asked(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """`decode.chinese_punctuation`: 我们好! becomes 我们好！ (only when asked, and only for Chinese targets)."""
     for on, shown in ((True, ["我们好！"]), (False, ["我们好!"])):
-        out = TextTranslator(TwoEndings(zh, ["我们好"]), tiny_tokenizers[0], Spelling(),  # type: ignore[arg-type]
-                             DecodeConfig(beam_size=5, chinese_punctuation=on), "en", "zh").search_n_best(["We are good!"])
-        assert [t.text for t in out[0]] == shown
+        assert spelled(tiny_tokenizers, "我们好!", DecodeConfig(beam_size=5, chinese_punctuation=on), "We are good!") == shown
 
 
 def test_a_number_is_said_once_when_asked(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     """`decode.no_doubled_numbers`: the words before a number's digits go (我们三365好 -> 我们365好), only when asked."""
-    zh = tiny_tokenizers[1]
-
-    class Spelling(Tokenizer):  # the pieces spell a numeral glued to the digits copied in
-        def __init__(self) -> None:
-            self.__dict__.update(zh.__dict__)
-
-        def decode(self, ids: list[list[int]]) -> list[str]:
-            return ["我们三365好。" for _ in ids]
-
     for on, shown in ((True, ["我们365好。"]), (False, ["我们三365好。"])):
-        out = TextTranslator(TwoEndings(zh, ["我们好"]), tiny_tokenizers[0], Spelling(),  # type: ignore[arg-type]
-                             DecodeConfig(beam_size=5, no_doubled_numbers=on), "en", "zh").search_n_best(["We are 365."])
-        assert [t.text for t in out[0]] == shown
+        assert spelled(tiny_tokenizers, "我们三365好。", DecodeConfig(beam_size=5, no_doubled_numbers=on), "We are 365.") == shown
