@@ -27,6 +27,7 @@ from translate.errors import TrainingError
 from translate.study.compare import FAULT_ENV, StudyRun, compare, plan
 from translate.study.executors import Event, LocalWorkers, Sequential
 from translate.study.status import STATUS_FILE, status_table
+from translate.training.signals import stop_signals
 
 
 def test_runs_that_start_from_another_run_wait_for_it(tmp_path: Path) -> None:
@@ -73,6 +74,56 @@ def test_a_dead_worker_s_runs_start_again_and_a_failing_run_is_reported(tmp_path
     Sequential().run(toy_run, [tasks[:1], tasks[2:]], sequential.append)
     assert [(e.kind, e.task[0], e.result, e.reason) for e in sequential if e.kind != "started"] == [
         ("finished", "a", "A", ""), ("failed", "bad", None, "ValueError: no such corpus"), ("finished", "b", "B", "")]
+
+
+def stoppable_run(task: tuple[str, str]) -> str:
+    """A run that stops as training does: a stop signal is held until the "update" under way ends, then a
+    "checkpoint" is written (half a second, outside the held block, as `training.train` saves) and a
+    file says it was; "quick" finishes at once."""
+    kind, folder = task
+    if kind == "quick":
+        return kind
+    with stop_signals() as signals:
+        (Path(folder) / "started").touch()
+        for _ in range(1200):  # a minute at most
+            with signals.held():
+                time.sleep(0.05)
+            if signals.received:
+                time.sleep(0.5)  # the interrupted run's checkpoint: a second signal now would lose it
+                (Path(folder) / "saved").write_text(signals.received, encoding="utf-8")
+                raise KeyboardInterrupt(signals.received)
+    return "done"
+
+
+_DRIVER = """
+import sys
+from tests.integration.test_executors import stoppable_run
+from translate.study.executors import LocalWorkers, terminate_as_interrupt
+with terminate_as_interrupt():
+    LocalWorkers(2, 1).run(stoppable_run, [[("quick", sys.argv[1]), ("long", sys.argv[1])]], lambda event: None)
+"""
+
+
+@pytest.mark.slow
+def test_a_stopped_study_ends_its_running_run_at_a_checkpoint_and_its_idle_worker_with_it(tmp_path: Path) -> None:
+    """SIGTERM to a driver with one run and one idle worker: the run writes its checkpoint (one signal, not
+    a second from a pool broken by the idle worker's death) and every process ends."""
+    root = Path(__file__).resolve().parents[2]
+    driver = subprocess.Popen([sys.executable, "-c", _DRIVER, str(tmp_path)], cwd=root,
+                              env={**os.environ, "PYTHONPATH": str(root)}, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "started").exists():
+            assert driver.poll() is None and time.monotonic() < deadline, driver.stderr.read() if driver.stderr else ""
+            time.sleep(0.1)
+        time.sleep(2.0)  # both workers up: one running, the quick run's waiting for work
+        driver.send_signal(signal.SIGTERM)
+        driver.wait(timeout=60)  # not a hang
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert (tmp_path / "saved").read_text(encoding="utf-8") == "SIGTERM"
+    assert driver.returncode != 0  # stopped, not finished
 
 
 class _BreakingPool:

@@ -83,7 +83,11 @@ class Sequential:
 
 def _worker_init(threads: int, started: Any = None) -> None:
     """A worker's start: its threads, SIGINT left to the driver, death with the driver; its pid sent on
-    `started` (the pool's queue), since the executor keeps no public list of its processes."""
+    `started` (the pool's queue), since the executor keeps no public list of its processes. Between runs
+    the SIGTERM a stopping driver sends is let pass (`_idle_stop`): a worker that died of it, waiting for
+    work, would leave the pool broken, and the pool then sends the running worker a second SIGTERM, which
+    loses its run's checkpoint, and can die holding the lock of the queue of work, which the running worker
+    then waits on for ever. Training installs its own handler for the run (`training.signals`)."""
     import torch
 
     if started is not None:
@@ -91,7 +95,15 @@ def _worker_init(threads: int, started: Any = None) -> None:
 
     torch.set_num_threads(threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides; training stops on the SIGTERM it sends
+    signal.signal(signal.SIGTERM, _idle_stop)
     _die_with_parent()
+
+
+def _idle_stop(signum: int, frame: Any) -> None:
+    """SIGTERM to a worker between runs: nothing to stop (the pool's shutdown ends it), unless the driver is
+    gone (`_die_with_parent`'s signal), when the worker ends at once."""
+    if os.getppid() == 1:
+        os._exit(1)
 
 
 def _die_with_parent() -> None:
