@@ -103,11 +103,11 @@ def zh_value(numeral: str) -> int | None:
     return total + section + number
 
 
-_NUMERALS = "零〇一二两三四五六七八九十百千万亿"
+ZH_NUMERALS = "零〇一二两三四五六七八九十百千万亿"  # the characters a Chinese number is written in
 # a run of two numerals or more that is no clock time, date or height (八点十五分, 三月十二号, 一米六八), no
 # approximation (几百万) and no part of a longer run
-_NUMERAL_RUN = re.compile(rf"(?<![{_NUMERALS}点月米几])[{_NUMERALS}]{{2,}}(?![{_NUMERALS}点月])")
-_PERCENT_ZH = re.compile(rf"百分之([{_NUMERALS}]+)")
+_NUMERAL_RUN = re.compile(rf"(?<![{ZH_NUMERALS}点月米几])[{ZH_NUMERALS}]{{2,}}(?![{ZH_NUMERALS}点月])")
+_PERCENT_ZH = re.compile(rf"百分之([{ZH_NUMERALS}]+)")
 _NUMERAL_WORDS = {"万一", "一一", "十一"}  # "in case", "one by one", National Day
 
 
@@ -184,11 +184,10 @@ def written(value: Decimal, lang: str) -> str:
 # a number said twice, in words and then in digits: the words the model wrote for a number's first pieces
 # before the digits copied in (三365, 两2000, 四22:40; "nine90", "fifty,500"); not a weekday's (周二, 星期三),
 # nor one between two numbers in digits (010一1609: which is a word there is unknown)
-_ZH_REMNANT = re.compile(r"(?<![\d周期拜第零〇一二两三四五六七八九十百千])[零〇一二两三四五六七八九十百千]+(?=\d)")
-_EN_ONES = "one|two|three|four|five|six|seven|eight|nine"
-_EN_REMNANT = re.compile(rf"(?<![\w-])(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:{_EN_ONES}))?|"
-                         rf"{_EN_ONES}|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|hundred|thousand)"
-                         r"[,-]?(?=\d)", re.IGNORECASE)
+_ZH_REMNANT = re.compile(rf"(?<![\d周期拜第{ZH_NUMERALS[:-2]}])[{ZH_NUMERALS[:-2]}]+(?=\d)")  # no 万, 亿: 8万 is right
+_EN_ONES = "|".join(w for w, i in _EN_WORDS.items() if 1 <= i <= 9)
+_EN_REMNANT = re.compile(rf"(?<![\w-])(?:(?:{'|'.join(_EN_TENS)})(?:-(?:{_EN_ONES}))?|"
+                         rf"{'|'.join(w for w, i in _EN_WORDS.items() if i >= 1)}|hundred|thousand)[,-]?(?=\d)", re.IGNORECASE)
 
 
 def without_doubled_numbers(text: str, lang: str) -> str:

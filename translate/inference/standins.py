@@ -61,7 +61,7 @@ from translate.config.paths import default_data_dir
 from translate.config.schema import DecodeConfig
 from translate.data.normalize import normalize_source
 from translate.data.pinyin import person_tables, surname_length, syllables
-from translate.data.quantities import carried_numbers, written
+from translate.data.quantities import ZH_NUMERALS, carried_numbers, written
 from translate.inference import glossary
 from translate.inference.glossary import Glossary, Term
 from translate.inference.text_translator import TextTranslator, Translation
@@ -76,7 +76,6 @@ PLACES = (Term("Boston", "波士顿"), Term("London", "伦敦"), Term("Tokyo", "
 CURRENCIES = (Term("dollars", "美元"),)
 # numbers the models copy and place as quantities (20 people, 20美元); their words are read as them too
 NUMBERS = (Term("20", "20"), Term("30", "30"), Term("50", "50"), Term("40", "40"))
-_NUMERALS = "零〇一二两三四五六七八九十百千万亿"
 _NUMBER_WORDS = {"20": ("twenty", "二十"), "30": ("thirty", "三十"), "50": ("fifty", "五十"), "40": ("forty", "四十")}
 _CURRENCY_EN = {"yuan": "元", "rmb": "人民币", "renminbi": "人民币"}
 _DOLLAR_SIGN = re.compile(r"\$(\d[\d,]*(?:\.\d+)?(?: (?:million|billion))?)(?: dollars?(?!\w))?")
@@ -316,7 +315,7 @@ class Substitution:
             digits = "|".join(numbers)
             words = "|".join(word for standin in numbers for word in _NUMBER_WORDS[standin])
             pattern = (rf"(?<![\d.,])(?:{digits})(?![\d]|[.,]\d)|(?<![\w-])(?:{words})(?![\w-])" if lang == "en" else
-                       rf"(?<![\d.,{_NUMERALS}])(?:{digits}|{words})(?![\d{_NUMERALS}]|[.,]\d)")
+                       rf"(?<![\d.,{ZH_NUMERALS}])(?:{digits}|{words})(?![\d{ZH_NUMERALS}]|[.,]\d)")
 
             def value(match: re.Match[str]) -> str:  # "The20 people" (a piece glued to the stand-in): "The 3,000 people"
                 glued = lang == "en" and match.start() > 0 and translation[match.start() - 1].isalpha()
