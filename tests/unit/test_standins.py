@@ -191,6 +191,44 @@ def test_the_translator_reads_large_numbers_as_stand_ins_where_decode_says_so(
     assert plain.text == "躺在牢里生活。" and carried.text == "它要12000元。"
 
 
+def test_dates_and_times_read_as_a_weekday_and_noon_and_come_back_as_the_target_writes_them() -> None:
+    sub = substitute("The movie starts at 7:40 p.m. on March 12.", "en", dates=True)
+    assert sub.text == "The movie starts at noon on Sunday." and sub.back == [("中午", "晚上7点40分"), ("周日", "3月12日")]
+    assert sub.restore("电影星期天中午开始。", "zh") == "电影3月12日晚上7点40分开始。"  # any form the model writes
+    assert sub.restore("电影周日周日中午12点开始。", "zh") == "电影3月12日晚上7点40分开始。"  # a run once; noon's 12 no part
+    assert sub.lacks_a_date("电影中午开始。", "zh") and not sub.lacks_a_date("电影星期天中午开始。", "zh")  # ranked last
+    assert substitute("The movie starts at 7:40 p.m. on March 12.", "en").text.endswith("7:40 p.m. on March 12.")
+    back = substitute("商店周日晚上十点关门。", "zh", dates=True)  # Sunday is said: Monday stands in for no date here
+    assert back.text == "商店周日中午关门。" and back.back == [("noon", "10 p.m.")]
+    assert back.restore("The store closes at noon on Sunday.", "en") == "The store closes at 10 p.m. on Sunday."
+    ends = substitute("它晚上十点关门。", "zh", dates=True)
+    assert ends.restore("It closes at noon.", "en") == "It closes at 10 p.m."  # one point, not "p.m.."
+    two = substitute("我们五月四号和五月四号都在。", "zh", dates=True)
+    assert two.text == "我们周日和周日都在。" and two.times == [2]
+    assert two.doubled("We are on Sunday, Sunday and Sunday.", "en") and not two.doubled("Sunday and Sunday.", "en")
+
+
+def test_the_translator_reads_dates_as_stand_ins_where_decode_says_so(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    model = ScriptedModel(tiny_tokenizers)
+    model.KNOWN = {**ScriptedModel.KNOWN, "The deadline is Sunday.": "截止日期是周日。"}
+    [[plain]] = StandInTranslator(model).search_n_best(["The deadline is March 31."])
+    [[dated]] = StandInTranslator(model).search_n_best(["The deadline is March 31."], DecodeConfig(date_standins=True))
+    assert model.read == ["The deadline is March 31.", "The deadline is Sunday."]
+    assert plain.text == "躺在牢里生活。" and dated.text == "截止日期是3月31日。"
+
+
+def test_the_dates_stand_ins_are_forced_terms_only_where_decode_says_so(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    from dataclasses import replace
+
+    from translate.inference.wrapping import with_glossaries
+
+    english = ScriptedModel(tiny_tokenizers)
+    english.decode = replace(english.decode, lexicon=True, names="standins")
+    assert with_glossaries(english).inner.glossaries == (standins.STANDINS,)  # type: ignore[attr-defined]
+    english.decode = replace(english.decode, date_standins=True)
+    assert with_glossaries(english).inner.glossaries == (standins.STANDINS, standins.WHENS)  # type: ignore[attr-defined]
+
+
 def test_words_the_model_learnt_are_no_people_though_rjieba_tags_them_so() -> None:
     assert [f.target for f in find_names("我要咖啡，谢谢。我们明白。", "zh")] == []  # 谢谢 and 明白 are tagged nr
     assert [f.target for f in find_names("太阳升起来了。这锅墩汤闻起来真美味。", "zh")] == []  # 太阳 | 升; 汤 | 闻

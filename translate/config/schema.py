@@ -352,6 +352,10 @@ class DecodeConfig:
     # places) and written back as the target writes them (12000, 800万; 12,000, 8 million); with names "standins"
     # (inference/standins.py, data/quantities.py carried_numbers)
     number_standins: bool = False
+    # dates and times of day read as stand-ins: March 12, 三月十二号 searched as Sunday, 7:40 p.m., 晚上七点四十 as
+    # noon (which the models translate and place) and written back as the target writes them (3月12日, 晚上7点40分;
+    # "March 12", "7:40 p.m."); with names "standins" (inference/standins.py, data/dates.py)
+    date_standins: bool = False
     # a number said once: the words the model wrote for a number's first pieces before its copied digits
     # dropped (一年有三365天。 -> 一年有365天。, "nine90 years" -> "90 years"; data/quantities.py
     # without_doubled_numbers)

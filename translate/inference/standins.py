@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING
 
 from translate.config.paths import default_data_dir
 from translate.config.schema import DecodeConfig
+from translate.data.dates import whens, written_when
 from translate.data.normalize import normalize_source
 from translate.data.pinyin import person_tables, surname_length, syllables
 from translate.data.quantities import ZH_NUMERALS, carried_numbers, written
@@ -84,6 +85,16 @@ _CURRENCY_WORD = re.compile(rf"(?<![\w]){'|'.join(_CURRENCY_EN)}(?![\w])", re.IG
 # before a noun, which it counts (两块蛋糕, two pieces of cake)
 _CURRENCY_ZH = re.compile(r"(?<=[0-9零〇一二两三四五六七八九十百千万亿])"
                           r"(?:元|块钱|块(?=[。！？，、；：.!?,;:\s]|$|每|一[杯个斤份张瓶碗次天晚位件本盒]))")
+# a date and a time of day (`data.dates`): a weekday and noon, which the models translate and place as dates
+# and times ("on Sunday", "at noon"); each stand-in's translations in every form the models write, the longest
+# first (中午12点 is one: noon's 12 is no part of the time written back)
+DATES = (Term("Sunday", "周日"), Term("Monday", "周一"))
+TIMES = (Term("noon", "中午"), Term("midnight", "午夜"))
+FORMS = {"周日": ("星期天", "星期日", "礼拜天", "礼拜日", "周日"), "周一": ("星期一", "礼拜一", "周一"),
+         "中午": ("中午十二点", "中午12点", "正午", "中午"), "午夜": ("午夜十二点", "午夜12点", "半夜", "午夜"),
+         "noon": ("12 noon", "twelve noon", "midday", "noon"), "midnight": ("12 midnight", "midnight"),
+         "Sunday": ("Sundays", "Sunday"), "Monday": ("Mondays", "Monday")}
+WHENS = Glossary([*DATES, *TIMES], cased=True)
 STANDINS = Glossary([*PEOPLE, *PLACES], cased=True)
 KINDS = {"nr": "person", "ns": "place"}  # rjieba's tags (and those that start with them: nrt, nrfg)
 _PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))")  # every "Surname Given" pair
@@ -278,10 +289,18 @@ def _numbers(sentence: str, lang: str) -> list[Found]:
     return [Found(begin, end, written(value, target), "number", False) for begin, end, value in carried_numbers(sentence, lang)]
 
 
-def find_names(sentence: str, lang: str, numbers: bool = False) -> list[Found]:
+def _dates(sentence: str, lang: str) -> list[Found]:
+    """The dates and times of day of a sentence (`data.dates.whens`), each to be written back as the target
+    language writes it (3月12日, 晚上7点40分; "March 12", "7:40 p.m.")."""
+    target = "zh" if lang == "en" else "en"
+    return [Found(begin, end, written_when(when, target), when.kind, False) for begin, end, when in whens(sentence, lang)]
+
+
+def find_names(sentence: str, lang: str, numbers: bool = False, dates: bool = False) -> list[Found]:
     """The names of a normalised sentence, left to right, without overlaps (see the module); with
-    `numbers`, the numbers that a stand-in carries too."""
+    `numbers`, the numbers that a stand-in carries too; with `dates`, the dates and times of day."""
     candidates = _lexicon_names(sentence, lang) + _currencies(sentence, lang) + (_numbers(sentence, lang) if numbers else []) + (
+        _dates(sentence, lang) if dates else []) + (
         _pinyin_people(sentence) if lang == "en" else _titled_people(sentence) + _chinese_people(sentence))
     chosen: list[Found] = []
     for found in sorted(candidates, key=lambda f: (f.begin - f.end, not f.lexicon, f.begin)):
@@ -298,6 +317,12 @@ class Substitution:
     back: list[tuple[str, str]] = field(default_factory=list)  # (stand-in's translation, the name's)
     times: list[int] = field(default_factory=list)  # how often the text says each stand-in of `back`
     numbers: bool = False  # numbers read as stand-ins too (`decode.number_standins`)
+    dates: bool = False  # dates and times of day too (`decode.date_standins`)
+
+    def lacks_a_date(self, translation: str, lang: str) -> bool:
+        """Whether a translation (of the text with stand-ins, in `lang`) says no form of a date's or time's
+        stand-in ("It's lunch at Boston." for 从波士顿来的火车中午到。): the date or time would be lost."""
+        return any(standin in FORMS and _count(translation, standin, lang) == 0 for standin, _ in self.back)
 
     def doubled(self, translation: str, lang: str) -> bool:
         """Whether a translation (of the text with stand-ins, in `lang`) says a stand-in more often than
@@ -324,7 +349,9 @@ class Substitution:
         for standin, name in self.back:
             if standin in numbers:
                 continue
-            if lang == "en":
+            if standin in FORMS:  # a date or time: the first of its forms the translation writes
+                translation = _written_back(translation, standin, name, lang)
+            elif lang == "en":
                 if standin == "dollars" and self.numbers:  # 20美元 searched, "$20" or "$20 dollars" written: "20 yuan"
                     translation = _DOLLAR_SIGN.sub(rf"\1 {name}", translation)
                 translation = re.sub(rf"(?<![\w]){re.escape(standin)}(?![\w])", name.replace("\\", r"\\"), translation)
@@ -333,9 +360,11 @@ class Substitution:
         return translation[:1].upper() + translation[1:] if capital else translation
 
 
-def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), numbers: bool = False) -> Substitution:
+def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), numbers: bool = False,
+               dates: bool = False) -> Substitution:
     """`sentence` (normalised) with each person and place replaced by a stand-in (see the module), and with
-    `numbers` each number that a stand-in carries (`_numbers`; `decode.number_standins`). The
+    `numbers` each number that a stand-in carries (`_numbers`; `decode.number_standins`), with `dates` each
+    date and time of day (`_dates`; `decode.date_standins`). The
     terms of the user's `glossaries` win over the names found: a person or place among them is read as a
     stand-in too and written back in the user's form; another term keeps the names it overlaps as they are
     (the user's term is forced into the search)."""
@@ -344,12 +373,13 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
     users = [Found(m.begin, m.end, m.term.side(target), kind_of(m.term.en, m.term.zh), True)
              for g in glossaries for m in g.matches(sentence, lang)]
     found = [f for f in users if f.kind] + [
-        f for f in find_names(sentence, lang, numbers) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
+        f for f in find_names(sentence, lang, numbers, dates) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
     found = sorted((f for f in found if f.kind and sentence[f.begin:f.end] not in own), key=lambda f: f.begin)
     if not found:
-        return Substitution(sentence, numbers=numbers)
+        return Substitution(sentence, numbers=numbers, dates=dates)
     free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
-            for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES), ("number", NUMBERS))}
+            for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES), ("number", NUMBERS),
+                               ("date", DATES), ("time", TIMES))}
     given: dict[str, Term] = {}
     pieces, back, at = [], [], 0
     for name in found:
@@ -366,7 +396,8 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
         at = name.end
     pieces.append(sentence[at:])
     text = "".join(pieces)
-    return Substitution(text, back, [_count(text, term.side(lang), lang) for term in given.values()], numbers)  # as `back`
+    return Substitution(text, back, [_count(text, term.side(lang), lang) for term in given.values()],  # as `back`
+                        numbers, dates)
 
 
 def _holds(text: str, word: str, lang: str) -> bool:
@@ -374,6 +405,33 @@ def _holds(text: str, word: str, lang: str) -> bool:
 
 
 def _count(text: str, word: str, lang: str) -> int:
+    if word in FORMS:  # a date's or time's stand-in, in any of its forms
+        return sum(_count_one(text, form, lang) for form in _apart(text, FORMS[word]))
+    return _count_one(text, word, lang)
+
+
+def _apart(text: str, forms: Sequence[str]) -> list[str]:
+    """Each occurrence of `forms` in `text` once: the longest form where one holds another (中午12点, 中午)."""
+    found = []
+    for form in forms:
+        if form in text:
+            found.append(form)
+            text = text.replace(form, "\0")
+    return found
+
+
+def _written_back(translation: str, standin: str, name: str, lang: str) -> str:
+    """A translation with a date's or time's stand-in, in whichever of its forms it writes it, replaced by
+    the date or time: a run of them once (周日周日 is a stutter, not two dates), and a point that both end
+    with once ("at 10 p.m." ending a sentence)."""
+    forms = "|".join(re.escape(form) for form in FORMS[standin])
+    pattern = rf"(?<!\w)(?:{forms})(?:[ \t]*(?:{forms}))*(?!\w)" if lang == "en" else f"(?:{forms})+"
+    if name.endswith("."):
+        pattern += r"\.?"
+    return re.sub(pattern, name.replace("\\", r"\\"), translation, flags=re.IGNORECASE)
+
+
+def _count_one(text: str, word: str, lang: str) -> int:
     if word.isdigit():  # a number's stand-in: 20, not the 20 of 2020 or 1.20
         return len(re.findall(rf"(?<![\d.,]){word}(?![\d]|[.,]\d)", text))
     return text.count(word) if lang == "zh" else len(re.findall(rf"(?<!\w){re.escape(word)}(?!\w)", text))
@@ -388,11 +446,12 @@ class StandInTranslator(TextTranslator):
         self.inner, self.glossaries = inner, list(glossaries)
 
     def search_n_best(self, texts: list[str], decode: DecodeConfig | None = None) -> list[list[Translation]]:
-        """The inner search's translations with the names written back; those that say a stand-in more often
-        than the source says its name (`Substitution.doubled`) after those that do not, of the whole beam."""
+        """The inner search's translations with the names written back; those that lose a date's or time's
+        stand-in (`Substitution.lacks_a_date`), then those that say a stand-in more often than the source says
+        its name (`Substitution.doubled`), after the others, of the whole beam."""
         decode = decode or self.decode
-        subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries, decode.number_standins)
-                for text in texts]
+        subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries, decode.number_standins,
+                           decode.date_standins) for text in texts]
         beam = decode if decode.sample > 0 else dataclasses.replace(decode, n_best=decode.beam_size)  # a sample is one
         results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], beam)
         out = []
@@ -400,7 +459,8 @@ class StandInTranslator(TextTranslator):
             if not sub.back:
                 out.append(n_best[:decode.n_best])
                 continue
-            n_best = sorted(n_best, key=lambda t: sub.doubled(t.text, self.tgt_lang))[:decode.n_best]
+            n_best = sorted(n_best, key=lambda t: (sub.lacks_a_date(t.text, self.tgt_lang),
+                                                   sub.doubled(t.text, self.tgt_lang)))[:decode.n_best]
             restored = [sub.restore(t.text, self.tgt_lang) for t in n_best]
             ids = self.tgt_tokenizer.encode(restored) if restored else []
             out.append([Translation(text, t.score, tokens, (sub.text, t.tokens))

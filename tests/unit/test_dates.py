@@ -1,0 +1,94 @@
+"""Dates and times of day (`data.dates`): what is found in English and Chinese text, what is left as no date
+or time, and how each is written in the other language."""
+
+from __future__ import annotations
+
+import pytest
+
+from translate.data.dates import When, whens, written_when, zh_numeral
+
+
+def found(text: str, lang: str) -> list[tuple[str, str]]:
+    """Each date or time of `text` as written and as the other language writes it."""
+    target = "zh" if lang == "en" else "en"
+    return [(text[begin:end], written_when(when, target)) for begin, end, when in whens(text, lang)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My birthday is on March 12.", [("March 12", "3月12日")]),
+    ("She was born on December 25, 2001.", [("December 25, 2001", "2001年12月25日")]),
+    ("We meet on the 4th of May.", [("the 4th of May", "5月4日")]),
+    ("It opened on 1 October 1949.", [("1 October 1949", "1949年10月1日")]),
+    ("Meet me on Jan. 5th, 2020.", [("Jan. 5th, 2020", "2020年1月5日")]),
+    ("Come by Sept 9.", [("Sept 9", "9月9日")]),
+])
+def test_english_dates_are_a_month_with_its_day_and_the_year_where_said(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text, "en") == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The store closes at 10 p.m.", [("10 p.m", "晚上10点")]),  # the sentence's point stays the sentence's
+    ("The movie starts at 7:40 p.m. tonight.", [("7:40 p.m.", "晚上7点40分")]),
+    ("The baby was born at 3 a.m.", [("3 a.m", "凌晨3点")]),
+    ("Open from 8 a.m. to 9 p.m.", [("8 a.m.", "早上8点"), ("9 p.m", "晚上9点")]),
+    ("Meet me at 9am, or at 12 PM.", [("9am", "上午9点"), ("12 PM", "中午12点")]),
+    ("Call at 2:30pm.", [("2:30pm", "下午2点半")]),
+    ("It's already eleven o'clock.", [("eleven o'clock", "十一点")]),
+    ("It's two o'clock.", [("two o'clock", "两点")]),
+])
+def test_english_times_of_day_and_their_chinese_part_of_the_day(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text, "en") == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I may 4 go.",  # "may" is a verb; months count with their capital
+    "It costs $10 and 3.5 kg. The score was 3:2.",
+    "Room 12:305 is in May.",  # a month alone is no date
+    "In March, 12 people came.",
+    "He is 12 years old; the ratio is 16:9.",
+    "The class ends at 6:15, the next at 17:30.",  # a clock alone: both languages write it so
+])
+def test_no_date_or_time_is_found_where_english_says_none(text: str) -> None:
+    assert found(text, "en") == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("我的生日是三月十二号。", [("三月十二号", "March 12")]),
+    ("她出生于2001年12月25日。", [("2001年12月25日", "December 25, 2001")]),
+    ("他一九九八年五月四日到的。", [("一九九八年五月四日", "May 4, 1998")]),
+    ("商店晚上十点关门。", [("晚上十点", "10 p.m.")]),
+    ("电影晚上七点四十开始。", [("晚上七点四十", "7:40 p.m.")]),
+    ("我们七点零五出发，8点15到。", [("七点零五", "7:05"), ("8点15", "8:15")]),
+    ("孩子是凌晨三点出生的。", [("凌晨三点", "3 a.m.")]),
+    ("下午3:30见。", [("下午3:30", "3:30 p.m.")]),
+    ("已经十一点了。", [("十一点", "eleven o'clock")]),
+    ("十一点钟开会，17点结束。", [("十一点钟", "eleven o'clock"), ("17点", "5 p.m.")]),
+    ("等我一点半。", [("一点半", "1:30")]),
+    ("中午12点吃饭。", [("中午12点", "12 p.m.")]),
+])
+def test_chinese_dates_and_times(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text, "zh") == expected
+
+
+@pytest.mark.parametrize("text", [
+    "我有一点累。",  # a little
+    "这个三点五公斤。",  # 3.5
+    "第三点很重要。",  # the third point
+    "圆周率是三点一四。",
+    "他2001年来的，5月走了。",  # a year alone, a month alone
+    "给我一点儿水。",
+    "几点了？",
+    "会议在17:30开始，6:30起床。",
+])
+def test_no_date_or_time_is_found_where_chinese_says_none(text: str) -> None:
+    assert found(text, "zh") == []
+
+
+def test_written_forms() -> None:
+    assert [zh_numeral(n) for n in (0, 7, 10, 11, 20, 45, 99)] == ["零", "七", "十", "十一", "二十", "四十五", "九十九"]
+    assert written_when(When("time", hour=17, minute=30), "en") == "5:30 p.m."  # a 24-hour clock
+    assert written_when(When("time", hour=17, minute=30), "zh") == "17点半"
+    assert written_when(When("time", hour=9, minute=5, part="pm"), "zh") == "晚上9点5分"
+    assert written_when(When("time", hour=4, part="pm"), "zh") == "下午4点"
+    assert written_when(When("time", hour=11, minute=45, part="am", words=True), "zh") == "上午十一点四十五分"
+    assert written_when(When("date", month=2, day=29), "en") == "February 29"
