@@ -64,6 +64,9 @@ def test_chinese_numerals(numeral: str, value: int) -> None:
     ("It's a ten-minute walk.", "走路要十分钟。", "zh", []),  # Chinese numerals are not read
     ("It was 38 degrees yesterday.", "昨天38度3度。", "zh", ["3"]),
     ("Meet me at 5:30 pm.", "下午17:30见。", "zh", []),  # a time in its 24-hour form
+    ("The movie starts at 7:40 p.m.", "电影晚上7点40分开始。", "zh", []),  # one time, not 7 and 40
+    ("Meet me at 5:30 pm.", "下午5点半见，7点半走。", "zh", ["7:30"]),
+    ("I have 7 apples and 40 pears.", "我有7点40分。", "zh", ["7:40"]),  # a time that the source does not say
     ("The city has 8 million people.", "这个城市有800万人。", "zh", []),
     ("我昨晚只睡了四个小时。", "I slept just two hours last night.", "en", ["2"]),  # number words in English
     ("这个城市的人口大约八百万。", "The population is about 8 million.", "en", []),  # 8 million is one number

@@ -43,6 +43,8 @@ _EN_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTH_NAMES)})\b", re.IGNORECASE)
 _SCALE_AFTER = {"en": (re.compile(r"\s*(thousand|million|billion)\b", re.IGNORECASE),
                        {"thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}),
                 "zh": (re.compile(r"\s*(万|亿)"), {"万": 10_000, "亿": 100_000_000})}
+# a clock time whose hour is in digits, with its minutes (7点40分, 7点半): one time, as `said` reads it
+_ZH_DIGIT_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2})[点點](?:(半)|(一刻)|(三刻)|(\d{1,2})分?)(?!\d)")
 _READ_AS_DIGITS = re.compile(r"\d+[万亿]?")  # a run of digits, with its scale: `_number_values` reads it
 _EN_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
 
@@ -291,10 +293,13 @@ def holds(text: str, number: str, lang: str) -> bool:
 def numbers_added(source: str, translation: str, tgt_lang: str) -> list[str]:
     """The numbers a translation writes in digits more often than its source says their value, in any form
     (`said`): 1010分钟 for "a ten-minute walk", "$120 or best offer" as 120美元或给我100美元 (100); in English also
-    number words but "one" (a pronoun too: 三百九十九块 as "nine in thirty percent" adds 9 and 30). Chinese
-    numerals are not read (一 is also "a", 十分 "very")."""
+    number words but "one" (a pronoun too: 三百九十九块 as "nine in thirty percent" adds 9 and 30); a Chinese
+    clock time in digits with its minutes (7点40分, 7点半) as one time. Chinese numerals are not read (一 is also
+    "a", 十分 "very")."""
     available = said(source, "zh" if tgt_lang == "en" else "en")
     added = []
+    if tgt_lang == "zh":  # 7点40分 is the time 7:40, not the numbers 7 and 40
+        translation = _ZH_DIGIT_CLOCK.sub(lambda m: f"{m.group(1)}:{_clock_minutes(m):02d}", translation)
     written = _number_values(translation, tgt_lang)  # a time as H:MM, as `said` has it
     if tgt_lang == "en":
         for m in _EN_NUMBER_WORD.finditer(translation):  # 8 million is one number, read above
@@ -311,6 +316,10 @@ def numbers_added(source: str, translation: str, tgt_lang: str) -> list[str]:
         else:
             added.append(value)
     return added
+
+
+def _clock_minutes(match: re.Match[str]) -> int:
+    return 30 if match.group(2) else 15 if match.group(3) else 45 if match.group(4) else int(match.group(5))
 
 
 def numbers_kept(source: str, translation: str, tgt_lang: str) -> tuple[int, int]:
