@@ -92,3 +92,20 @@ def test_written_forms() -> None:
     assert written_when(When("time", hour=4, part="pm"), "zh") == "下午4点"
     assert written_when(When("time", hour=11, minute=45, part="am", words=True), "zh") == "上午十一点四十五分"
     assert written_when(When("date", month=2, day=29), "en") == "February 29"
+
+
+@pytest.mark.parametrize(("source", "translation", "tgt", "kept"), [
+    ("The movie starts at 7:40 p.m. on March 12.", "电影三月十二号晚上七点四十开始。", "zh", (2, 2)),  # any form
+    ("The movie starts at 7:40 p.m. on March 12.", "电影12月晚上7:40开始。", "zh", (1, 2)),  # the month lost
+    ("电影晚上七点四十开始。", "The movie starts at seven.", "en", (0, 1)),
+    ("下午五点见。", "See you at 17:00.", "en", (1, 1)),  # the 24-hour twin
+    ("他通常十一点睡觉。", "He usually goes to bed at eleven.", "en", (1, 1)),  # a whole hour by its number
+    ("他通常十一点睡觉。", "He usually goes to bed at ten.", "en", (0, 1)),
+    ("我的生日是三月十二号。", "My birthday is on the 12th of March.", "en", (1, 1)),
+    ("五月四号和五月四号", "May 4", "en", (1, 2)),  # each said as often as the source says it
+    ("I like tea.", "我喜欢茶。", "zh", (0, 0)),
+])
+def test_dates_and_times_kept(source: str, translation: str, tgt: str, kept: tuple[int, int]) -> None:
+    from translate.data.dates import dates_kept
+
+    assert dates_kept(source, translation, tgt) == kept

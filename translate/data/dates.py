@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from translate.data.quantities import ZH_NUMERALS, en_value, zh_value
+from translate.data.quantities import ZH_NUMERALS, en_value, said, zh_value
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
@@ -140,6 +140,34 @@ def _zh_time(match: re.Match[str]) -> When | None:
     if not marked and hour < 2:
         return None  # 一点 is "a little"
     return When("time", hour=hour, minute=minute, part=part, words=not raw.isdigit())
+
+
+def dates_kept(source: str, translation: str, tgt_lang: str) -> tuple[int, int]:
+    """(the source's dates and times of day that the translation says, the source's dates and times): a date
+    by its month and day in any form `whens` reads (3月12日, 三月十二号, "March 12", "the 12th of March"), a time
+    by its hour and minutes in any form `data.quantities.said` reads (晚上7点40分, 7:40, 19:40, "six-thirty"), a
+    whole hour also by its number alone ("at eleven" for 十一点)."""
+    src_lang = "zh" if tgt_lang == "en" else "en"
+    wanted = [when for _, _, when in whens(source, src_lang)]
+    if not wanted:
+        return 0, 0
+    days = [(w.month, w.day) for _, _, w in whens(translation, tgt_lang) if w.kind == "date"]
+    clocks = said(translation, tgt_lang)
+    kept = 0
+    for when in wanted:
+        if when.kind == "date" and (when.month, when.day) in days:
+            days.remove((when.month, when.day))
+            kept += 1
+        elif when.kind == "time":
+            # a whole hour also as its number alone ("at eleven" for 十一点), in its 12-hour form too
+            readings = [f"{when.hour % 24}:{when.minute:02d}"] + (
+                [str(when.hour), str(when.hour - 12)] if when.minute == 0 and when.hour > 12 else
+                [str(when.hour)] if when.minute == 0 else [])
+            said_as = next((r for r in readings if clocks[r] > 0), None)
+            if said_as is not None:
+                clocks[said_as] -= 1
+                kept += 1
+    return kept, len(wanted)
 
 
 _ZH_SMALL = "零一二三四五六七八九"
