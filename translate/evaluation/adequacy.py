@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from translate.data.negation import says_no
 from translate.data.dates import dates_kept
+from translate.data.negation import says_no
 from translate.data.quantities import doubles_a_number, numbers_added, numbers_kept
 from translate.data.repeats import stutters, tokens
 
