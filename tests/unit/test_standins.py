@@ -208,15 +208,6 @@ def test_dates_and_times_read_as_a_weekday_and_noon_and_come_back_as_the_target_
     assert two.doubled("We are on Sunday, Sunday and Sunday.", "en") and not two.doubled("Sunday and Sunday.", "en")
 
 
-def test_clocks_alone_read_as_noon_only_where_asked_for() -> None:
-    sub = substitute("My flight lands at 22:40 on May 4.", "en", clocks=True)
-    assert sub.text == "My flight lands at noon on May 4." and sub.back == [("中午", "22:40")]
-    assert sub.restore("我的航班5月4日中午降落。", "zh") == "我的航班5月4日22:40降落。"
-    both = substitute("My flight lands at 22:40 on May 4.", "en", dates=True, clocks=True)
-    assert both.text == "My flight lands at noon on Sunday." and both.back == [("中午", "22:40"), ("周日", "5月4日")]
-    assert substitute("My flight lands at 22:40 on May 4.", "en", dates=True).text == "My flight lands at 22:40 on Sunday."
-
-
 def test_the_translator_reads_dates_as_stand_ins_where_decode_says_so(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     model = ScriptedModel(tiny_tokenizers)
     model.KNOWN = {**ScriptedModel.KNOWN, "The deadline is Sunday.": "截止日期是周日。"}

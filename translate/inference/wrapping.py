@@ -16,12 +16,12 @@ def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] =
     """`translator` with the user's glossaries, then the names lexicon where `lexicon` says so (None: as the
     model's `decode.lexicon` says), then the source's numbers where `decode.keep_numbers` says so;
     with `decode.names` "standins", the lexicon's people and places read as stand-ins
-    (`inference.standins`) whose translations are terms too (with `decode.date_standins` or `decode.clock_standins`, the dates' and
+    (`inference.standins`) whose translations are terms too (with `decode.date_standins`, the dates' and
     times' stand-ins too), and for English sources no other name of the lexicon forced; `translator` itself when there are no terms."""
     use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
     standins = use_lexicon and translator.decode.names == "standins"
     forced = use_lexicon and not (standins and translator.src_lang == "en")  # see inference.standins
-    dated = standins and (translator.decode.date_standins or translator.decode.clock_standins)
+    dated = standins and translator.decode.date_standins
     terms = [*glossaries, *([STANDINS] if standins else []), *([WHENS] if dated else []), *([glossary.names_lexicon()] if forced else []),
              *([Numbers()] if translator.decode.keep_numbers else [])]
     if not terms:
