@@ -196,6 +196,7 @@ def test_dates_and_times_read_as_a_weekday_and_noon_and_come_back_as_the_target_
     assert sub.text == "The movie starts at noon on Sunday." and sub.back == [("中午", "晚上7点40分"), ("周日", "3月12日")]
     assert sub.restore("电影星期天中午开始。", "zh") == "电影3月12日晚上7点40分开始。"  # any form the model writes
     assert sub.restore("电影周日周日中午12点开始。", "zh") == "电影3月12日晚上7点40分开始。"  # a run once; noon's 12 no part
+    assert sub.restore("电影周日中午十二开始。", "zh") == "电影3月12日晚上7点40分开始。"
     assert sub.lacks_a_date("电影中午开始。", "zh") and not sub.lacks_a_date("电影星期天中午开始。", "zh")  # ranked last
     assert substitute("The movie starts at 7:40 p.m. on March 12.", "en").text.endswith("7:40 p.m. on March 12.")
     back = substitute("商店周日晚上十点关门。", "zh", dates=True)  # Sunday is said: Monday stands in for no date here

@@ -91,7 +91,8 @@ _CURRENCY_ZH = re.compile(r"(?<=[0-9零〇一二两三四五六七八九十百�
 DATES = (Term("Sunday", "周日"), Term("Monday", "周一"))
 TIMES = (Term("noon", "中午"), Term("midnight", "午夜"))
 FORMS = {"周日": ("星期天", "星期日", "礼拜天", "礼拜日", "周日"), "周一": ("星期一", "礼拜一", "周一"),
-         "中午": ("中午十二点", "中午12点", "正午", "中午"), "午夜": ("午夜十二点", "午夜12点", "半夜", "午夜"),
+         "中午": ("中午十二点", "中午12点", "中午十二", "中午12", "正午", "中午"),
+         "午夜": ("午夜十二点", "午夜12点", "午夜十二", "午夜12", "半夜", "午夜"),
          "noon": ("12 noon", "twelve noon", "midday", "noon"), "midnight": ("12 midnight", "midnight"),
          "Sunday": ("Sundays", "Sunday"), "Monday": ("Mondays", "Monday")}
 WHENS = Glossary([*DATES, *TIMES], cased=True)
