@@ -84,6 +84,17 @@ def test_no_date_or_time_is_found_where_chinese_says_none(text: str) -> None:
     assert found(text, "zh") == []
 
 
+def test_clocks_alone_are_read_where_asked_for_and_written_as_they_are() -> None:
+    def clocks(text: str, lang: str) -> list[tuple[str, str]]:
+        target = "zh" if lang == "en" else "en"
+        return [(text[b:e], written_when(w, target)) for b, e, w in whens(text, lang, clocks=True)]
+
+    assert clocks("The meeting is at 17:30, or 5:30 pm.", "en") == [("17:30", "17:30"), ("5:30 pm", "下午5点半")]
+    assert clocks("我的航班22:40降落，下午3:30到。", "zh") == [("22:40", "22:40"), ("下午3:30", "3:30 p.m.")]
+    assert clocks("The score was 3:2; the ratio is 16:9; it costs $10:30; 1:30:00.", "en") == []
+    assert whens("我的航班22:40降落。", "zh") == []  # not unless asked for
+
+
 def test_written_forms() -> None:
     assert [zh_numeral(n) for n in (0, 7, 10, 11, 20, 45, 99)] == ["零", "七", "十", "十一", "二十", "四十五", "九十九"]
     assert written_when(When("time", hour=17, minute=30), "en") == "5:30 p.m."  # a 24-hour clock

@@ -209,6 +209,20 @@ def test_dates_and_times_read_as_a_weekday_and_noon_and_come_back_as_the_target_
     assert two.doubled("We are on Sunday, Sunday and Sunday.", "en") and not two.doubled("Sunday and Sunday.", "en")
 
 
+def test_clocks_alone_read_as_an_hour_only_where_asked_for() -> None:
+    sub = substitute("My flight lands at 22:40 on May 4.", "en", clocks=True)
+    assert sub.text == "My flight lands at six o'clock on May 4." and sub.back == [("六点", "22:40")]
+    assert sub.restore("我的航班5月4日六点钟降落。", "zh") == "我的航班5月4日22:40降落。"
+    both = substitute("My flight lands at 22:40 on May 4.", "en", dates=True, clocks=True)
+    assert both.text == "My flight lands at six o'clock on Sunday." and both.back == [("六点", "22:40"), ("周日", "5月4日")]
+    assert substitute("My flight lands at 22:40 on May 4.", "en", dates=True).text == "My flight lands at 22:40 on Sunday."
+    back = substitute("会议16:30开始，6个人参加。", "zh", clocks=True)  # 6 said: seven stands in, its 16:30's 6 no matter
+    assert back.text == "会议七点开始，6个人参加。" and back.restore("The meeting starts at seven, 6 people came.", "en") == (
+        "The meeting starts at 16:30, 6 people came.")
+    assert substitute("Six people came at 16:30 and seven at 17:30.", "en", clocks=True).text == (
+        "Six people came at 16:30 and seven at 17:30.")  # six and seven said: no stand-in is free
+
+
 def test_the_translator_reads_dates_as_stand_ins_where_decode_says_so(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     model = ScriptedModel(tiny_tokenizers)
     model.KNOWN = {**ScriptedModel.KNOWN, "The deadline is Sunday.": "截止日期是周日。"}
@@ -228,6 +242,8 @@ def test_the_dates_stand_ins_are_forced_terms_only_where_decode_says_so(tiny_tok
     assert with_glossaries(english).inner.glossaries == (standins.STANDINS,)  # type: ignore[attr-defined]
     english.decode = replace(english.decode, date_standins=True)
     assert with_glossaries(english).inner.glossaries == (standins.STANDINS, standins.WHENS)  # type: ignore[attr-defined]
+    english.decode = replace(english.decode, date_standins=False, clock_standins=True)
+    assert with_glossaries(english).inner.glossaries == (standins.STANDINS, standins.CLOCK_TERMS)  # type: ignore[attr-defined]
 
 
 def test_words_the_model_learnt_are_no_people_though_rjieba_tags_them_so() -> None:

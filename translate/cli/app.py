@@ -282,6 +282,9 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                 "whether dates and times of day (March 12, 7:40 p.m., 晚上七点四十) are searched as a weekday or noon "
                 "and written back as the target writes them (with --names standins)", "date_standins", "true"),
                 show_default=False)] = None,
+            clock_standins: Annotated[bool | None, typer.Option(help=_stored(
+                "whether clocks alone (17:30) are searched as six o'clock and written back as they are (with --names "
+                "standins)", "clock_standins", "true"), show_default=False)] = None,
             keep_numbers: Annotated[bool | None, typer.Option(help=_stored(
                 "whether a translation that loses a number of its source is searched again, bound to write it",
                 "keep_numbers", "true"), show_default=False)] = None,
@@ -313,7 +316,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                                         keep_numbers=keep_numbers, keep_negation=keep_negation,
                                         no_added_numbers=no_added_numbers, numerals_as_digits=numerals_as_digits,
                                         number_standins=number_standins, no_doubled_numbers=no_doubled_numbers,
-                                        date_standins=date_standins,
+                                        date_standins=date_standins, clock_standins=clock_standins,
                                         chinese_punctuation=chinese_punctuation,
                                         names=names,
                                         data_dir=data_dir,

@@ -356,6 +356,10 @@ class DecodeConfig:
     # noon (which the models translate and place) and written back as the target writes them (3月12日, 晚上7点40分;
     # "March 12", "7:40 p.m."); with names "standins" (inference/standins.py, data/dates.py)
     date_standins: bool = False
+    # clocks alone read as stand-ins: 17:30, 6:15 searched as "six o'clock" (六点) and written back as they are (the
+    # models copy the digits but garble the words around them: 我的航班22:40年降落); with names "standins"
+    # (data/dates.py, inference/standins.py)
+    clock_standins: bool = False
     # a number said once: the words the model wrote for a number's first pieces before its copied digits
     # dropped (一年有三365天。 -> 一年有365天。, "nine90 years" -> "90 years"; data/quantities.py
     # without_doubled_numbers)

@@ -11,7 +11,8 @@ and writes it back with `written_when`.
   verb).
 - A **time of day** is an hour with its minutes and the part of the day where one is said: "9 am",
   "7:40 p.m.", "eleven o'clock"; 晚上7点, 下午三点半, 凌晨三点, 下午3:30, 十一点钟. A clock alone (6:15,
-  17:30) is none: both languages write it so, and the models copy it. A Chinese hour
+  17:30) is none unless asked for (`clocks`: both languages write it so, but the models garble the words
+  around it: 我的航班22:40年降落, "22:40 years"; 比赛19:35美元, "dollars"), and then it is written back as it is. A Chinese hour
   without a part of the day, 钟 or minutes is a time only from 两 (2) on and not after 第, 几, 这, 那 or
   a numeral (一点 is "a little", 第三点 "the third point"); minutes without 分 are a time only in two
   digits (7点15) or in numerals with tens or a zero (七点四十, 七点零五), since 三点五 is 3.5.
@@ -68,16 +69,23 @@ class When:
     minute: int = 0
     part: str = ""
     words: bool = False
+    clock: bool = False  # said as a clock alone (17:30): written back as one
 
 
 def _zh_int(text: str) -> int | None:
     return int(text) if text.isdigit() else zh_value(text)
 
 
-def whens(text: str, lang: str) -> list[tuple[int, int, When]]:
+_CLOCK = re.compile(r"(?<![A-Za-z0-9_:.,$£€¥])(?P<hour>2[0-3]|[01]?\d):(?P<minute>[0-5]\d)(?![\d:]|[.,]\d)")
+
+
+def whens(text: str, lang: str, clocks: bool = False) -> list[tuple[int, int, When]]:
     """The dates and times of day of a text, as (begin, end, When), left to right, without overlaps (see
-    the module for what counts)."""
+    the module for what counts); with `clocks`, clocks alone (17:30) too."""
     found = _en_whens(text) if lang == "en" else _zh_whens(text)
+    if clocks:
+        found += [(m.start(), m.end(), When("time", hour=int(m.group("hour")), minute=int(m.group("minute")), clock=True))
+                  for m in _CLOCK.finditer(text)]
     chosen: list[tuple[int, int, When]] = []
     for begin, end, when in sorted(found, key=lambda f: (f[0] - f[1], f[0])):  # the longest first
         if all(end <= b or begin >= e for b, e, _ in chosen):
@@ -190,6 +198,8 @@ def _zh_part(hour: int, part: str) -> str:
 
 def written_when(when: When, lang: str) -> str:
     """A date or time of day as `lang` writes it (see the module)."""
+    if when.clock:
+        return f"{when.hour}:{when.minute:02d}"
     if when.kind == "date":
         if lang == "zh":
             return (f"{when.year}年" if when.year else "") + f"{when.month}月{when.day}日"

@@ -94,8 +94,17 @@ FORMS = {"周日": ("星期天", "星期日", "礼拜天", "礼拜日", "周日"
          "中午": ("中午十二点", "中午12点", "中午十二", "中午12", "正午", "中午"),
          "午夜": ("午夜十二点", "午夜12点", "午夜十二", "午夜12", "半夜", "午夜"),
          "noon": ("12 noon", "twelve noon", "midday", "noon"), "midnight": ("12 midnight", "midnight"),
-         "Sunday": ("Sundays", "Sunday"), "Monday": ("Mondays", "Monday")}
+         "Sunday": ("Sundays", "Sunday"), "Monday": ("Mondays", "Monday"),
+         "六点": ("六点钟", "六点", "6点钟", "6点"), "七点": ("七点钟", "七点", "7点钟", "7点"),
+         "six o'clock": ("six o'clock", "6 o'clock", "6:00", "six", "6"),
+         "seven o'clock": ("seven o'clock", "7 o'clock", "7:00", "seven", "7")}
+# a clock alone (17:30; `decode.clock_standins`): an hour the models place as a clock ("at six o'clock", 六点),
+# free only where the rest of the sentence says no such number, since its translation may be the number alone
+CLOCKS = (Term("six o'clock", "六点"), Term("seven o'clock", "七点"))
+_CLOCK_NUMBER = {"six o'clock": r"(?<![\w])(?:six|6)(?![\w])", "六点": r"六|(?<!\d)6(?!\d)",
+                 "seven o'clock": r"(?<![\w])(?:seven|7)(?![\w])", "七点": r"七|(?<!\d)7(?!\d)"}
 WHENS = Glossary([*DATES, *TIMES], cased=True)
+CLOCK_TERMS = Glossary(list(CLOCKS))
 STANDINS = Glossary([*PEOPLE, *PLACES], cased=True)
 KINDS = {"nr": "person", "ns": "place"}  # rjieba's tags (and those that start with them: nrt, nrfg)
 _PINYIN_PAIR = re.compile(r"(?<![\w'])(?=([A-Z][a-z]+ [A-Z][a-z']+)(?![\w']))")  # every "Surname Given" pair
@@ -290,18 +299,21 @@ def _numbers(sentence: str, lang: str) -> list[Found]:
     return [Found(begin, end, written(value, target), "number", False) for begin, end, value in carried_numbers(sentence, lang)]
 
 
-def _dates(sentence: str, lang: str) -> list[Found]:
-    """The dates and times of day of a sentence (`data.dates.whens`), each to be written back as the target
-    language writes it (3月12日, 晚上7点40分; "March 12", "7:40 p.m.")."""
+def _dates(sentence: str, lang: str, dates: bool, clocks: bool) -> list[Found]:
+    """The dates and times of day of a sentence (`data.dates.whens`; with `clocks`, clocks alone; without
+    `dates`, those alone), each to be written back as the target language writes it (3月12日, 晚上7点40分;
+    "March 12", "7:40 p.m."; 17:30 as it is)."""
     target = "zh" if lang == "en" else "en"
-    return [Found(begin, end, written_when(when, target), when.kind, False) for begin, end, when in whens(sentence, lang)]
+    return [Found(begin, end, written_when(when, target), "clock" if when.clock else when.kind, False)
+            for begin, end, when in whens(sentence, lang, clocks) if dates or when.clock]
 
 
-def find_names(sentence: str, lang: str, numbers: bool = False, dates: bool = False) -> list[Found]:
+def find_names(sentence: str, lang: str, numbers: bool = False, dates: bool = False, clocks: bool = False) -> list[Found]:
     """The names of a normalised sentence, left to right, without overlaps (see the module); with
-    `numbers`, the numbers that a stand-in carries too; with `dates`, the dates and times of day."""
+    `numbers`, the numbers that a stand-in carries too; with `dates`, the dates and times of day; with
+    `clocks`, clocks alone (17:30)."""
     candidates = _lexicon_names(sentence, lang) + _currencies(sentence, lang) + (_numbers(sentence, lang) if numbers else []) + (
-        _dates(sentence, lang) if dates else []) + (
+        _dates(sentence, lang, dates, clocks) if dates or clocks else []) + (
         _pinyin_people(sentence) if lang == "en" else _titled_people(sentence) + _chinese_people(sentence))
     chosen: list[Found] = []
     for found in sorted(candidates, key=lambda f: (f.begin - f.end, not f.lexicon, f.begin)):
@@ -319,6 +331,7 @@ class Substitution:
     times: list[int] = field(default_factory=list)  # how often the text says each stand-in of `back`
     numbers: bool = False  # numbers read as stand-ins too (`decode.number_standins`)
     dates: bool = False  # dates and times of day too (`decode.date_standins`)
+    clocks: bool = False  # clocks alone too (`decode.clock_standins`)
 
     def lacks_a_date(self, translation: str, lang: str) -> bool:
         """Whether a translation (of the text with stand-ins, in `lang`) says no form of a date's or time's
@@ -362,10 +375,11 @@ class Substitution:
 
 
 def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), numbers: bool = False,
-               dates: bool = False) -> Substitution:
+               dates: bool = False, clocks: bool = False) -> Substitution:
     """`sentence` (normalised) with each person and place replaced by a stand-in (see the module), and with
     `numbers` each number that a stand-in carries (`_numbers`; `decode.number_standins`), with `dates` each
-    date and time of day (`_dates`; `decode.date_standins`). The
+    date and time of day (`_dates`; `decode.date_standins`), with `clocks` each clock alone (17:30;
+    `decode.clock_standins`). The
     terms of the user's `glossaries` win over the names found: a person or place among them is read as a
     stand-in too and written back in the user's form; another term keeps the names it overlaps as they are
     (the user's term is forced into the search)."""
@@ -374,13 +388,15 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
     users = [Found(m.begin, m.end, m.term.side(target), kind_of(m.term.en, m.term.zh), True)
              for g in glossaries for m in g.matches(sentence, lang)]
     found = [f for f in users if f.kind] + [
-        f for f in find_names(sentence, lang, numbers, dates) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
+        f for f in find_names(sentence, lang, numbers, dates, clocks) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
     found = sorted((f for f in found if f.kind and sentence[f.begin:f.end] not in own), key=lambda f: f.begin)
     if not found:
-        return Substitution(sentence, numbers=numbers, dates=dates)
+        return Substitution(sentence, numbers=numbers, dates=dates, clocks=clocks)
     free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
             for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES), ("number", NUMBERS),
                                ("date", DATES), ("time", TIMES))}
+    rest = "".join(" " if any(f.begin <= i < f.end for f in found) else c for i, c in enumerate(sentence))
+    free["clock"] = [t for t in CLOCKS if not re.search(_CLOCK_NUMBER[t.side(lang)], rest, re.IGNORECASE)]
     given: dict[str, Term] = {}
     pieces, back, at = [], [], 0
     for name in found:
@@ -398,7 +414,7 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
     pieces.append(sentence[at:])
     text = "".join(pieces)
     return Substitution(text, back, [_count(text, term.side(lang), lang) for term in given.values()],  # as `back`
-                        numbers, dates)
+                        numbers, dates, clocks)
 
 
 def _holds(text: str, word: str, lang: str) -> bool:
@@ -452,7 +468,7 @@ class StandInTranslator(TextTranslator):
         its name (`Substitution.doubled`), after the others, of the whole beam."""
         decode = decode or self.decode
         subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries, decode.number_standins,
-                           decode.date_standins) for text in texts]
+                           decode.date_standins, decode.clock_standins) for text in texts]
         beam = decode if decode.sample > 0 else dataclasses.replace(decode, n_best=decode.beam_size)  # a sample is one
         results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], beam)
         out = []

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from translate.inference import glossary
 from translate.inference.glossary import Glossary, GlossaryTranslator, Numbers
-from translate.inference.standins import STANDINS, WHENS, StandInTranslator
+from translate.inference.standins import CLOCK_TERMS, STANDINS, WHENS, StandInTranslator
 from translate.inference.text_translator import TextTranslator
 
 
@@ -16,13 +16,16 @@ def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] =
     """`translator` with the user's glossaries, then the names lexicon where `lexicon` says so (None: as the
     model's `decode.lexicon` says), then the source's numbers where `decode.keep_numbers` says so;
     with `decode.names` "standins", the lexicon's people and places read as stand-ins
-    (`inference.standins`) whose translations are terms too (with `decode.date_standins`, the dates' and
-    times' stand-ins too), and for English sources no other name of the lexicon forced; `translator` itself when there are no terms."""
+    (`inference.standins`) whose translations are terms too (with `decode.date_standins` and
+    `decode.clock_standins`, the dates', times' and clocks' stand-ins too), and for English sources no other
+    name of the lexicon forced; `translator` itself when there are no terms."""
     use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
     standins = use_lexicon and translator.decode.names == "standins"
     forced = use_lexicon and not (standins and translator.src_lang == "en")  # see inference.standins
     dated = standins and translator.decode.date_standins
-    terms = [*glossaries, *([STANDINS] if standins else []), *([WHENS] if dated else []), *([glossary.names_lexicon()] if forced else []),
+    clocked = standins and translator.decode.clock_standins
+    terms = [*glossaries, *([STANDINS] if standins else []), *([WHENS] if dated else []),
+             *([CLOCK_TERMS] if clocked else []), *([glossary.names_lexicon()] if forced else []),
              *([Numbers()] if translator.decode.keep_numbers else [])]
     if not terms:
         return translator
