@@ -235,6 +235,21 @@ def _stored(what: str, key: str, example: str) -> str:
             "default: as the checkpoint says.")
 
 
+# release options that store how numbers, dates and clocks are read (as stand-ins) and written
+NoDoubledNumbersOpt = Annotated[bool | None, typer.Option(help=_stored(
+    "whether the words a translation writes for a number just before its digits are dropped (三365天 as 365天)",
+    "no_doubled_numbers", "true"), show_default=False)]
+NumberStandinsOpt = Annotated[bool | None, typer.Option(help=_stored(
+    "whether large numbers (12,000; 8 million; 800万) are searched as stand-ins the model copies and "
+    "written back as the target writes them (with --names standins)", "number_standins", "true"), show_default=False)]
+DateStandinsOpt = Annotated[bool | None, typer.Option(help=_stored(
+    "whether dates and times of day (March 12, 7:40 p.m., 晚上七点四十) are searched as a weekday or noon "
+    "and written back as the target writes them (with --names standins)", "date_standins", "true"), show_default=False)]
+ClockStandinsOpt = Annotated[bool | None, typer.Option(help=_stored(
+    "whether clocks alone (17:30) are searched as six o'clock and written back as they are (with --names "
+    "standins)", "clock_standins", "true"), show_default=False)]
+
+
 @app.command()
 @handle_errors
 def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is released) or checkpoint folder.")],
@@ -271,20 +286,8 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
             numerals_as_digits: Annotated[bool | None, typer.Option(help=_stored(
                 "whether a Chinese source's numerals of 11 and more are read as digits (三百六十五天 as 365天)",
                 "numerals_as_digits", "true"), show_default=False)] = None,
-            no_doubled_numbers: Annotated[bool | None, typer.Option(help=_stored(
-                "whether the words a translation writes for a number just before its digits are dropped (三365天 as 365天)",
-                "no_doubled_numbers", "true"), show_default=False)] = None,
-            number_standins: Annotated[bool | None, typer.Option(help=_stored(
-                "whether large numbers (12,000; 8 million; 800万) are searched as stand-ins the model copies and "
-                "written back as the target writes them (with --names standins)", "number_standins", "true"),
-                show_default=False)] = None,
-            date_standins: Annotated[bool | None, typer.Option(help=_stored(
-                "whether dates and times of day (March 12, 7:40 p.m., 晚上七点四十) are searched as a weekday or noon "
-                "and written back as the target writes them (with --names standins)", "date_standins", "true"),
-                show_default=False)] = None,
-            clock_standins: Annotated[bool | None, typer.Option(help=_stored(
-                "whether clocks alone (17:30) are searched as six o'clock and written back as they are (with --names "
-                "standins)", "clock_standins", "true"), show_default=False)] = None,
+            no_doubled_numbers: NoDoubledNumbersOpt = None, number_standins: NumberStandinsOpt = None,
+            date_standins: DateStandinsOpt = None, clock_standins: ClockStandinsOpt = None,
             keep_numbers: Annotated[bool | None, typer.Option(help=_stored(
                 "whether a translation that loses a number of its source is searched again, bound to write it",
                 "keep_numbers", "true"), show_default=False)] = None,
