@@ -395,8 +395,12 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
     free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
             for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES), ("number", NUMBERS),
                                ("date", DATES), ("time", TIMES))}
-    rest = "".join(" " if any(f.begin <= i < f.end for f in found) else c for i, c in enumerate(sentence))
-    free["clock"] = [t for t in CLOCKS if not re.search(_CLOCK_NUMBER[t.side(lang)], rest, re.IGNORECASE)]
+    if clocks:  # the clocks' pool is read on the sentence without what the stand-ins replace
+        covered = bytearray(len(sentence))
+        for f in found:
+            covered[f.begin:f.end] = b"\x01" * (f.end - f.begin)
+        rest = "".join(" " if covered[i] else c for i, c in enumerate(sentence))
+        free["clock"] = [t for t in CLOCKS if not re.search(_CLOCK_NUMBER[t.side(lang)], rest, re.IGNORECASE)]
     given: dict[str, Term] = {}
     pieces, back, at = [], [], 0
     for name in found:
