@@ -64,3 +64,11 @@ def test_summary_writes_its_block_and_refuses_a_file_without_markers(tmp_path: P
     assert refused.exit_code != 0 and "holds no generated block" in refused.output
     missing = CliRunner().invoke(app, ["summary", str(tmp_path / "nowhere")])
     assert missing.exit_code != 0 and "no results.json" in missing.output
+
+
+def test_a_study_whose_questions_have_no_runs_on_both_sides_says_so(tmp_path: Path) -> None:
+    folder = _study(tmp_path, [])
+    assert study_line(folder).endswith(": no questions declared.")
+    (folder / "questions.tsv").write_text("# a<TAB>b<TAB>why\nadditive\tdot\tthe score\nadditive\tnone\tattention\n",
+                                          encoding="utf-8")
+    assert study_line(folder).endswith(": 2 questions declared, none with runs on both sides yet.")
