@@ -330,8 +330,6 @@ class Substitution:
     back: list[tuple[str, str]] = field(default_factory=list)  # (stand-in's translation, the name's)
     times: list[int] = field(default_factory=list)  # how often the text says each stand-in of `back`
     numbers: bool = False  # numbers read as stand-ins too (`decode.number_standins`)
-    dates: bool = False  # dates and times of day too (`decode.date_standins`)
-    clocks: bool = False  # clocks alone too (`decode.clock_standins`)
 
     def lacks_a_date(self, translation: str, lang: str) -> bool:
         """Whether a translation (of the text with stand-ins, in `lang`) says no form of a date's or time's
@@ -391,7 +389,7 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
         f for f in find_names(sentence, lang, numbers, dates, clocks) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
     found = sorted((f for f in found if f.kind and sentence[f.begin:f.end] not in own), key=lambda f: f.begin)
     if not found:
-        return Substitution(sentence, numbers=numbers, dates=dates, clocks=clocks)
+        return Substitution(sentence, numbers=numbers)
     free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
             for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES), ("number", NUMBERS),
                                ("date", DATES), ("time", TIMES))}
@@ -418,7 +416,7 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
     pieces.append(sentence[at:])
     text = "".join(pieces)
     return Substitution(text, back, [_count(text, term.side(lang), lang) for term in given.values()],  # as `back`
-                        numbers, dates, clocks)
+                        numbers)
 
 
 def _holds(text: str, word: str, lang: str) -> bool:
