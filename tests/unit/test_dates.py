@@ -95,6 +95,21 @@ def test_clocks_alone_are_read_where_asked_for_and_written_as_they_are() -> None
     assert whens("我的航班22:40降落。", "zh") == []  # not unless asked for
 
 
+def test_dates_and_times_said_in_words_are_read_where_asked_for() -> None:
+    def spoken(text: str) -> list[tuple[str, str]]:
+        return [(text[b:e], written_when(w, "zh")) for b, e, w in whens(text, "en", spoken=True)]
+
+    assert spoken("The class ends at a quarter to four.") == [("a quarter to four", "三点四十五分")]
+    assert spoken("I've been waiting since half past six.") == [("half past six", "六点半")]
+    assert spoken("Come at a quarter to one, or quarter past 9 in the morning.") == [
+        ("a quarter to one", "十二点四十五分"), ("quarter past 9 in the morning", "上午9点15分")]
+    assert spoken("We landed at half past eleven at night.") == [("half past eleven at night", "晚上十一点半")]
+    assert spoken("He left on the tenth of May, 2019; she on March twenty-first.") == [
+        ("the tenth of May, 2019", "2019年5月10日"), ("March twenty-first", "3月21日")]
+    assert spoken("It is half to six; we may first eat; the first of may; half past the hour; a quarter of it.") == []
+    assert whens("The class ends at a quarter to four.", "en") == []  # not unless asked for
+
+
 def test_written_forms() -> None:
     assert [zh_numeral(n) for n in (0, 7, 10, 11, 20, 45, 99)] == ["零", "七", "十", "十一", "二十", "四十五", "九十九"]
     assert written_when(When("time", hour=17, minute=30), "en") == "5:30 p.m."  # a 24-hour clock
@@ -115,6 +130,10 @@ def test_written_forms() -> None:
     ("我的生日是三月十二号。", "My birthday is on the 12th of March.", "en", (1, 1)),
     ("五月四号和五月四号", "May 4", "en", (1, 2)),  # each said as often as the source says it
     ("I like tea.", "我喜欢茶。", "zh", (0, 0)),
+    ("The class ends at a quarter to four.", "这节课三点四十五分下课。", "zh", (1, 1)),  # said in words: always read
+    ("我从六点半就开始等了。", "I've been waiting since half past six.", "en", (1, 1)),
+    ("我从六点半就开始等了。", "I've been waiting since six.", "en", (0, 1)),
+    ("他五月十号走的。", "He left on the tenth of May.", "en", (1, 1)),
 ])
 def test_dates_and_times_kept(source: str, translation: str, tgt: str, kept: tuple[int, int]) -> None:
     from translate.data.dates import dates_kept

@@ -209,6 +209,14 @@ def test_dates_and_times_read_as_a_weekday_and_noon_and_come_back_as_the_target_
     assert two.doubled("We are on Sunday, Sunday and Sunday.", "en") and not two.doubled("Sunday and Sunday.", "en")
 
 
+def test_dates_and_times_said_in_words_read_as_stand_ins_only_where_asked_for() -> None:
+    sub = substitute("The class ends at a quarter to four on the tenth of May.", "en", dates=True, words=True)
+    assert sub.text == "The class ends at noon on Sunday." and sub.back == [("中午", "三点四十五分"), ("周日", "5月10日")]
+    assert sub.restore("课周日中午结束。", "zh") == "课5月10日三点四十五分结束。"
+    assert substitute("The class ends at a quarter to four.", "en", dates=True).back == []
+    assert substitute("The class ends at a quarter to four.", "en", words=True).back == []  # with dates only
+
+
 def test_clocks_alone_read_as_an_hour_only_where_asked_for() -> None:
     sub = substitute("My flight lands at 22:40 on May 4.", "en", clocks=True)
     assert sub.text == "My flight lands at six o'clock on May 4." and sub.back == [("六点", "22:40")]
@@ -230,6 +238,11 @@ def test_the_translator_reads_dates_as_stand_ins_where_decode_says_so(tiny_token
     [[dated]] = StandInTranslator(model).search_n_best(["The deadline is March 31."], DecodeConfig(date_standins=True))
     assert model.read == ["The deadline is March 31.", "The deadline is Sunday."]
     assert plain.text == "躺在牢里生活。" and dated.text == "截止日期是3月31日。"
+    model.KNOWN = {**model.KNOWN, "The deadline is the tenth of May.": "躺在牢里生活。"}
+    [[unread]] = StandInTranslator(model).search_n_best(["The deadline is the tenth of May."], DecodeConfig(date_standins=True))
+    [[worded]] = StandInTranslator(model).search_n_best(["The deadline is the tenth of May."],
+                                                        DecodeConfig(date_standins=True, dates_in_words=True))
+    assert unread.text == "躺在牢里生活。" and worded.text == "截止日期是5月10日。"
 
 
 def test_the_dates_stand_ins_are_forced_terms_only_where_decode_says_so(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:

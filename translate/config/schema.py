@@ -356,6 +356,9 @@ class DecodeConfig:
     # noon (which the models translate and place) and written back as the target writes them (3月12日, 晚上7点40分;
     # "March 12", "7:40 p.m."); with names "standins" (inference/standins.py, data/dates.py)
     date_standins: bool = False
+    # with date_standins, dates and times said in words read as such too: "the tenth of May", "half past six", "a
+    # quarter to four" (the models garbled them: 课班结束于4四分, 六点 for "half past six"; data/dates.py)
+    dates_in_words: bool = False
     # clocks alone read as stand-ins: 17:30, 6:15 searched as "six o'clock" (六点) and written back as they are (the
     # models copy the digits but garble the words around them: 我的航班22:40年降落); with names "standins"
     # (data/dates.py, inference/standins.py)

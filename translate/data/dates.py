@@ -16,6 +16,9 @@ and writes it back with `written_when`.
   without a part of the day, 钟 or minutes is a time only from 两 (2) on and not after 第, 几, 这, 那 or
   a numeral (一点 is "a little", 第三点 "the third point"); minutes without 分 are a time only in two
   digits (7点15) or in numerals with tens or a zero (七点四十, 七点零五), since 三点五 is 3.5.
+- Said in words, where asked for (`spoken`): "the tenth of May", "March twenty-first", "half past six", "a
+  quarter to four", "quarter past 9 in the morning". Whether a stand-in reads them is a decoding setting
+  (`decode.dates_in_words`); `dates_kept` always reads them.
 - Written back: Chinese dates in digits, 3月12日, 2001年12月25日; Chinese times as 晚上7点40分 (早上 5–8,
   上午 9–11, 中午 12, 下午 1–5, 晚上 6–11 and 凌晨 0–4 where an am or pm is said), in numerals where the
   English said the hour in words (十一点); English dates as "March 12" and "December 25, 2001", times as
@@ -45,6 +48,20 @@ _HOUR_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 _EN_TIME = re.compile(rf"(?<![\w:.,$£€¥])(?:(?P<hour>1[0-2]|0?[1-9])(?::(?P<minute>[0-5]\d))?\s?(?P<part>[ap])\.?\s?m\b\.?"
                       rf"|(?P<hour3>1[0-2]|[1-9]|{_HOUR_WORDS}) o'clock\b)", re.IGNORECASE)
 _EN_HOURS = ("", *_HOUR_WORDS.split("|"))
+# said in words (`spoken`): "half past six", "a quarter to four"; "the tenth of May", "March twenty-first"
+_EN_SPOKEN_TIME = re.compile(rf"(?<![\w-])(?P<fraction>half|(?:a )?quarter) (?P<side>past|after|to) "
+                             rf"(?P<hour>1[0-2]|[1-9]|{_HOUR_WORDS})(?![\w:.,-]\w)(?! o'clock)"
+                             r"(?: in the (?P<part>morning|afternoon|evening)| at (?P<night>night))?", re.IGNORECASE)
+_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+_ORDINALS = {**{w: i for i, w in enumerate(_UNITS, 1)},
+             **{w: i for i, w in enumerate(("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
+                                             "sixteenth", "seventeenth", "eighteenth", "nineteenth"), 10)},
+             "twentieth": 20, "thirtieth": 30, **{f"twenty-{w}": 20 + i for i, w in enumerate(_UNITS, 1)},
+             "thirty-first": 31}
+_EN_ORDINAL = rf"(?P<day>{'|'.join(sorted(_ORDINALS, key=len, reverse=True))})"
+_EN_SPOKEN_DATE = re.compile(rf"(?<![\w-])(?:the {_EN_ORDINAL} of {_EN_MONTH}{_EN_YEAR}"
+                             rf"|{_EN_MONTH.replace('month>', 'month2>')} (?:the )?{_EN_ORDINAL.replace('day>', 'day2>')}"
+                             rf"(?![\w-]){_EN_YEAR.replace('year>', 'year2>')})", re.IGNORECASE)
 _ZH_NUMBER = rf"[0-9{ZH_NUMERALS[:-3]}]"  # no 千, 万, 亿 in a date or time
 _ZH_DATE = re.compile(rf"(?<![0-9{ZH_NUMERALS}])(?:(?P<year>[12]\d{{3}}|[〇零一二三四五六七八九]{{4}})年)?"
                       rf"(?P<month>{_ZH_NUMBER}{{1,3}})月(?P<day>{_ZH_NUMBER}{{1,3}})[日号號]")
@@ -79,10 +96,11 @@ def _zh_int(text: str) -> int | None:
 _CLOCK = re.compile(r"(?<![A-Za-z0-9_:.,$£€¥])(?P<hour>2[0-3]|[01]?\d):(?P<minute>[0-5]\d)(?![\d:]|[.,]\d)")
 
 
-def whens(text: str, lang: str, clocks: bool = False) -> list[tuple[int, int, When]]:
+def whens(text: str, lang: str, clocks: bool = False, spoken: bool = False) -> list[tuple[int, int, When]]:
     """The dates and times of day of a text, as (begin, end, When), left to right, without overlaps (see
-    the module for what counts); with `clocks`, clocks alone (17:30) too."""
-    found = _en_whens(text) if lang == "en" else _zh_whens(text)
+    the module for what counts); with `clocks`, clocks alone (17:30) too; with `spoken`, English dates and
+    times said in words too ("the tenth of May", "half past six", "a quarter to four")."""
+    found = _en_whens(text) + (_en_spoken(text) if spoken else []) if lang == "en" else _zh_whens(text)
     if clocks:
         found += [(m.start(), m.end(), When("time", hour=int(m.group("hour")), minute=int(m.group("minute")), clock=True))
                   for m in _CLOCK.finditer(text)]
@@ -112,6 +130,30 @@ def _en_whens(text: str) -> list[tuple[int, int, When]]:
             words = not hour.isdigit()
             when = When("time", hour=int(hour) if not words else en_value(hour) or 0, words=words)
         found.append((match.start(), end, when))
+    return found
+
+
+def _en_spoken(text: str) -> list[tuple[int, int, When]]:
+    found = []
+    for match in _EN_SPOKEN_DATE.finditer(text):
+        month_name = (match.group("month") or match.group("month2")).rstrip(".")
+        if not month_name[0].isupper():
+            continue  # "may" is a verb: months count with their capital
+        day = _ORDINALS[(match.group("day") or match.group("day2")).lower()]
+        year = match.group("year") or match.group("year2")
+        found.append((match.start(), match.end(), When("date", month=_MONTH_OF[month_name], day=day, year=int(year or 0))))
+    for match in _EN_SPOKEN_TIME.finditer(text):
+        raw = match.group("hour")
+        hour = int(raw) if raw.isdigit() else en_value(raw) or 0
+        minutes = 30 if match.group("fraction").lower() == "half" else 15
+        if match.group("side").lower() == "to":
+            if minutes == 30:
+                continue  # "half to six" is no English time
+            hour, minutes = (hour - 2) % 12 + 1, 45
+        part = "pm" if match.group("night") or (match.group("part") or "morning").lower() != "morning" else (
+            "am" if match.group("part") else "")
+        found.append((match.start(), match.end(),
+                      When("time", hour=hour, minute=minutes, part=part, words=not raw.isdigit())))
     return found
 
 
@@ -152,15 +194,19 @@ def _zh_time(match: re.Match[str]) -> When | None:
 
 def dates_kept(source: str, translation: str, tgt_lang: str) -> tuple[int, int]:
     """(the source's dates and times of day that the translation says, the source's dates and times): a date
-    by its month and day in any form `whens` reads (3月12日, 三月十二号, "March 12", "the 12th of March"), a time
-    by its hour and minutes in any form `data.quantities.said` reads (晚上7点40分, 7:40, 19:40, "six-thirty"), a
-    whole hour also by its number alone ("at eleven" for 十一点)."""
+    by its month and day in any form `whens` reads (3月12日, 三月十二号, "March 12", "the 12th of March", "the tenth
+    of May"), a time by its hour and minutes in any form `data.quantities.said` or `whens` reads (晚上7点40分, 7:40,
+    19:40, "six-thirty", "half past six"), a whole hour also by its number alone ("at eleven" for 十一点)."""
     src_lang = "zh" if tgt_lang == "en" else "en"
-    wanted = [when for _, _, when in whens(source, src_lang)]
+    wanted = [when for _, _, when in whens(source, src_lang, spoken=True)]
     if not wanted:
         return 0, 0
-    days = [(w.month, w.day) for _, _, w in whens(translation, tgt_lang) if w.kind == "date"]
+    written = [w for _, _, w in whens(translation, tgt_lang, spoken=True)]
+    days = [(w.month, w.day) for w in written if w.kind == "date"]
     clocks = said(translation, tgt_lang)
+    for w in written:  # "half past six" and "a quarter to four", which `said` does not read
+        if w.kind == "time" and clocks[f"{w.hour % 24}:{w.minute:02d}"] == 0:
+            clocks[f"{w.hour % 24}:{w.minute:02d}"] += 1
     kept = 0
     for when in wanted:
         if when.kind == "date" and (when.month, when.day) in days:

@@ -299,21 +299,22 @@ def _numbers(sentence: str, lang: str) -> list[Found]:
     return [Found(begin, end, written(value, target), "number", False) for begin, end, value in carried_numbers(sentence, lang)]
 
 
-def _dates(sentence: str, lang: str, dates: bool, clocks: bool) -> list[Found]:
+def _dates(sentence: str, lang: str, dates: bool, clocks: bool, words: bool = False) -> list[Found]:
     """The dates and times of day of a sentence (`data.dates.whens`; with `clocks`, clocks alone; without
-    `dates`, those alone), each to be written back as the target language writes it (3月12日, 晚上7点40分;
+    `dates`, those alone; with `words`, those said in words too: "the tenth of May", "half past six"), each to be written back as the target language writes it (3月12日, 晚上7点40分;
     "March 12", "7:40 p.m."; 17:30 as it is)."""
     target = "zh" if lang == "en" else "en"
     return [Found(begin, end, written_when(when, target), "clock" if when.clock else when.kind, False)
-            for begin, end, when in whens(sentence, lang, clocks) if dates or when.clock]
+            for begin, end, when in whens(sentence, lang, clocks, spoken=words and dates) if dates or when.clock]
 
 
-def find_names(sentence: str, lang: str, numbers: bool = False, dates: bool = False, clocks: bool = False) -> list[Found]:
+def find_names(sentence: str, lang: str, numbers: bool = False, dates: bool = False, clocks: bool = False,
+               words: bool = False) -> list[Found]:
     """The names of a normalised sentence, left to right, without overlaps (see the module); with
-    `numbers`, the numbers that a stand-in carries too; with `dates`, the dates and times of day; with
-    `clocks`, clocks alone (17:30)."""
+    `numbers`, the numbers that a stand-in carries too; with `dates`, the dates and times of day (with
+    `words`, those said in words too); with `clocks`, clocks alone (17:30)."""
     candidates = _lexicon_names(sentence, lang) + _currencies(sentence, lang) + (_numbers(sentence, lang) if numbers else []) + (
-        _dates(sentence, lang, dates, clocks) if dates or clocks else []) + (
+        _dates(sentence, lang, dates, clocks, words) if dates or clocks else []) + (
         _pinyin_people(sentence) if lang == "en" else _titled_people(sentence) + _chinese_people(sentence))
     chosen: list[Found] = []
     for found in sorted(candidates, key=lambda f: (f.begin - f.end, not f.lexicon, f.begin)):
@@ -373,10 +374,11 @@ class Substitution:
 
 
 def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), numbers: bool = False,
-               dates: bool = False, clocks: bool = False) -> Substitution:
+               dates: bool = False, clocks: bool = False, words: bool = False) -> Substitution:
     """`sentence` (normalised) with each person and place replaced by a stand-in (see the module), and with
     `numbers` each number that a stand-in carries (`_numbers`; `decode.number_standins`), with `dates` each
-    date and time of day (`_dates`; `decode.date_standins`), with `clocks` each clock alone (17:30;
+    date and time of day (`_dates`; `decode.date_standins`; with `words`, those said in words too:
+    `decode.dates_in_words`), with `clocks` each clock alone (17:30;
     `decode.clock_standins`). The
     terms of the user's `glossaries` win over the names found: a person or place among them is read as a
     stand-in too and written back in the user's form; another term keeps the names it overlaps as they are
@@ -386,7 +388,7 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
     users = [Found(m.begin, m.end, m.term.side(target), kind_of(m.term.en, m.term.zh), True)
              for g in glossaries for m in g.matches(sentence, lang)]
     found = [f for f in users if f.kind] + [
-        f for f in find_names(sentence, lang, numbers, dates, clocks) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
+        f for f in find_names(sentence, lang, numbers, dates, clocks, words) if all(f.end <= u.begin or f.begin >= u.end for u in users)]
     found = sorted((f for f in found if f.kind and sentence[f.begin:f.end] not in own), key=lambda f: f.begin)
     if not found:
         return Substitution(sentence, numbers=numbers)
@@ -470,7 +472,7 @@ class StandInTranslator(TextTranslator):
         its name (`Substitution.doubled`), after the others, of the whole beam."""
         decode = decode or self.decode
         subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries, decode.number_standins,
-                           decode.date_standins, decode.clock_standins) for text in texts]
+                           decode.date_standins, decode.clock_standins, decode.dates_in_words) for text in texts]
         beam = decode if decode.sample > 0 else dataclasses.replace(decode, n_best=decode.beam_size)  # a sample is one
         results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], beam)
         out = []

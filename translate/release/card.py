@@ -53,6 +53,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 "the target writes them), " if facts.get("number_standins") and facts.get("names") == "standins" else "")
              + ("dates and times as stand-ins (March 12 and 7:40 p.m. searched as a weekday and noon, written back as "
                 "the target writes them), " if facts.get("date_standins") and facts.get("names") == "standins" else "")
+             + ("dates and times said in words too (the tenth of May, half past six), "
+                if facts.get("dates_in_words") and facts.get("date_standins") and facts.get("names") == "standins" else "")
              + ("clocks as stand-ins (17:30 searched as six o'clock, written back as it is), "
                 if facts.get("clock_standins") and facts.get("names") == "standins" else "")
              + ("names as stand-ins (people and places searched as names the model knows, their own forms written "
