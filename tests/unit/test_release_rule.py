@@ -93,8 +93,17 @@ def test_the_defects_are_read_from_the_hypotheses() -> None:
     verdict = decide(candidate, released, candidate, released, split, split, "zh", samples=50)
     assert {name: (p.candidate, p.against) for name, p in verdict.defects.items()} == {
         "stutter": (0, 1), "numbers lost": (0, 1), "repeats": (0, 2), "negation lost": (0, 1), "numbers added": (0, 1),
-        "numbers doubled": (0, 1)}
+        "numbers doubled": (0, 1), "made-up words": (0, 0)}  # a Chinese target spells no English word
     assert "decision_split_repeats" in verdict.to_dict()
+
+
+def test_made_up_words_are_a_defect_of_english_translations() -> None:
+    split = Split("x", ["天黑了吗？", "我喜欢他的。", "我用微信WeChat。"], ["Is it dark?", "I like his.", "I use WeChat."])
+    candidate = [["Is it dark?", "I like his.", "I use WeChat."]]  # a Latin word of the source is no made-up word
+    released = [["Is itn't dark?", "I like hisers.", "I use WeChat."]]
+    verdict = decide(candidate, released, candidate, released, split, split, "en", samples=50)
+    assert (verdict.defects["made-up words"].candidate, verdict.defects["made-up words"].against) == (0, 2)
+    assert "decision_split_made-up_words" in verdict.to_dict()
 
 
 def test_a_repeated_look_tests_at_alpha_over_looks_and_the_quantities_set_counts() -> None:

@@ -114,6 +114,20 @@ def test_a_translation_that_adds_a_number_comes_after_one_that_adds_none(
     assert best("我有四本书。", DecodeConfig(beam_size=5)) == (["I have two books."], [1])
 
 
+def test_a_translation_that_makes_up_a_word_comes_after_one_that_makes_up_none(
+        tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """zh->en: the scripted beam ends with "Is ity dark?" first; with `decode.no_made_up_words` the
+    translation whose words are all English comes first; a number added weighs more than a word made up."""
+    best = zh_en_beam(tiny_tokenizers, ["Is ity dark?", "Is it dark?"])
+    ranked = DecodeConfig(beam_size=5, no_made_up_words=True)
+    assert best("天黑了吗？", ranked) == (["Is it dark?"], [5])  # the whole beam asked
+    assert best("天黑了吗？", DecodeConfig(beam_size=5)) == (["Is ity dark?"], [1])
+    both = DecodeConfig(beam_size=5, no_made_up_words=True, no_added_numbers=True)
+    numbers = zh_en_beam(tiny_tokenizers, ["I have two books.", "I have boooks.", "I have books."])
+    assert numbers("我有四本书。", both)[0] == ["I have books."]
+    assert zh_en_beam(tiny_tokenizers, ["I have two books.", "I have boooks."])("我有四本书。", both)[0] == ["I have boooks."]
+
+
 def test_numerals_are_read_as_digits_by_the_search_when_asked(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     """`decode.numerals_as_digits`: what the search reads is 一年有365天。 for 一年有三百六十五天。 (only when asked)."""
     zh, en = tiny_tokenizers[1], tiny_tokenizers[0]

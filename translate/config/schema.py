@@ -345,6 +345,9 @@ class DecodeConfig:
     # no number added: the beam's translations that write a number in digits which the source does not say
     # (data/quantities.py numbers_added: 1010分钟 for "a ten-minute walk") come after those that write none
     no_added_numbers: bool = False
+    # an English translation's beam ranked with those that spell a made-up word ("Is itn't dark?", "Beappy your
+    # birthday!") after the others (data/made_up.py made_up_words)
+    no_made_up_words: bool = False
     # Chinese sources' numerals of 11 and more read as digits (三百六十五天 -> 365天; data/quantities.py
     # numerals_as_digits), which the model copies where it garbled the numerals ("A year has three six days.")
     numerals_as_digits: bool = False

@@ -8,6 +8,9 @@
   "a ten-minute walk"); the references' count is the natural rate (一米六八 is "1.68 meters").
 - **numbers doubled**: translations that say a number twice, in words glued to its digits (一年有三365天。,
   "nine90 years": `translate.data.quantities.doubles_a_number`), where the source does not.
+- **made-up words**: English translations that spell a word English has not ("Is itn't dark?", "Beappy
+  your birthday!": `translate.data.made_up.made_up_words`); the references' count is the rate of words the
+  dictionary lacks (app, mooncakes). Not counted for Chinese targets.
 - **negation lost**: translations of a source that negates (not, n't, never, no…; 不, 没, 别…) that
   hold no negation at all; the references' count is the natural rate (a paraphrase may say it otherwise).
 - **stutter**: translations that say a run twice in a row (他工作工作。, `translate.data.repeats`) where
@@ -38,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from translate.data.dates import dates_kept
+from translate.data.made_up import made_up_words
 from translate.data.negation import says_no
 from translate.data.quantities import doubles_a_number, numbers_added, numbers_kept
 from translate.data.repeats import stutters, tokens
@@ -169,6 +173,8 @@ class Adequacy:
     reference_numbers_added: int | None = None
     numbers_doubled: int = 0  # translations that say a number twice, in words glued to its digits (三365天)
     reference_numbers_doubled: int | None = None
+    made_up: int | None = None  # English translations that spell a made-up word (None: a Chinese target)
+    reference_made_up: int | None = None
     negation_lost: tuple[int, int] = (0, 0)  # (translations without the source's negation, sources that negate)
     dates: tuple[int, int] = (0, 0)  # (source dates and times of day the translations say, source dates and times)
     reference_negation_lost: int | None = None
@@ -189,6 +195,9 @@ class Adequacy:
                  f"numbers doubled in {self.numbers_doubled}" + (
             f" (references {self.reference_numbers_doubled})" if self.reference_numbers_doubled is not None else ""),
                  f"dates and times kept {self.dates[0]} of {self.dates[1]}",
+                 *([f"made-up words in {self.made_up}" + (
+                     f" (references {self.reference_made_up})" if self.reference_made_up is not None else "")]
+                   if self.made_up is not None else []),
                  f"negation lost {lost} of {negating}" + (
             f" (references {self.reference_negation_lost})" if self.reference_negation_lost is not None else ""),
                  f"repeats: {self.repeat_sentences:.1f} % of sentences, {self.repeats_per_100:.1f} per 100 sentences"
@@ -205,7 +214,9 @@ class Adequacy:
                 "numbers_kept": self.numbers[0], "numbers": self.numbers[1], "numbers_added": self.numbers_added,
                 "reference_numbers_added": self.reference_numbers_added, "numbers_doubled": self.numbers_doubled,
                 "reference_numbers_doubled": self.reference_numbers_doubled, "negation_lost": self.negation_lost[0],
-                "negating_sources": self.negation_lost[1], "dates_kept": self.dates[0], "dates": self.dates[1], "reference_negation_lost": self.reference_negation_lost,
+                "negating_sources": self.negation_lost[1], "dates_kept": self.dates[0], "dates": self.dates[1],
+                "made_up": self.made_up, "reference_made_up": self.reference_made_up,
+                "reference_negation_lost": self.reference_negation_lost,
                 "reference_stutter": None if self.reference_stutter is None else round(self.reference_stutter, 2),
                 "repeat_sentences": round(self.repeat_sentences, 2),
                 "repeats_per_100": round(self.repeats_per_100, 2),
@@ -229,20 +240,25 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
     doubled = [doubles_a_number(t, tgt_lang) and not doubles_a_number(s, src_lang) for s, t in zip(sources, translations)]
     negating = [says_no(s, src_lang) for s in sources]
     dated = [dates_kept(s, t, tgt_lang) for s, t in zip(sources, translations)]
+    made_up = [bool(made_up_words(t, s)) if tgt_lang == "en" else False for s, t in zip(sources, translations)]
     unnegated = [neg and not says_no(t, tgt_lang) for neg, t in zip(negating, translations)]
     records: list[dict[str, Any]] = [{"repeats": r, "stutter": st, "numbers_kept": k, "numbers": w, "numbers_added": a,
-                                      "numbers_doubled": d, "negation_lost": lo, "dates_kept": dk, "dates": dw}
-                                     for r, st, (k, w), a, d, lo, (dk, dw) in zip(repeats, stuttered, kept, added, doubled,
-                                                                                 unnegated, dated)]
+                                      "numbers_doubled": d, "negation_lost": lo, "dates_kept": dk, "dates": dw,
+                                      "made_up": m}
+                                     for r, st, (k, w), a, d, lo, (dk, dw), m in zip(repeats, stuttered, kept, added, doubled,
+                                                                                    unnegated, dated, made_up)]
     result = Adequacy(len(sources), 100 * sum(1 for r in repeats if r) / n, 100 * sum(repeats) / n,
                       stutter=100 * sum(stuttered) / n, numbers=(sum(k for k, _ in kept), sum(w for _, w in kept)),
                       negation_lost=(sum(unnegated), sum(negating)), numbers_added=sum(added),
-                      numbers_doubled=sum(doubled), dates=(sum(k for k, _ in dated), sum(w for _, w in dated)))
+                      numbers_doubled=sum(doubled), dates=(sum(k for k, _ in dated), sum(w for _, w in dated)),
+                      made_up=sum(made_up) if tgt_lang == "en" else None)
     if references is not None:
         result.reference_stutter = 100 * sum(stutters(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
         result.reference_numbers_added = sum(bool(numbers_added(s, r, tgt_lang)) for s, r in zip(sources, references))
         result.reference_numbers_doubled = sum(doubles_a_number(r, tgt_lang) and not doubles_a_number(s, src_lang)
                                                for s, r in zip(sources, references))
+        result.reference_made_up = sum(bool(made_up_words(r, s)) for s, r in zip(sources, references)) if (
+            tgt_lang == "en") else None
         result.reference_negation_lost = sum(neg and not says_no(r, tgt_lang) for neg, r in zip(negating, references))
         result.reference_repeats_per_100 = 100 * sum(
             repeated_ngrams(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n

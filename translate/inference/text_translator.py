@@ -13,6 +13,7 @@ import numpy as np
 from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
+from translate.data.made_up import made_up_words
 from translate.data.negation import negates
 from translate.data.normalize import (
     chinese_punctuation,
@@ -161,7 +162,8 @@ class TextTranslator:
     def alternatives(self, decode: DecodeConfig) -> DecodeConfig:
         """The settings the engine searches with: with the no-stutter search and a beam, every hypothesis
         the beam ends with, so that `translations` can rank those that do not stutter first."""
-        if ((decode.block_repeats or decode.keep_negation or decode.no_added_numbers) and decode.sample == 0
+        if ((decode.block_repeats or decode.keep_negation or decode.no_added_numbers or decode.no_made_up_words)
+                and decode.sample == 0
                 and decode.n_best < decode.beam_size):
             return replace(decode, n_best=decode.beam_size)
         return decode
@@ -177,7 +179,9 @@ class TextTranslator:
         comma) after those that do not; with `decode.keep_negation` and a source that negates, those that
         say no "not" after those that do (`data.negation`: 汤姆真爱玛丽。 after 汤姆不是真爱玛丽。); with
         `decode.no_added_numbers`, those that write a number the source does not say after those that write
-        none (`data.quantities.numbers_added`: 它走路1010分钟。 after 它走路10分钟。); then the first
+        none (`data.quantities.numbers_added`: 它走路1010分钟。 after 它走路10分钟。); with
+        `decode.no_made_up_words`, of English translations those that spell a made-up word after the others
+        (`data.made_up.made_up_words`: "Is itn't dark?"), the least of these rankings; then the first
         `decode.n_best`."""
         vocab = len(self.tgt_tokenizer)
         if any(token >= vocab for h in hyps for token in h.tokens):  # copy attention copied a source-only piece
@@ -197,6 +201,8 @@ class TextTranslator:
         if decode.block_repeats and tgt == "zh" and not repeated_runs(text, src):
             outputs = [said_once(out) for out in outputs]
         found = [Translation(out, h.score, h.tokens) for out, h in zip(outputs, hyps)]
+        if decode.no_made_up_words and tgt == "en" and len(found) > 1:
+            found = sorted(found, key=lambda t: bool(made_up_words(t.text, text)))  # ranked first: the least key
         if decode.block_repeats and len(found) > 1:
             found = sorted(found, key=lambda t: stutters(t.text, text, tgt, src))  # stable: the search's order
         if decode.keep_negation and len(found) > 1 and negates(text, src):

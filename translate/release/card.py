@@ -45,6 +45,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 if facts.get("keep_negation") else "")
              + ("no number added (the beam's translations that write a number the source does not say come last), "
                 if facts.get("no_added_numbers") else "")
+             + ("no made-up word (the beam's translations that spell a word English has not come last), "
+                if facts.get("no_made_up_words") else "")
              + ("Chinese numerals read as digits (三百六十五天 as 365天), " if facts.get("numerals_as_digits") else "")
              + ("full-width marks next to Han characters (我爱这地方！), " if facts.get("chinese_punctuation") else "")
              + ("a number said once (no words for it just before its digits: 三365天 as 365天), "
