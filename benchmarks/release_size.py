@@ -15,7 +15,8 @@ import json
 from typing import Any
 
 from benchmarks import generated_by, simulation_main
-from translate.release.size import SCENARIOS, ships_share
+from translate.release.rule import NAMES, QUANTITIES
+from translate.release.size import FAMILY, SCENARIOS, ships_share
 
 SHIFTS = (("repeats", 2.0), ("negation lost", 3.0))  # the defect made rarer, and by how much (released : candidate)
 
@@ -44,8 +45,8 @@ def _pct(value: float) -> str:
 
 def markdown(result: dict[str, Any]) -> str:
     lines = ["# The release rule's size and power by simulation", "", generated_by(result, "decisions"), "",
-             ("The rule (`translate/release/rule.py`) calls a candidate better by BLEU or by any of eight defects "
-              "(stutter, numbers lost, repeats, negation lost, numbers added, numbers doubled on the decision split; numbers lost on the "
+             (f"The rule (`translate/release/rule.py`) calls a candidate better by BLEU or by any of {len(FAMILY)} defects "
+              f"({', '.join(n for n in FAMILY if n not in (QUANTITIES, NAMES))} on the decision split; numbers lost on the "
               "quantities set; names lost on the names set). Each test at 5 % was the rule until 2026-12-07; "
               "since then the tests are one family corrected by Holm's step-down, or only the tests the "
               "candidate's plan names before the decision (here: the defect it is for). Size: the share of "
@@ -55,7 +56,8 @@ def markdown(result: dict[str, Any]) -> str:
               "(`translate/release/size.py`): BLEU differences normal around zero with each scenario's "
               "standard error, defects' discordant sentences split by a fair coin, all independent (the "
               "worst case for the correction)."), "",
-             ("| scenario | SE decision / test | discordant (stutter, numbers lost, repeats, negation, numbers added, numbers doubled, quantities, names) "
+             ("| scenario | SE decision / test | discordant ("
+              + ", ".join({QUANTITIES: "quantities", NAMES: "names"}.get(n, n) for n in FAMILY) + ") "
               "| size, each at 5 % | size, Holm | size, planned test | power repeats 2 : 1 (each / Holm / planned) "
               "| power negation 3 : 1 (each / Holm / planned) |"),
              "|---|---|---|---|---|---|---|---|"]
@@ -72,7 +74,7 @@ def markdown(result: dict[str, Any]) -> str:
                    "discordant sentences cannot reach 5 % (two sentences give p = 0.5 at best), and a candidate "
                    "must also hold Tatoeba test within the margin, so every corrected size is below the nominal "
                    "5 %. A candidate planned for one defect keeps the power of that test alone; Holm over "
-                   "all nine pays for not naming it. A new model rarely ships by a defect alone: Tatoeba test's "
+                   f"all {len(FAMILY) + 1} pays for not naming it. A new model rarely ships by a defect alone: Tatoeba test's "
                    "95 % interval (about ±0.75 BLEU) must stay above -0.5, which most draws around zero miss.")]
     return "\n".join(lines) + "\n"
 
