@@ -18,7 +18,7 @@ import pytest
 
 MODULES = ("translate.inference.passthrough", "translate.data.normalize", "translate.data.quantities",
            "translate.data.repeats", "translate.data.shouting", "translate.inference.markup", "translate.inference.html_tree",
-           "translate.inference.router", "translate.inference.glossary", "translate.data.dates", "translate.inference.notices", "translate.inference.standins",
+           "translate.inference.router", "translate.inference.glossary", "translate.data.dates", "translate.data.made_up", "translate.inference.notices", "translate.inference.standins",
            "translate.data.text", "translate.serve.body", "translate.serve.replies", "translate.serve.libretranslate")
 UNITS = ("a-", "a", "A", "Ab ", "a.", "1,", "1.", "1:", "@a", "a@", ".", "www.", "`a", "#a", "1 ", "一", "嗯…", "http://",
          "a.b/", "- ", "a1-", "twenty ", "\u00a0", ". A", "。", "一 ", "(", "a(", "一(", "1:1", "\ufe0f", "\u200d😀", "😀 ", "``a", "`", "<!---->", "<!--a-->", "<a ", "&#",
