@@ -49,18 +49,18 @@ def _name_words() -> frozenset[str]:
     return frozenset(words)
 
 
-def _pinyin(word: str) -> bool:
-    """Whether a word splits into toneless pinyin syllables (xi'an, xizhimen), at most four."""
+@functools.cache
+def _splits(rest: str, left: int) -> bool:
+    """Whether `rest` (lower case) splits into at most `left` toneless pinyin syllables."""
     from translate.data.pinyin import syllables
 
-    known = syllables()
+    return not rest or left > 0 and any(rest[:end] in syllables() and _splits(rest[end:], left - 1)
+                                        for end in range(min(6, len(rest)), 0, -1))
 
-    @functools.cache
-    def split(rest: str, left: int) -> bool:
-        return not rest or left > 0 and any(rest[:end] in known and split(rest[end:], left - 1)
-                                            for end in range(min(6, len(rest)), 0, -1))
 
-    return all(split(part, 4) for part in word.lower().split("'"))
+def _pinyin(word: str) -> bool:
+    """Whether a word splits into toneless pinyin syllables (xi'an, xizhimen), at most four."""
+    return all(_splits(part, 4) for part in word.lower().split("'"))
 
 
 def _known(word: str) -> bool:
