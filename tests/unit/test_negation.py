@@ -26,6 +26,10 @@ from translate.data.negation import negates, says_no
     ("对不起，我来晚了。", "zh", True, False),  # "sorry"
     ("你想不想一起去？", "zh", True, False),  # A-not-A: "Do you want to go?"
     ("你有没有钱？", "zh", True, False),
+    ("非常感谢！", "zh", True, False),  # one word that starts with 非常: "thanks a lot"
+    ("你们这里有免费无线网吗？", "zh", True, False),  # 无线网: "Wi-Fi"
+    ("是非不分。", "zh", True, True),  # 是非, then 不分: "cannot tell right from wrong"
+    ("他通不过考试。", "zh", True, True),  # 不过 ends the word and does not start it: "cannot pass"
     ("我喜欢茶。", "zh", False, False),
 ])
 def test_a_negation_is_found_as_each_test_reads_it(text: str, lang: str, loose: bool, strict: bool) -> None:

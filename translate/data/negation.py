@@ -8,8 +8,9 @@ beam's translations that keep the negation first (`decode.keep_negation`).
   Chinese (非常 "very" and 无聊 "boring" count): the adequacy measure's test.
 - `negates(text, lang)`: English as `says_no`; Chinese by rjieba's words: a word that holds one of
   those characters, except the common words that hold one without negating (`NOT_NEGATING`: 非常
-  "very", 别人 "others", 不错 "good", 对不起 "sorry") and a question said as A-not-A (你想不想去？ "Do
-  you want to go?").
+  "very", 别人 "others", 不错 "good", 对不起 "sorry"), words that start with one of those and hold no other
+  (非常感谢 "thanks a lot", 无线网 "Wi-Fi", 特别强调 "stress in particular"; 是非不分 still negates) and a
+  question said as A-not-A (你想不想去？ "Do you want to go?").
 """
 
 from __future__ import annotations
@@ -29,6 +30,13 @@ NOT_NEGATING = frozenset([
 ])
 
 
+def _without_leading_words(word: str) -> str:
+    """A word without the words of `NOT_NEGATING` it starts with (非常感谢 -> 感谢, 无线网 -> 网, 是非不分 -> 不分)."""
+    while leading := max((w for w in NOT_NEGATING if word.startswith(w)), key=len, default=""):
+        word = word[len(leading):]
+    return word
+
+
 def says_no(text: str, lang: str) -> bool:
     """Whether `text` holds a negation word (`lang` "en" or "zh"; loose on Chinese, see the module)."""
     return bool(_SAYS_NO[lang].search(text))
@@ -40,7 +48,7 @@ def negates(text: str, lang: str) -> bool:
         return says_no(text, lang)
     words = [word for word, _ in tagged_words(text)]
     for i, word in enumerate(words):
-        if not _SAYS_NO["zh"].search(word) or word in NOT_NEGATING:
+        if not _SAYS_NO["zh"].search(_without_leading_words(word)):
             continue
         if i and len(word) > 1 and word[0] in "不没" and words[i - 1].endswith(word[1:]):
             continue  # a question said as A-not-A (想 | 不想)
