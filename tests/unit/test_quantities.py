@@ -45,6 +45,7 @@ def test_numbers_with_their_decimal_points_clock_colons_and_thousands_commas(tex
     ("我们结婚25年了。", "We have been married for twenty-five years.", "en", (1, 1)),
     ("这件衣服99块钱。", "This dress is nine o'clock.", "en", (0, 1)),  # the case
     ("这里有300人。", "There are three hundred people here.", "en", (1, 1)),
+    ("我们10号见。", "See you on the tenth.", "en", (1, 1)),  # an ordinal says its value
     ("Hello.", "你好。", "zh", (0, 0)),
 ])
 def test_a_translation_keeps_a_number_when_it_says_its_value(source: str, translation: str, lang: str,
@@ -73,6 +74,12 @@ def test_chinese_numerals(numeral: str, value: int) -> None:
     ("我六点半回来。", "I'll be back by six-thirty.", "en", []),  # a time in words
     ("我们中的一个人", "One of us", "en", []),  # "one" is also a pronoun: never read
     ("这件外套三百九十九块钱。", "This coat is nine in thirty percent.", "en", ["9", "30"]),
+    ("The party is on the tenth of May.", "派对在5月10日。", "zh", []),  # an ordinal in the source says 10
+    ("It is my twenty-first birthday.", "这是我的21岁生日。", "zh", []),
+    ("It is my twenty first birthday.", "这是我的21岁生日。", "zh", []),
+    ("他二十一岁。", "It is his twenty-first year.", "en", []),  # the twenty of "twenty-first" is 21, not 20
+    ("他二十岁。", "It is his twenty-first year.", "en", ["21"]),
+    ("他先走了。", "He left first.", "en", []),  # an ordinal alone is not read in a translation ("first", "second")
 ])
 def test_numbers_a_translation_adds(source: str, translation: str, tgt: str, added: list[str]) -> None:
     from translate.data.quantities import numbers_added

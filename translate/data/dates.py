@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from translate.data.quantities import ZH_NUMERALS, en_value, said, zh_value
+from translate.data.quantities import EN_ORDINALS, ZH_NUMERALS, en_value, said, zh_value
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
@@ -52,12 +52,7 @@ _EN_HOURS = ("", *_HOUR_WORDS.split("|"))
 _EN_SPOKEN_TIME = re.compile(rf"(?<![\w-])(?P<fraction>half|(?:a )?quarter) (?P<side>past|after|to) "
                              rf"(?P<hour>1[0-2]|[1-9]|{_HOUR_WORDS})(?![\w:.,-]\w)(?! o'clock)"
                              r"(?: in the (?P<part>morning|afternoon|evening)| at (?P<night>night))?", re.IGNORECASE)
-_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
-_ORDINALS = {**{w: i for i, w in enumerate(_UNITS, 1)},
-             **{w: i for i, w in enumerate(("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
-                                             "sixteenth", "seventeenth", "eighteenth", "nineteenth"), 10)},
-             "twentieth": 20, "thirtieth": 30, **{f"twenty-{w}": 20 + i for i, w in enumerate(_UNITS, 1)},
-             "thirty-first": 31}
+_ORDINALS = {w: day for w, day in EN_ORDINALS.items() if day <= 31}  # a day of the month
 _EN_ORDINAL = rf"(?P<day>{'|'.join(sorted(_ORDINALS, key=len, reverse=True))})"
 _EN_SPOKEN_DATE = re.compile(rf"(?<![\w-])(?:the {_EN_ORDINAL} of {_EN_MONTH}{_EN_YEAR}"
                              rf"|{_EN_MONTH.replace('month>', 'month2>')} (?:the )?{_EN_ORDINAL.replace('day>', 'day2>')}"

@@ -34,6 +34,17 @@ _EN_WORDS = {w: i for i, w in enumerate((
 _EN_TENS = {w: 10 * i for i, w in enumerate(("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
                                              "ninety")) if i >= 2}
 _EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_EN_UNIT_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+# ordinal words from "first" to "ninety-ninth" (the compounds with a hyphen) and their values
+EN_ORDINALS = {**{w: i for i, w in enumerate(_EN_UNIT_ORDINALS, 1)},
+               **{w: i for i, w in enumerate(("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
+                                               "sixteenth", "seventeenth", "eighteenth", "nineteenth"), 10)},
+               **{w: 10 * i for i, w in enumerate(("twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth",
+                                                   "seventieth", "eightieth", "ninetieth"), 2)},
+               **{f"{tens}-{w}": value + i for tens, value in _EN_TENS.items() for i, w in enumerate(_EN_UNIT_ORDINALS, 1)}}
+# an ordinal said in words, its tens joined by a hyphen or a space ("the twenty-first", "thirty first")
+_EN_ORDINAL = re.compile(rf"\b(?:(?:{'|'.join(_EN_TENS)})[\s-])?(?:{'|'.join(w for w in EN_ORDINALS if '-' not in w)})\b",
+                         re.IGNORECASE)
 _EN_WORD_ALTERNATIVES = "|".join([*_EN_WORDS, *_EN_TENS, *_EN_SCALES])
 _EN_NUMBER_WORD = re.compile(rf"\b(?:(?:{_EN_WORD_ALTERNATIVES})\b(?:[\s-]+(?:and[\s-]+)?)?)+", re.IGNORECASE)
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -253,7 +264,8 @@ def _clock(hour: int, minute: int) -> list[str]:
 
 def said(text: str, lang: str) -> Counter[str]:
     """The values a text says (as plain digit strings, times as H:MM with their 12-hour twins), in
-    digits and, for Chinese, numerals and clock times; for English, number words and am/pm times."""
+    digits and, for Chinese, numerals and clock times; for English, number words, ordinals ("the tenth" 10,
+    "twenty-first" 21), months (May 5) and am/pm times."""
     found: Counter[str] = Counter()
     for value in _number_values(text, lang):
         time = _TIME.match(value)
@@ -276,10 +288,24 @@ def said(text: str, lang: str) -> Counter[str]:
                 hour = hour % 12 + (12 if match.group(3).lower() == "p" else 0)
                 found.update(_clock(hour, minute))
         for match in _EN_NUMBER_WORD.finditer(text):
-            if not _after_digit(text, match.start()):  # the million of 8 million is read above
+            if not _after_digit(text, match.start()) and _ordinal_at(text, match) is None:  # 8 million: read above
                 found.update(_worded(match.group(0)))
+        found.update(str(ordinal_value(m.group(0))) for m in _EN_ORDINAL.finditer(text))  # 5月10日 is "the tenth of May"
         found.update(str(_EN_MONTHS[m.lower()]) for m in _EN_MONTH.findall(text))  # 5月 is May
     return found
+
+
+def ordinal_value(words: str) -> int:
+    """The value of an ordinal `_EN_ORDINAL` found ("tenth" 10, "twenty first" 21)."""
+    return EN_ORDINALS[re.sub(r"[\s-]+", "-", words.strip().lower())]
+
+
+def _ordinal_at(text: str, words: re.Match[str]) -> int | None:
+    """The value of the ordinal that English tens words begin ("twenty-first" 21), else None."""
+    if words.group(0).strip(" -").lower() not in _EN_TENS:
+        return None
+    ordinal = _EN_ORDINAL.match(text, words.start())
+    return ordinal_value(ordinal.group(0)) if ordinal else None
 
 
 def holds(text: str, number: str, lang: str) -> bool:
@@ -293,7 +319,8 @@ def holds(text: str, number: str, lang: str) -> bool:
 def numbers_added(source: str, translation: str, tgt_lang: str) -> list[str]:
     """The numbers a translation writes in digits more often than its source says their value, in any form
     (`said`): 1010分钟 for "a ten-minute walk", "$120 or best offer" as 120美元或给我100美元 (100); in English also
-    number words but "one" (a pronoun too: 三百九十九块 as "nine in thirty percent" adds 9 and 30); a Chinese
+    number words but "one" (a pronoun too: 三百九十九块 as "nine in thirty percent" adds 9 and 30) and the
+    ordinals that begin with tens words ("twenty-first" 21; "first" alone is also "at first"); a Chinese
     clock time in digits with its minutes (7点40分, 7点半) as one time. Chinese numerals are not read (一 is also
     "a", 十分 "very")."""
     available = said(source, "zh" if tgt_lang == "en" else "en")
@@ -304,7 +331,8 @@ def numbers_added(source: str, translation: str, tgt_lang: str) -> list[str]:
     if tgt_lang == "en":
         for m in _EN_NUMBER_WORD.finditer(translation):  # 8 million is one number, read above
             if m.group(0).strip(" -").lower() != "one" and not _after_digit(translation, m.start()):
-                readings = _worded(m.group(0))
+                ordinal = _ordinal_at(translation, m)  # the twenty of "the twenty-first" says 21
+                readings = [str(ordinal)] if ordinal is not None else _worded(m.group(0))
                 said_as = next((r for r in readings if available[r] > 0), None)
                 if said_as is not None:
                     available[said_as] -= 1
