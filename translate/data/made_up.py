@@ -73,18 +73,11 @@ def _name_words() -> frozenset[str]:
     return frozenset(words)
 
 
-@functools.cache
-def _splits(rest: str, left: int) -> bool:
-    """Whether `rest` (lower case) splits into at most `left` toneless pinyin syllables."""
-    from translate.data.pinyin import syllables
-
-    return not rest or left > 0 and any(rest[:end] in syllables() and _splits(rest[end:], left - 1)
-                                        for end in range(min(6, len(rest)), 0, -1))
-
-
 def _pinyin(word: str) -> bool:
-    """Whether a word splits into toneless pinyin syllables (xi'an, xizhimen), at most four."""
-    return all(_splits(part, 4) for part in word.lower().split("'"))
+    """Whether a word splits into toneless pinyin syllables (xi'an, xizhimen), at most four a part."""
+    from translate.data.pinyin import split_word
+
+    return all(split_word(part, most=4) is not None for part in word.split("'"))
 
 
 def _unaccented(word: str) -> str:

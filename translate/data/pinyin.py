@@ -59,27 +59,30 @@ def join_syllables(parts: list[str]) -> str:
     return word
 
 
-def split_word(word: str) -> list[str] | None:
-    """A pinyin word in syllables (meimei -> mei mei, xiuying -> xiu ying, xi'an -> xi an), at most
-    MAX_GIVEN_SYLLABLES; None where it is not pinyin. The longest first syllable that lets the rest split."""
+def split_word(word: str, most: int = MAX_GIVEN_SYLLABLES) -> list[str] | None:
+    """A pinyin word in syllables (meimei -> mei mei, xiuying -> xiu ying, xi'an -> xi an), at most `most`
+    (a given name's MAX_GIVEN_SYLLABLES by default); None where it is not pinyin. The longest first syllable
+    that lets the rest split."""
     word = word.lower()
     if "'" in word:
         parts = word.split("'")
-        return parts if all(p in syllables() for p in parts) and len(parts) <= MAX_GIVEN_SYLLABLES else None
+        return parts if all(p in syllables() for p in parts) and len(parts) <= most else None
+    found = _split(word, most)
+    return list(found) if found is not None else None
 
-    def split(rest: str, left: int) -> list[str] | None:
-        if not rest:
-            return []
-        if left == 0:
-            return None
-        for end in range(min(6, len(rest)), 0, -1):
-            if rest[:end] in syllables():
-                tail = split(rest[end:], left - 1)
-                if tail is not None:
-                    return [rest[:end], *tail]
+
+@functools.lru_cache(maxsize=65_536)  # bounded: a server reads every word of every request
+def _split(rest: str, left: int) -> tuple[str, ...] | None:
+    if not rest:
+        return ()
+    if left == 0:
         return None
-
-    return split(word, MAX_GIVEN_SYLLABLES)
+    for end in range(min(6, len(rest)), 0, -1):
+        if rest[:end] in syllables():
+            tail = _split(rest[end:], left - 1)
+            if tail is not None:
+                return (rest[:end], *tail)
+    return None
 
 
 def surname_length(name: str) -> int:
