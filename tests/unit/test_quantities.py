@@ -80,6 +80,8 @@ def test_chinese_numerals(numeral: str, value: int) -> None:
     ("他二十一岁。", "It is his twenty-first year.", "en", []),  # the twenty of "twenty-first" is 21, not 20
     ("他二十岁。", "It is his twenty-first year.", "en", ["21"]),
     ("他先走了。", "He left first.", "en", []),  # an ordinal alone is not read in a translation ("first", "second")
+    ("See you on Sept. 3.", "9月3日见。", "zh", []),  # a month's abbreviation before its day says its number
+    ("Due Jan 15.", "1月15日到期。", "zh", []),
 ])
 def test_numbers_a_translation_adds(source: str, translation: str, tgt: str, added: list[str]) -> None:
     from translate.data.quantities import numbers_added

@@ -51,6 +51,9 @@ _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", 
                 "november", "december")
 _EN_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
 _EN_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTH_NAMES)})\b", re.IGNORECASE)
+# a month's abbreviation before its day (Sept. 3, Jan 15): with its capital, since "mar" and "jan" are words too
+_EN_MONTH_SHORT = re.compile(r"\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.? ?(?=\d)")
+_EN_MONTH_OF_SHORT = {m[:3].title(): i for i, m in enumerate(_MONTH_NAMES, 1)} | {"Sept": 9}
 _SCALE_AFTER = {"en": (re.compile(r"\s*(thousand|million|billion)\b", re.IGNORECASE),
                        {"thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}),
                 "zh": (re.compile(r"\s*(万|亿)"), {"万": 10_000, "亿": 100_000_000})}
@@ -265,7 +268,7 @@ def _clock(hour: int, minute: int) -> list[str]:
 def said(text: str, lang: str) -> Counter[str]:
     """The values a text says (as plain digit strings, times as H:MM with their 12-hour twins), in
     digits and, for Chinese, numerals and clock times; for English, number words, ordinals ("the tenth" 10,
-    "twenty-first" 21), months (May 5) and am/pm times."""
+    "twenty-first" 21), months (May 5; Sept. 3) and am/pm times."""
     found: Counter[str] = Counter()
     for value in _number_values(text, lang):
         time = _TIME.match(value)
@@ -292,6 +295,7 @@ def said(text: str, lang: str) -> Counter[str]:
                 found.update(_worded(match.group(0)))
         found.update(str(ordinal_value(m.group(0))) for m in _EN_ORDINAL.finditer(text))  # 5月10日 is "the tenth of May"
         found.update(str(_EN_MONTHS[m.lower()]) for m in _EN_MONTH.findall(text))  # 5月 is May
+        found.update(str(_EN_MONTH_OF_SHORT[m]) for m in _EN_MONTH_SHORT.findall(text))  # 9月3日 is Sept. 3
     return found
 
 
