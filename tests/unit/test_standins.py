@@ -231,6 +231,21 @@ def test_clocks_alone_read_as_an_hour_only_where_asked_for() -> None:
         "Six people came at 16:30 and seven at 17:30.")  # six and seven said: no stand-in is free
 
 
+def test_times_of_day_read_as_clocks_where_asked_for() -> None:
+    """`decode.times_as_clocks`: a time's stand-in is a clock's ("six o'clock", then "seven o'clock"), free
+    where the sentence without the names says no six or seven, one pool with the clocks alone."""
+    sub = substitute("I work from 9 am to 5 pm.", "en", dates=True, times_as_clocks=True)
+    assert sub.text == "I work from six o'clock to seven o'clock." and sub.back == [("六点", "上午9点"), ("七点", "下午5点")]
+    assert sub.restore("我从六点到七点钟工作。", "zh") == "我从上午9点到下午5点工作。"
+    assert substitute("I work from 9 am to 5 pm.", "en", dates=True).text == "I work from noon to midnight."
+    back = substitute("博物馆下午5点关门。", "zh", dates=True, times_as_clocks=True)
+    assert back.text == "博物馆六点关门。" and back.restore("The museum closes at six o'clock.", "en") == "The museum closes at 5 p.m."
+    six = substitute("Six of us meet at 6 pm.", "en", dates=True, times_as_clocks=True)  # six said: seven stands in
+    assert six.text == "Six of us meet at seven o'clock." and six.back == [("七点", "晚上6点")]
+    shared = substitute("At 9 am the 22:40 flight was late.", "en", dates=True, clocks=True, times_as_clocks=True)
+    assert shared.text == "At six o'clock the seven o'clock flight was late."  # a time and a clock: one pool
+
+
 def test_the_translator_reads_dates_as_stand_ins_where_decode_says_so(tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     model = ScriptedModel(tiny_tokenizers)
     model.KNOWN = {**ScriptedModel.KNOWN, "The deadline is Sunday.": "截止日期是周日。"}

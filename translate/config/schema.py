@@ -366,6 +366,10 @@ class DecodeConfig:
     # models copy the digits but garble the words around them: 我的航班22:40年降落); with names "standins"
     # (data/dates.py, inference/standins.py)
     clock_standins: bool = False
+    # with date_standins, a time of day read as the clocks' stand-ins ("six o'clock", 六点; then "seven o'clock")
+    # in place of noon and midnight, which the models garble or drop: "at midnight" is in one training sentence
+    # ("I work from 9 am to 5 pm." searched as "from noon to midnight": 我在中午十午夜工作)
+    times_as_clocks: bool = False
     # a number said once: the words the model wrote for a number's first pieces before its copied digits
     # dropped (一年有三365天。 -> 一年有365天。, "nine90 years" -> "90 years"; data/quantities.py
     # without_doubled_numbers)

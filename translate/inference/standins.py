@@ -374,11 +374,13 @@ class Substitution:
 
 
 def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), numbers: bool = False,
-               dates: bool = False, clocks: bool = False, words: bool = False) -> Substitution:
+               dates: bool = False, clocks: bool = False, words: bool = False,
+               times_as_clocks: bool = False) -> Substitution:
     """`sentence` (normalised) with each person and place replaced by a stand-in (see the module), and with
     `numbers` each number that a stand-in carries (`_numbers`; `decode.number_standins`), with `dates` each
     date and time of day (`_dates`; `decode.date_standins`; with `words`, those said in words too:
-    `decode.dates_in_words`), with `clocks` each clock alone (17:30;
+    `decode.dates_in_words`; with `times_as_clocks` a time's stand-in is a clock's, "six o'clock", not noon:
+    `decode.times_as_clocks`), with `clocks` each clock alone (17:30;
     `decode.clock_standins`). The
     terms of the user's `glossaries` win over the names found: a person or place among them is read as a
     stand-in too and written back in the user's form; another term keeps the names it overlaps as they are
@@ -395,12 +397,14 @@ def substitute(sentence: str, lang: str, glossaries: Sequence[Glossary] = (), nu
     free = {kind: [t for t in pool if not _holds(sentence, t.side(lang), lang)]
             for kind, pool in (("person", PEOPLE), ("place", PLACES), ("currency", CURRENCIES), ("number", NUMBERS),
                                ("date", DATES), ("time", TIMES))}
-    if clocks:  # the clocks' pool is read on the sentence without what the stand-ins replace
+    if clocks or times_as_clocks:  # the clocks' pool is read on the sentence without what the stand-ins replace
         covered = bytearray(len(sentence))
         for f in found:
             covered[f.begin:f.end] = b"\x01" * (f.end - f.begin)
         rest = "".join(" " if covered[i] else c for i, c in enumerate(sentence))
         free["clock"] = [t for t in CLOCKS if not re.search(_CLOCK_NUMBER[t.side(lang)], rest, re.IGNORECASE)]
+        if times_as_clocks:  # one pool: a clock alone and a time never share a stand-in
+            free["time"] = free["clock"]
     given: dict[str, Term] = {}
     pieces, back, at = [], [], 0
     for name in found:
@@ -472,7 +476,8 @@ class StandInTranslator(TextTranslator):
         its name (`Substitution.doubled`), after the others, of the whole beam."""
         decode = decode or self.decode
         subs = [substitute(normalize_source(text, self.src_lang), self.src_lang, self.glossaries, decode.number_standins,
-                           decode.date_standins, decode.clock_standins, decode.dates_in_words) for text in texts]
+                           decode.date_standins, decode.clock_standins, decode.dates_in_words, decode.times_as_clocks)
+                for text in texts]
         beam = decode if decode.sample > 0 else dataclasses.replace(decode, n_best=decode.beam_size)  # a sample is one
         results = self.inner.search_n_best([s.text if s.back else text for s, text in zip(subs, texts)], beam)
         out = []

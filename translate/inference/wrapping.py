@@ -17,13 +17,13 @@ def with_glossaries(translator: TextTranslator, glossaries: Sequence[Glossary] =
     model's `decode.lexicon` says), then the source's numbers where `decode.keep_numbers` says so;
     with `decode.names` "standins", the lexicon's people and places read as stand-ins
     (`inference.standins`) whose translations are terms too (with `decode.date_standins` and
-    `decode.clock_standins`, the dates', times' and clocks' stand-ins too), and for English sources no other
+    `decode.clock_standins` or `decode.times_as_clocks`, the dates', times' and clocks' stand-ins too), and for English sources no other
     name of the lexicon forced; `translator` itself when there are no terms."""
     use_lexicon = translator.decode.lexicon if lexicon is None else lexicon
     standins = use_lexicon and translator.decode.names == "standins"
     forced = use_lexicon and not (standins and translator.src_lang == "en")  # see inference.standins
     dated = standins and translator.decode.date_standins
-    clocked = standins and translator.decode.clock_standins
+    clocked = standins and (translator.decode.clock_standins or dated and translator.decode.times_as_clocks)
     terms = [*glossaries, *([STANDINS] if standins else []), *([WHENS] if dated else []),
              *([CLOCK_TERMS] if clocked else []), *([glossary.names_lexicon()] if forced else []),
              *([Numbers()] if translator.decode.keep_numbers else [])]
