@@ -46,6 +46,9 @@ def test_numbers_with_their_decimal_points_clock_colons_and_thousands_commas(tex
     ("这件衣服99块钱。", "This dress is nine o'clock.", "en", (0, 1)),  # the case
     ("这里有300人。", "There are three hundred people here.", "en", (1, 1)),
     ("我们10号见。", "See you on the tenth.", "en", (1, 1)),  # an ordinal says its value
+    ("他5月出生。", "He was born in May.", "en", (1, 1)),  # a month says its number
+    ("我5点来。", "I may come.", "en", (0, 1)),  # "may" is a verb: no month
+    ("我5点来。", "May I come?", "en", (0, 1)),  # nor "May" before a pronoun
     ("Hello.", "你好。", "zh", (0, 0)),
 ])
 def test_a_translation_keeps_a_number_when_it_says_its_value(source: str, translation: str, lang: str,

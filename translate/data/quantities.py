@@ -50,7 +50,9 @@ _EN_NUMBER_WORD = re.compile(rf"\b(?:(?:{_EN_WORD_ALTERNATIVES})\b(?:[\s-]+(?:an
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                 "november", "december")
 _EN_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
-_EN_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTH_NAMES)})\b", re.IGNORECASE)
+# a month with its capital, as `data.dates` reads it ("may" and "march" are verbs), and "May" not before a
+# pronoun ("May I come in?")
+_EN_MONTH = re.compile(rf"\b(?:{'|'.join(m.title() for m in _MONTH_NAMES)})\b(?<!May(?= (?:I|we|you|he|she|they|it)\b))")
 # a month's abbreviation before its day (Sept. 3, Jan 15): with its capital, since "mar" and "jan" are words too
 _EN_MONTH_SHORT = re.compile(r"\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.? ?(?=\d)")
 _EN_MONTH_OF_SHORT = {m[:3].title(): i for i, m in enumerate(_MONTH_NAMES, 1)} | {"Sept": 9}
