@@ -134,6 +134,8 @@ def test_written_forms() -> None:
     ("我从六点半就开始等了。", "I've been waiting since half past six.", "en", (1, 1)),
     ("我从六点半就开始等了。", "I've been waiting since six.", "en", (0, 1)),
     ("他五月十号走的。", "He left on the tenth of May.", "en", (1, 1)),
+    ("I work from 9 am to 5 pm.", "我在上午9点十下午5点工作。", "zh", (1, 2)),  # 9点十 is 9:10: no whole hour 9
+    ("I work from 9 am to 5 pm.", "我从上午9点到下午5点工作。", "zh", (2, 2)),
 ])
 def test_dates_and_times_kept(source: str, translation: str, tgt: str, kept: tuple[int, int]) -> None:
     from translate.data.dates import dates_kept

@@ -191,7 +191,8 @@ def dates_kept(source: str, translation: str, tgt_lang: str) -> tuple[int, int]:
     """(the source's dates and times of day that the translation says, the source's dates and times): a date
     by its month and day in any form `whens` reads (3月12日, 三月十二号, "March 12", "the 12th of March", "the tenth
     of May"), a time by its hour and minutes in any form `data.quantities.said` or `whens` reads (晚上7点40分, 7:40,
-    19:40, "six-thirty", "half past six"), a whole hour also by its number alone ("at eleven" for 十一点)."""
+    19:40, "six-thirty", "half past six"), a whole hour also by its number alone ("at eleven" for 十一点) where
+    that number is no hour of a time with its minutes (上午9点十 says 9:10, not 9 am)."""
     src_lang = "zh" if tgt_lang == "en" else "en"
     wanted = [when for _, _, when in whens(source, src_lang, spoken=True)]
     if not wanted:
@@ -202,6 +203,10 @@ def dates_kept(source: str, translation: str, tgt_lang: str) -> tuple[int, int]:
     for w in written:  # "half past six" and "a quarter to four", which `said` does not read
         if w.kind == "time" and clocks[f"{w.hour % 24}:{w.minute:02d}"] == 0:
             clocks[f"{w.hour % 24}:{w.minute:02d}"] += 1
+        if w.kind == "time" and w.minute:  # the 9 of 9点十 (9:10) is no whole hour 9
+            hour = next((h for h in (str(w.hour), str(w.hour - 12)) if clocks[h] > 0), None)
+            if hour is not None:
+                clocks[hour] -= 1
     kept = 0
     for when in wanted:
         if when.kind == "date" and (when.month, when.day) in days:
