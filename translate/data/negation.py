@@ -48,7 +48,7 @@ def negates(text: str, lang: str) -> bool:
         return says_no(text, lang)
     words = [word for word, _ in tagged_words(text)]
     for i, word in enumerate(words):
-        if not _SAYS_NO["zh"].search(_without_leading_words(word)):
+        if not _SAYS_NO["zh"].search(word) or not _SAYS_NO["zh"].search(_without_leading_words(word)):
             continue
         if i and len(word) > 1 and word[0] in "不没" and words[i - 1].endswith(word[1:]):
             continue  # a question said as A-not-A (想 | 不想)
