@@ -112,3 +112,17 @@ def test_corpus_figures() -> None:
     assert "repeats: 50.0 % of sentences" in result.summary() and "dictionary words missing 20.0 %" in result.summary()
     bare = measure(sources, translations, "en", "zh")
     assert bare.unattended is None and bare.dictionary_missing is None and "unattended" not in bare.summary()
+
+
+def test_a_negation_the_source_does_not_say_is_counted_as_added() -> None:
+    """The meaning turned round: 不是 where the source says no "not"; 非常 ("very") negates nothing, and a
+    source that negates adds nothing (that is "negation lost", the other way)."""
+    sources = ["The internet is very slow today.", "I like tea.", "I don't like tea.", "Stay still."]
+    translations = ["我的网真不是很慢。", "我非常喜欢茶。", "我不喜欢茶。", "别动。"]
+    references = ["今天网速很慢。", "我喜欢茶。", "我不喜欢茶。", "别动。"]
+    result = measure(sources, translations, "en", "zh", references)
+    assert result.negation_added == (2, 3) and result.reference_negation_added == 1  # 别动 says "don't move"
+    assert [r["negation_added"] for r in result.per_sentence] == [True, False, False, True]
+    assert "negation added 2 of 3 (references 1)" in result.summary()
+    back = measure(["我喜欢茶。", "我不喜欢茶。"], ["I don't like tea.", "I like tea."], "zh", "en")
+    assert back.negation_added == (1, 1) and back.to_dict()["negation_added"] == 1

@@ -102,6 +102,23 @@ def test_the_beams_first_translation_that_keeps_the_negation_wins(tiny_tokenizer
     assert best("我不喜欢茶。", DecodeConfig(beam_size=5)) == (["I like tea."], [1])  # off: the search's best
 
 
+def test_a_translation_that_adds_a_negation_comes_after_one_that_adds_none(
+        tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
+    """zh->en: the scripted beam ends with "I do not like tea." first; for a source that does not negate, the
+    first translation that says no "not" comes first; for one that negates, the search's order stays (the
+    negation is the source's); off, the search's best stays."""
+    best = zh_en_beam(tiny_tokenizers, ["I do not like tea.", "I like tea."])
+    ranked = DecodeConfig(beam_size=5, no_added_negation=True)
+    assert best("我喜欢茶。", ranked) == (["I like tea."], [5])  # the whole beam asked
+    assert best("我非常喜欢茶。", ranked)[0] == ["I like tea."]  # 非常 ("very") does not negate
+    assert best("我不喜欢茶。", ranked)[0] == ["I do not like tea."]  # the source negates: nothing added
+    assert best("我喜欢茶。", DecodeConfig(beam_size=5)) == (["I do not like tea."], [1])
+    both = DecodeConfig(beam_size=5, keep_negation=True, no_added_negation=True)
+    assert best("我喜欢茶。", both)[0] == ["I like tea."]
+    assert zh_en_beam(tiny_tokenizers, ["I like tea.", "I do not like tea."])("我不喜欢茶。", both)[0] == [
+        "I do not like tea."]
+
+
 def test_a_translation_that_adds_a_number_comes_after_one_that_adds_none(
         tiny_tokenizers: tuple[Tokenizer, Tokenizer]) -> None:
     """zh->en: the scripted beam ends with "I have two books." first; for a source that says 四 (four),

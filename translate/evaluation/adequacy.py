@@ -13,6 +13,10 @@
   dictionary lacks (app, mooncakes). Not counted for Chinese targets.
 - **negation lost**: translations of a source that negates (not, n't, never, no…; 不, 没, 别…) that
   hold no negation at all; the references' count is the natural rate (a paraphrase may say it otherwise).
+- **negation added**: translations that negate (`translate.data.negation.negates`: 不想, "not"; 非常, 不错
+  do not) where their source does not: the meaning turned round ("The internet is very slow today."
+  我的网真不是很慢。); the references' count is the natural rate (Chinese says 没电 for "dead", 别动 for
+  "Stay still.").
 - **stutter**: translations that say a run twice in a row (他工作工作。, `translate.data.repeats`) where
   their source does not; the same count on the references is the natural rate.
 - **repeated n-grams**: n-grams (n = 2..4) that a translation holds more than once and more often than
@@ -42,7 +46,7 @@ import numpy as np
 
 from translate.data.dates import dates_kept
 from translate.data.made_up import made_up_words
-from translate.data.negation import says_no
+from translate.data.negation import negates, says_no
 from translate.data.quantities import doubles_a_number, numbers_added, numbers_kept
 from translate.data.repeats import stutters, tokens
 
@@ -178,6 +182,9 @@ class Adequacy:
     negation_lost: tuple[int, int] = (0, 0)  # (translations without the source's negation, sources that negate)
     dates: tuple[int, int] = (0, 0)  # (source dates and times of day the translations say, source dates and times)
     reference_negation_lost: int | None = None
+    # (translations that negate where their source does not, sources that do not negate)
+    negation_added: tuple[int, int] = (0, 0)
+    reference_negation_added: int | None = None
     reference_repeats_per_100: float | None = None
     unattended: float | None = None
     dictionary_missing: float | None = None
@@ -200,6 +207,8 @@ class Adequacy:
                    if self.made_up is not None else []),
                  f"negation lost {lost} of {negating}" + (
             f" (references {self.reference_negation_lost})" if self.reference_negation_lost is not None else ""),
+                 f"negation added {self.negation_added[0]} of {self.negation_added[1]}" + (
+            f" (references {self.reference_negation_added})" if self.reference_negation_added is not None else ""),
                  f"repeats: {self.repeat_sentences:.1f} % of sentences, {self.repeats_per_100:.1f} per 100 sentences"
                  + (f" (references {self.reference_repeats_per_100:.1f})" if self.reference_repeats_per_100 is not None
                     else "")]
@@ -216,7 +225,8 @@ class Adequacy:
                 "reference_numbers_doubled": self.reference_numbers_doubled, "negation_lost": self.negation_lost[0],
                 "negating_sources": self.negation_lost[1], "dates_kept": self.dates[0], "dates": self.dates[1],
                 "made_up": self.made_up, "reference_made_up": self.reference_made_up,
-                "reference_negation_lost": self.reference_negation_lost,
+                "reference_negation_lost": self.reference_negation_lost, "negation_added": self.negation_added[0],
+                "affirming_sources": self.negation_added[1], "reference_negation_added": self.reference_negation_added,
                 "reference_stutter": None if self.reference_stutter is None else round(self.reference_stutter, 2),
                 "repeat_sentences": round(self.repeat_sentences, 2),
                 "repeats_per_100": round(self.repeats_per_100, 2),
@@ -242,14 +252,17 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
     dated = [dates_kept(s, t, tgt_lang) for s, t in zip(sources, translations)]
     made_up = [bool(made_up_words(t, s)) if tgt_lang == "en" else False for s, t in zip(sources, translations)]
     unnegated = [neg and not says_no(t, tgt_lang) for neg, t in zip(negating, translations)]
+    affirming = [not negates(s, src_lang) for s in sources]
+    negated = [aff and negates(t, tgt_lang) for aff, t in zip(affirming, translations)]
     records: list[dict[str, Any]] = [{"repeats": r, "stutter": st, "numbers_kept": k, "numbers": w, "numbers_added": a,
                                       "numbers_doubled": d, "negation_lost": lo, "dates_kept": dk, "dates": dw,
-                                      "made_up": m}
-                                     for r, st, (k, w), a, d, lo, (dk, dw), m in zip(repeats, stuttered, kept, added, doubled,
-                                                                                    unnegated, dated, made_up)]
+                                      "made_up": m, "negation_added": na}
+                                     for r, st, (k, w), a, d, lo, (dk, dw), m, na in zip(
+                                         repeats, stuttered, kept, added, doubled, unnegated, dated, made_up, negated)]
     result = Adequacy(len(sources), 100 * sum(1 for r in repeats if r) / n, 100 * sum(repeats) / n,
                       stutter=100 * sum(stuttered) / n, numbers=(sum(k for k, _ in kept), sum(w for _, w in kept)),
                       negation_lost=(sum(unnegated), sum(negating)), numbers_added=sum(added),
+                      negation_added=(sum(negated), sum(affirming)),
                       numbers_doubled=sum(doubled), dates=(sum(k for k, _ in dated), sum(w for _, w in dated)),
                       made_up=sum(made_up) if tgt_lang == "en" else None)
     if references is not None:
@@ -260,6 +273,7 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
         result.reference_made_up = sum(bool(made_up_words(r, s)) for s, r in zip(sources, references)) if (
             tgt_lang == "en") else None
         result.reference_negation_lost = sum(neg and not says_no(r, tgt_lang) for neg, r in zip(negating, references))
+        result.reference_negation_added = sum(aff and negates(r, tgt_lang) for aff, r in zip(affirming, references))
         result.reference_repeats_per_100 = 100 * sum(
             repeated_ngrams(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
     if alignments is not None:

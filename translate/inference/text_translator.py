@@ -162,7 +162,8 @@ class TextTranslator:
     def alternatives(self, decode: DecodeConfig) -> DecodeConfig:
         """The settings the engine searches with: with the no-stutter search and a beam, every hypothesis
         the beam ends with, so that `translations` can rank those that do not stutter first."""
-        if ((decode.block_repeats or decode.keep_negation or decode.no_added_numbers or decode.no_made_up_words)
+        if ((decode.block_repeats or decode.keep_negation or decode.no_added_negation or decode.no_added_numbers
+             or decode.no_made_up_words)
                 and decode.sample == 0
                 and decode.n_best < decode.beam_size):
             return replace(decode, n_best=decode.beam_size)
@@ -178,6 +179,8 @@ class TextTranslator:
         search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
         comma) after those that do not; with `decode.keep_negation` and a source that negates, those that
         say no "not" after those that do (`data.negation`: 汤姆真爱玛丽。 after 汤姆不是真爱玛丽。); with
+        `decode.no_added_negation` and a source that does not negate, those that say "not" after those that do
+        not (我的网真不是很慢。 after 今天网速很慢。 for "The internet is very slow today."); with
         `decode.no_added_numbers`, those that write a number the source does not say after those that write
         none (`data.quantities.numbers_added`: 它走路1010分钟。 after 它走路10分钟。); with
         `decode.no_made_up_words`, of English translations those that spell a made-up word after the others
@@ -207,6 +210,8 @@ class TextTranslator:
             found = sorted(found, key=lambda t: stutters(t.text, text, tgt, src))  # stable: the search's order
         if decode.keep_negation and len(found) > 1 and negates(text, src):
             found = sorted(found, key=lambda t: not negates(t.text, tgt))  # then those that keep the negation
+        elif decode.no_added_negation and len(found) > 1 and not negates(text, src):
+            found = sorted(found, key=lambda t: negates(t.text, tgt))  # then those that add none
         if decode.no_added_numbers and len(found) > 1:
             found = sorted(found, key=lambda t: bool(numbers_added(text, t.text, tgt)))  # then those that add none
         return found[:decode.n_best]
