@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from translate.data.negation import negates, says_no
+from translate.data.negation import adds_negation, affirms, negates, says_no
 
 
 @pytest.mark.parametrize(("text", "lang", "loose", "strict"), [
@@ -31,7 +31,46 @@ from translate.data.negation import negates, says_no
     ("是非不分。", "zh", True, True),  # 是非, then 不分: "cannot tell right from wrong"
     ("他通不过考试。", "zh", True, True),  # 不过 ends the word and does not start it: "cannot pass"
     ("我喜欢茶。", "zh", False, False),
+    ("It's hot, isn't it?", "en", True, False),  # a question's tag asks, it does not deny
+    ("No matter what happens, I'll come.", "en", True, False),  # "whatever happens"
+    ("It isn't hot, is it?", "en", True, True),
+    ("Isn't it hot?", "en", True, True),  # no tag: the question itself is negative
+    ("这朵花很美，不是吗？", "zh", True, False),  # the tag again
+    ("这不是我的书，是吗？", "zh", True, True),
 ])
 def test_a_negation_is_found_as_each_test_reads_it(text: str, lang: str, loose: bool, strict: bool) -> None:
     assert says_no(text, lang) is loose
     assert negates(text, lang) is strict
+
+
+@pytest.mark.parametrize(("source", "lang", "says_nothing_negative"), [
+    ("I like eggs.", "en", True),
+    ("I dislike eggs.", "en", False),  # 我不喜欢鸡蛋。
+    ("He was unable to come.", "en", False),
+    ("That was careless of you.", "en", False),  # 不小心
+    ("Stop joking around.", "en", False),  # 别开玩笑了。
+    ("It happens less often now.", "en", False),
+    ("I understand the question.", "en", True),  # under-, until, uni- words are no un- words
+    ("The university is open until six.", "en", True),
+    ("We discussed the important income.", "en", True),  # dis-, im-, in- only by name
+    ("It's hot, isn't it?", "en", True),
+    ("我很喜欢茶。", "zh", True),
+    ("我是单身。", "zh", False),  # "I'm not married."
+    ("楼内禁止吸烟。", "zh", False),  # "No smoking in the building."
+    ("我的相机坏了。", "zh", False),  # "My camera doesn't work."
+    ("我不喜欢茶。", "zh", False),
+])
+def test_a_source_says_no_not_at_all_only_without_negative_words(source: str, lang: str,
+                                                                   says_nothing_negative: bool) -> None:
+    assert affirms(source, lang) is says_nothing_negative
+
+
+def test_a_negation_is_added_where_the_source_says_none() -> None:
+    assert adds_negation("The internet is very slow today.", "我的网真不是很慢。", "en", "zh")
+    assert not adds_negation("The internet is very slow today.", "今天网速很慢。", "en", "zh")
+    assert not adds_negation("I dislike eggs.", "我不喜欢鸡蛋。", "en", "zh")  # the source says it in a word
+    assert not adds_negation("This flower is beautiful, isn't it?", "这朵花很美，不是吗？", "en", "zh")
+    assert adds_negation("他既会打网球，又会打棒球。", "He cannot play tennis, and play baseball.", "zh", "en")
+    assert not adds_negation("我的相机坏了。", "My camera doesn't work.", "zh", "en")
+    assert not adds_negation("听我说，好吗？", "Listen to me, don't you?", "zh", "en")  # a tag
+    assert not adds_negation("我不喜欢茶。", "I don't like tea.", "zh", "en")

@@ -93,8 +93,19 @@ def test_the_defects_are_read_from_the_hypotheses() -> None:
     verdict = decide(candidate, released, candidate, released, split, split, "zh", samples=50)
     assert {name: (p.candidate, p.against) for name, p in verdict.defects.items()} == {
         "stutter": (0, 1), "numbers lost": (0, 1), "repeats": (0, 2), "negation lost": (0, 1), "numbers added": (0, 1),
-        "numbers doubled": (0, 1), "made-up words": (0, 0)}  # a Chinese target spells no English word
+        "numbers doubled": (0, 1), "made-up words": (0, 0),  # a Chinese target spells no English word
+        "negation added": (0, 0)}
     assert "decision_split_repeats" in verdict.to_dict()
+
+
+def test_a_negation_the_source_does_not_say_is_a_defect() -> None:
+    split = Split("x", ["The internet is slow today.", "I dislike eggs.", "It's hot, isn't it?"],
+                  ["今天网速很慢。", "我不喜欢鸡蛋。", "很热，不是吗？"])
+    candidate = [["今天网速很慢。", "我不喜欢鸡蛋。", "很热，不是吗？"]]  # "dislike" says "not"; a tag asks
+    released = [["我的网真不是很慢。", "我不喜欢鸡蛋。", "很热，不是吗？"]]
+    verdict = decide(candidate, released, candidate, released, split, split, "zh", samples=50)
+    assert (verdict.defects["negation added"].candidate, verdict.defects["negation added"].against) == (0, 1)
+    assert "decision_split_negation_added" in verdict.to_dict()
 
 
 def test_made_up_words_are_a_defect_of_english_translations() -> None:

@@ -251,6 +251,9 @@ ClockStandinsOpt = Annotated[bool | None, typer.Option(help=_stored(
 DatesInWordsOpt = Annotated[bool | None, typer.Option(help=_stored(
     "whether, with --date-standins, dates and times said in words (the tenth of May, half past six, a quarter to "
     "four) are read as dates and times too", "dates_in_words", "true"), show_default=False)]
+NoAddedNegationOpt = Annotated[bool | None, typer.Option(help=_stored(
+    "whether the beam's translations that negate where the source says no \"not\" (neither a negation word nor a "
+    "word like \"dislike\") come after the others", "no_added_negation", "true"), show_default=False)]
 NoMadeUpWordsOpt = Annotated[bool | None, typer.Option(help=_stored(
     "whether an English translation's beam puts those that spell a made-up word (\"Is itn't dark?\") after the "
     "others", "no_made_up_words", "true"), show_default=False)]
@@ -295,6 +298,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
             no_doubled_numbers: NoDoubledNumbersOpt = None, number_standins: NumberStandinsOpt = None,
             date_standins: DateStandinsOpt = None, clock_standins: ClockStandinsOpt = None,
             dates_in_words: DatesInWordsOpt = None, no_made_up_words: NoMadeUpWordsOpt = None,
+            no_added_negation: NoAddedNegationOpt = None,
             keep_numbers: Annotated[bool | None, typer.Option(help=_stored(
                 "whether a translation that loses a number of its source is searched again, bound to write it",
                 "keep_numbers", "true"), show_default=False)] = None,
@@ -328,6 +332,7 @@ def release(run: Annotated[Path, typer.Argument(help="Run folder (its best/ is r
                                         number_standins=number_standins, no_doubled_numbers=no_doubled_numbers,
                                         date_standins=date_standins, clock_standins=clock_standins,
                                         dates_in_words=dates_in_words, no_made_up_words=no_made_up_words,
+                                        no_added_negation=no_added_negation,
                                         chinese_punctuation=chinese_punctuation,
                                         names=names,
                                         data_dir=data_dir,

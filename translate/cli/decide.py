@@ -31,11 +31,12 @@ LooksOpt = Annotated[int, typer.Option(min=1, help=(
     "0.05 / LOOKS (Bonferroni), so deciding again cannot buy a verdict."))]
 FOR_TESTS = {"bleu": "BLEU", "stutter": "stutter", "numbers-lost": "numbers lost", "repeats": "repeats",
              "negation-lost": "negation lost", "numbers-added": "numbers added",
-             "numbers-doubled": "numbers doubled", "made-up-words": "made-up words", "quantities": "numbers lost, quantities set", "names": "names lost, names set"}
+             "numbers-doubled": "numbers doubled", "made-up-words": "made-up words", "negation-added": "negation added",
+             "quantities": "numbers lost, quantities set", "names": "names lost, names set"}
 ForOpt = Annotated[list[str] | None, typer.Option(
     "--for", help=("The test the candidate is for, named in its plan before the decision (give it again for "
                    "several): " + ", ".join(FOR_TESTS) + ". Only those can call it better (Holm over them, each "
-                   "at 0.05 when one); every defect still may not be worse. Default: all nine, Holm over them."))]
+                   "at 0.05 when one); every defect still may not be worse. Default: all of them, Holm over them."))]
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=(
     "Write the verdict, both comparisons and every side's hypotheses here (JSON), and its table beside it "
     "(the same name with .md)."))]

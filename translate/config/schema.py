@@ -339,9 +339,9 @@ class DecodeConfig:
     # negation kept: where the source negates (not, never, no…; 不, 没, 别…: data/negation.py) and the best
     # translation says no "not", the beam's best translation that does is taken (汤姆真爱玛丽。 -> 汤姆不是真爱玛丽。)
     keep_negation: bool = False
-    # no negation added: where the source does not negate, the beam's translations that say "not" come after
-    # those that do not (data/negation.py negates: 今天网速很慢。 before 我的网真不是很慢。 for "The internet is
-    # very slow today.")
+    # no negation added: the beam's translations that negate where the source neither negates nor says "not" in a
+    # word of its own ("dislike", 单身) come after the others (data/negation.py adds_negation: 我的网真不是很慢。
+    # for "The internet is very slow today.")
     no_added_negation: bool = False
     # numbers survive: a translation that lost or changed a number of the source's digits is searched again,
     # bound to write it (inference/glossary.py Numbers; the lexically constrained search)

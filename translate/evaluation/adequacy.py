@@ -13,10 +13,10 @@
   dictionary lacks (app, mooncakes). Not counted for Chinese targets.
 - **negation lost**: translations of a source that negates (not, n't, never, no…; 不, 没, 别…) that
   hold no negation at all; the references' count is the natural rate (a paraphrase may say it otherwise).
-- **negation added**: translations that negate (`translate.data.negation.negates`: 不想, "not"; 非常, 不错
-  do not) where their source does not: the meaning turned round ("The internet is very slow today."
-  我的网真不是很慢。); the references' count is the natural rate (Chinese says 没电 for "dead", 别动 for
-  "Stay still.").
+- **negation added**: translations that negate (不想, "not"; 非常, 不错 do not) where their source neither
+  negates nor says "not" in a word of its own ("dislike", "careless", 单身: `translate.data.negation.affirms`):
+  the meaning turned round ("The internet is very slow today." 我的网真不是很慢。); the references' count is the
+  natural rate (Chinese says 没电 for "dead", 别烦我 for "Leave me alone!").
 - **stutter**: translations that say a run twice in a row (他工作工作。, `translate.data.repeats`) where
   their source does not; the same count on the references is the natural rate.
 - **repeated n-grams**: n-grams (n = 2..4) that a translation holds more than once and more often than
@@ -46,7 +46,7 @@ import numpy as np
 
 from translate.data.dates import dates_kept
 from translate.data.made_up import made_up_words
-from translate.data.negation import negates, says_no
+from translate.data.negation import affirms, negates, says_no
 from translate.data.quantities import doubles_a_number, numbers_added, numbers_kept
 from translate.data.repeats import stutters, tokens
 
@@ -252,7 +252,7 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
     dated = [dates_kept(s, t, tgt_lang) for s, t in zip(sources, translations)]
     made_up = [bool(made_up_words(t, s)) if tgt_lang == "en" else False for s, t in zip(sources, translations)]
     unnegated = [neg and not says_no(t, tgt_lang) for neg, t in zip(negating, translations)]
-    affirming = [not negates(s, src_lang) for s in sources]
+    affirming = [affirms(s, src_lang) for s in sources]
     negated = [aff and negates(t, tgt_lang) for aff, t in zip(affirming, translations)]
     records: list[dict[str, Any]] = [{"repeats": r, "stutter": st, "numbers_kept": k, "numbers": w, "numbers_added": a,
                                       "numbers_doubled": d, "negation_lost": lo, "dates_kept": dk, "dates": dw,

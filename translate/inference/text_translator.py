@@ -14,7 +14,7 @@ from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.made_up import made_up_words
-from translate.data.negation import negates
+from translate.data.negation import adds_negation, negates
 from translate.data.normalize import (
     chinese_punctuation,
     copy_digits,
@@ -179,8 +179,9 @@ class TextTranslator:
         search rules on pieces, and a run can be said twice in other pieces, 最长 的 | 最 长的, or around a
         comma) after those that do not; with `decode.keep_negation` and a source that negates, those that
         say no "not" after those that do (`data.negation`: 汤姆真爱玛丽。 after 汤姆不是真爱玛丽。); with
-        `decode.no_added_negation` and a source that does not negate, those that say "not" after those that do
-        not (我的网真不是很慢。 after 今天网速很慢。 for "The internet is very slow today."); with
+        `decode.no_added_negation`, those that negate where the source neither negates nor says "not" in a word
+        of its own ("dislike": `data.negation.adds_negation`) after those that do not (我的网真不是很慢。 after
+        我的网联今天很慢。 for "The internet is very slow today."); with
         `decode.no_added_numbers`, those that write a number the source does not say after those that write
         none (`data.quantities.numbers_added`: 它走路1010分钟。 after 它走路10分钟。); with
         `decode.no_made_up_words`, of English translations those that spell a made-up word after the others
@@ -210,8 +211,8 @@ class TextTranslator:
             found = sorted(found, key=lambda t: stutters(t.text, text, tgt, src))  # stable: the search's order
         if decode.keep_negation and len(found) > 1 and negates(text, src):
             found = sorted(found, key=lambda t: not negates(t.text, tgt))  # then those that keep the negation
-        elif decode.no_added_negation and len(found) > 1 and not negates(text, src):
-            found = sorted(found, key=lambda t: negates(t.text, tgt))  # then those that add none
+        elif decode.no_added_negation and len(found) > 1:
+            found = sorted(found, key=lambda t: adds_negation(text, t.text, src, tgt))  # then those that add none
         if decode.no_added_numbers and len(found) > 1:
             found = sorted(found, key=lambda t: bool(numbers_added(text, t.text, tgt)))  # then those that add none
         return found[:decode.n_best]

@@ -43,6 +43,8 @@ def _header(name: str, facts: dict[str, Any]) -> list[str]:
                 "write it), " if facts.get("keep_numbers") else "")
              + ("negation kept (for a source that negates, the beam's best translation that says \"not\"), "
                 if facts.get("keep_negation") else "")
+             + ("no negation added (the beam's translations that negate where the source says no \"not\" come last), "
+                if facts.get("no_added_negation") else "")
              + ("no number added (the beam's translations that write a number the source does not say come last), "
                 if facts.get("no_added_numbers") else "")
              + ("no made-up word (the beam's translations that spell a word English has not come last), "

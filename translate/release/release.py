@@ -118,12 +118,12 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
             chinese_punctuation: bool | None = None, number_standins: bool | None = None,
             no_doubled_numbers: bool | None = None, date_standins: bool | None = None,
             clock_standins: bool | None = None, dates_in_words: bool | None = None,
-            no_made_up_words: bool | None = None) -> str:
+            no_made_up_words: bool | None = None, no_added_negation: bool | None = None) -> str:
     """Release `run` (a run folder, whose best/ is taken, or a checkpoint) as `target`, scored on the test
     split of `data_dir` (default: the bundled Tatoeba split); returns the model card. `length_penalty`,
     `coverage_penalty`, `lexicon`, `block_repeats`, `block_ngrams`, `keep_numbers`, `keep_negation`, `no_added_numbers`,
     `numerals_as_digits`, `chinese_punctuation`, `number_standins`, `no_doubled_numbers`, `date_standins`, `clock_standins`, `dates_in_words`, `no_made_up_words`,
-    `names`:
+    `no_added_negation`, `names`:
     decoding settings stored in the
     release (None: the checkpoint's); `members`: runs or checkpoints shipped with it for ensemble decoding
     (None: the members `run` already ships)."""
@@ -138,7 +138,7 @@ def release(run: Path, target: Path, recipe: str = "", extra_data: str = "", sta
                 "numerals_as_digits": numerals_as_digits, "chinese_punctuation": chinese_punctuation,
                 "number_standins": number_standins, "no_doubled_numbers": no_doubled_numbers,
                 "date_standins": date_standins, "clock_standins": clock_standins, "dates_in_words": dates_in_words,
-                "no_made_up_words": no_made_up_words,
+                "no_made_up_words": no_made_up_words, "no_added_negation": no_added_negation,
                 "names": names}
     artifact = apply_overrides(artifact, {f"decode.{k}": v for k, v in settings.items() if v is not None})
     previous = _previous_meta(loaded)
@@ -202,6 +202,7 @@ def _card_facts(translator: Translator, artifact: ArtifactConfig) -> dict[str, A
             "clock_standins": translator.decode.clock_standins,
             "dates_in_words": translator.decode.dates_in_words,
             "no_made_up_words": translator.decode.no_made_up_words,
+            "no_added_negation": translator.decode.no_added_negation,
             "chinese_punctuation": translator.decode.chinese_punctuation,
             "names": translator.decode.names,
             "artifact": {

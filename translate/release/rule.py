@@ -16,7 +16,9 @@ The defects (`DEFECTS`), each a yes/no per sentence (on a side with several seed
 translation **stutters** (`data.repeats.stutters`); it **repeats itself**: holds an n-gram (2 to 4 words,
 or characters for Chinese) twice or more, and more often than its source (`evaluation.adequacy.repeated_ngrams`:
 她每天早上都每天早上); it **loses the negation** of a source that negates (`data.negation.negates`: "Tom
-doesn't really love Mary." 汤姆真爱玛丽。); an English translation **makes up a word**
+doesn't really love Mary." 汤姆真爱玛丽。); it **adds a negation** its source does not say, neither with a
+negation word nor in a word of its own (`data.negation.adds_negation`: "The internet is very slow today."
+我的网真不是很慢。; from 2026-12-07 21:35 UTC, before decision 24); an English translation **makes up a word**
 (`data.made_up.made_up_words`: "Is itn't dark?"; from 2026-12-07 15:23 UTC, before decision 23); it **loses a number** of its source
 (`data.quantities.numbers_kept`), counted on the decision split and, where it is at hand, on the
 quantities set (`data/quantities/test.tsv`, every pair with numbers in digits); it **loses a name** of its
@@ -43,7 +45,7 @@ from translate.config.paths import default_data_dir
 from translate.config.schema import DataConfig
 from translate.data.corpus import load_eval_split
 from translate.data.made_up import made_up_words
-from translate.data.negation import negates
+from translate.data.negation import adds_negation, negates
 from translate.data.quantities import doubles_a_number, numbers_added, numbers_kept
 from translate.data.repeats import stutters
 from translate.errors import ConfigError
@@ -117,17 +119,18 @@ class Paired:
 
 
 DEFECTS = ("stutter", "numbers lost", "repeats", "negation lost", "numbers added", "numbers doubled",
-           "made-up words")  # on the decision split; "numbers lost" also on the quantities set
+           "made-up words", "negation added")  # on the decision split; "numbers lost" also on the quantities set
 QUANTITIES = "numbers lost, quantities set"
 NAMES = "names lost, names set"
 _VERBS = {"stutter": ("stutters", "stutter"), "numbers lost": ("loses numbers", "lose numbers"),
           "repeats": ("repeats itself", "repeat itself"), "negation lost": ("loses the negation", "lose the negation"),
           "numbers added": ("adds numbers", "add numbers"), "numbers doubled": ("doubles numbers", "double numbers"),
-          "made-up words": ("makes up words", "make up words"),
+          "made-up words": ("makes up words", "make up words"), "negation added": ("adds a negation", "add a negation"),
           QUANTITIES: ("loses numbers", "lose numbers"), NAMES: ("loses names", "lose names")}
 _WHERE = {"stutter": "on the decision split", "numbers lost": "on the decision split", "repeats": "on the decision split",
           "negation lost": "on the decision split", "numbers added": "on the decision split",
           "numbers doubled": "on the decision split", "made-up words": "on the decision split",
+          "negation added": "on the decision split",
           QUANTITIES: "on the quantities set", NAMES: "on the names set"}
 
 
@@ -317,6 +320,8 @@ def _has_defect(defect: str, translation: str, source: str, tgt_lang: str, src_l
         return doubles_a_number(translation, tgt_lang) and not doubles_a_number(source, src_lang)
     if defect == "made-up words":
         return tgt_lang == "en" and bool(made_up_words(translation, source))
+    if defect == "negation added":
+        return adds_negation(source, translation, src_lang, tgt_lang)
     kept, wanted = numbers_kept(source, translation, tgt_lang)
     return kept < wanted
 
