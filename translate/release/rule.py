@@ -18,7 +18,7 @@ or characters for Chinese) twice or more, and more often than its source (`evalu
 她每天早上都每天早上); it **loses the negation** of a source that negates (`data.negation.negates`: "Tom
 doesn't really love Mary." 汤姆真爱玛丽。); it **adds a negation** its source does not say, neither with a
 negation word nor in a word of its own (`data.negation.adds_negation`: "The internet is very slow today."
-我的网真不是很慢。; from 2026-12-07 21:35 UTC, before decision 24); an English translation **makes up a word**
+我的网真不是很慢。; from 2026-12-07 21:48 UTC, before decision 24); an English translation **makes up a word**
 (`data.made_up.made_up_words`: "Is itn't dark?"; from 2026-12-07 15:23 UTC, before decision 23); it **loses a number** of its source
 (`data.quantities.numbers_kept`), counted on the decision split and, where it is at hand, on the
 quantities set (`data/quantities/test.tsv`, every pair with numbers in digits); it **loses a name** of its
