@@ -2,7 +2,7 @@
 users decode it.
 
 - on the test split (`evaluation.adequacy.measure`, with the model's attention on its own outputs):
-  stutter, negation lost, numbers kept, and source pieces the decoder never attended to (dropped
+  stutter, negation lost, negation added, numbers kept, and source pieces the decoder never attended to (dropped
   content), each beside the references' own rate where one exists;
 - on the quantities set (`data/quantities/test.tsv`, every pair with numbers in digits): numbers kept;
 - on the names set (`data/names/test.tsv`, people and places of four kinds): names kept, by kind.
@@ -36,6 +36,7 @@ def faithfulness(translator: Translator, as_users: TextTranslator, sources: list
     report: dict[str, Any] = {"test": {
         "sentences": test.sentences, "stutter": test.stutter, "reference_stutter": test.reference_stutter,
         "negation_lost": list(test.negation_lost), "reference_negation_lost": test.reference_negation_lost,
+        "negation_added": list(test.negation_added), "reference_negation_added": test.reference_negation_added,
         "numbers": list(test.numbers), "unattended": test.unattended}}
     folder = default_data_dir().parent
     direction = f"{src}-{tgt}"
@@ -66,6 +67,10 @@ def card_lines(report: dict[str, Any]) -> list[str]:
              (f"| negation lost: the source negates, the translation holds no negation (test) | {lost} of {negating} | "
              f"{t['reference_negation_lost']} of {negating} |"),
              f"| numbers kept: a source number's value said in any form (test) | {kept} of {numbers} | — |"]
+    if "negation_added" in t:
+        added, affirming = t["negation_added"]
+        lines.insert(-1, f"| negation added: the translation negates, the source says no \"not\" (test) | {added} of "
+                         f"{affirming} | {t['reference_negation_added']} of {affirming} |")
     if t.get("unattended") is not None:
         lines.append(f"| dropped content: source pieces the decoder never attended to (test) | {t['unattended']:.1f} % | — |")
     if "quantities" in report:
