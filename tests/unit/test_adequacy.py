@@ -126,3 +126,14 @@ def test_a_negation_the_source_does_not_say_is_counted_as_added() -> None:
     assert "negation added 2 of 3 (references 1)" in result.summary()
     back = measure(["我喜欢茶。", "我不喜欢茶。"], ["I don't like tea.", "I like tea."], "zh", "en")
     assert back.negation_added == (1, 1) and back.to_dict()["negation_added"] == 1
+
+
+def test_negation_lost_reads_negation_as_the_release_rule_does() -> None:
+    """非常 ("very") and a question's tag negate nothing: their translations cannot lose a negation."""
+    sources = ["我不喜欢茶。", "我非常喜欢茶。", "It's hot, isn't it?", "It isn't hot."]
+    translations = ["I like tea.", "I like tea very much.", "很热吧？", "很热。"]
+    result = measure(sources[:2], translations[:2], "zh", "en", ["I don't like tea.", "I like tea a lot."])
+    assert result.negation_lost == (1, 1) and result.reference_negation_lost == 0
+    assert [r["negation_lost"] for r in result.per_sentence] == [True, False]
+    english = measure(sources[2:], translations[2:], "en", "zh")
+    assert english.negation_lost == (1, 1)  # the tag asks; "isn't hot" says no

@@ -5,7 +5,7 @@ beam's translations that keep the negation first (`decode.keep_negation`).
 
 - `says_no(text, lang)`: any negation word: English not, no, never, nothing, nobody, none, neither,
   nor, cannot, without, nowhere and n't; Chinese 不 没 別 别 无 非 未 否 勿 莫 甭 anywhere. Loose on
-  Chinese (非常 "very" and 无聊 "boring" count): the adequacy measure's test.
+  Chinese (非常 "very" and 无聊 "boring" count): a first look before `negates` segments the text.
 - `negates(text, lang)`: English as `says_no`, but for "no matter" ("whatever") and a question's tag
   ("It's hot, isn't it?" asks, it does not deny); Chinese, but for the tag 不是吗？, by rjieba's words: a word that holds one of
   those characters, except the common words that hold one without negating (`NOT_NEGATING`: 非常

@@ -11,8 +11,10 @@
 - **made-up words**: English translations that spell a word English has not ("Is itn't dark?", "Beappy
   your birthday!": `translate.data.made_up.made_up_words`); the references' count is the rate of words the
   dictionary lacks (app, mooncakes). Not counted for Chinese targets.
-- **negation lost**: translations of a source that negates (not, n't, never, no…; 不, 没, 别…) that
-  hold no negation at all; the references' count is the natural rate (a paraphrase may say it otherwise).
+- **negation lost**: translations of a source that negates (not, n't, never, no…; 不, 没, 别…, but not 非常
+  "very", 别人 "others", a question's tag: `translate.data.negation.negates`, as the release rule reads it) that
+  negate nowhere; the references' count is the natural rate (a paraphrase may say it otherwise: 别再埋怨了。
+  "Stop whining.").
 - **negation added**: translations that negate (不想, "not"; 非常, 不错 do not) where their source neither
   negates nor says "not" in a word of its own ("dislike", "careless", 单身: `translate.data.negation.affirms`):
   the meaning turned round ("The internet is very slow today." 我的网真不是很慢。); the references' count is the
@@ -46,7 +48,7 @@ import numpy as np
 
 from translate.data.dates import dates_kept
 from translate.data.made_up import made_up_words
-from translate.data.negation import affirms, negates, says_no
+from translate.data.negation import affirms, negates
 from translate.data.quantities import doubles_a_number, numbers_added, numbers_kept
 from translate.data.repeats import stutters, tokens
 
@@ -248,10 +250,10 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
     kept = [numbers_kept(s, t, tgt_lang) for s, t in zip(sources, translations)]
     added = [bool(numbers_added(s, t, tgt_lang)) for s, t in zip(sources, translations)]
     doubled = [doubles_a_number(t, tgt_lang) and not doubles_a_number(s, src_lang) for s, t in zip(sources, translations)]
-    negating = [says_no(s, src_lang) for s in sources]
+    negating = [negates(s, src_lang) for s in sources]
     dated = [dates_kept(s, t, tgt_lang) for s, t in zip(sources, translations)]
     made_up = [bool(made_up_words(t, s)) if tgt_lang == "en" else False for s, t in zip(sources, translations)]
-    unnegated = [neg and not says_no(t, tgt_lang) for neg, t in zip(negating, translations)]
+    unnegated = [neg and not negates(t, tgt_lang) for neg, t in zip(negating, translations)]
     affirming = [affirms(s, src_lang) for s in sources]
     negated = [aff and negates(t, tgt_lang) for aff, t in zip(affirming, translations)]
     records: list[dict[str, Any]] = [{"repeats": r, "stutter": st, "numbers_kept": k, "numbers": w, "numbers_added": a,
@@ -272,7 +274,7 @@ def measure(sources: Sequence[str], translations: Sequence[str], src_lang: str, 
                                                for s, r in zip(sources, references))
         result.reference_made_up = sum(bool(made_up_words(r, s)) for s, r in zip(sources, references)) if (
             tgt_lang == "en") else None
-        result.reference_negation_lost = sum(neg and not says_no(r, tgt_lang) for neg, r in zip(negating, references))
+        result.reference_negation_lost = sum(neg and not negates(r, tgt_lang) for neg, r in zip(negating, references))
         result.reference_negation_added = sum(aff and negates(r, tgt_lang) for aff, r in zip(affirming, references))
         result.reference_repeats_per_100 = 100 * sum(
             repeated_ngrams(r, s, tgt_lang, src_lang) for s, r in zip(sources, references)) / n
