@@ -41,6 +41,12 @@ def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> No
     ("我们现在在做饭。", "zh", []),  # 现在 | 在: the second 在 is its own word
     ("会议在三月三号。", "zh", []),  # 三月三 is no run said twice
     ("这件外套三百九十九块钱。", "zh", []),
+    ("我父母七七月飞去伦敦。", "zh", ["七七"]),  # a numeral said twice, no other beside it
+    ("饭后吃三三次。", "zh", ["三三"]),
+    ("我十十钟回来。", "zh", ["十十"]),
+    ("他们三三两两地走了。", "zh", []),  # a word of four
+    ("我生于一九九八年。", "zh", []),  # a year said digit by digit
+    ("我们五五分吧。", "zh", []),
     ("Please speak Chinese Chinese.", "en", ["chinese chinese"]),
     ("My mother is a teacher a teacher.", "en", ["a teacher a teacher"]),
     ("It costs 1,000,000 dollars, 20 20 of them.", "en", []),  # numbers alone are not words
@@ -55,7 +61,11 @@ def test_a_function_word_said_twice_is_said_once_and_nothing_else_changes() -> N
     assert said_once("Tom  和和 Mary\n我的的猫。") == "Tom  和 Mary\n我的猫。"  # spaces and lines kept
     assert said_once("她她儿子留了很多钱。") == "她儿子留了很多钱。"
     assert said_once("我在网上买了火车的票票。") == "我在网上买了火车的票。"
-    for text in ["汤姆问我我是不是累了。", "你只是说说而已。", "对对，我知道。", "我们现在在做饭。", "谢谢你。", "李婷婷来了。"]:
+    assert said_once("我父母七七月飞去伦敦。") == "我父母七月飞去伦敦。"
+    assert said_once("饭后吃三三次。") == "饭后吃三次。"
+    assert said_once("我十十点回来。") == "我十点回来。"
+    for text in ["汤姆问我我是不是累了。", "你只是说说而已。", "对对，我知道。", "我们现在在做饭。", "谢谢你。", "李婷婷来了。",
+                 "他们三三两两地走了。", "我生于一九九八年。", "九九乘法表"]:
         assert said_once(text) == text
 
 

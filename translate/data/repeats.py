@@ -12,7 +12,9 @@ repeats on purpose:
   an object and then as a subject (none of the bundled sets' 29,155 references says one at a start);
   and so is a character said twice inside a word that rjieba's HMM makes up (湖湖, 票票, 首首: 17 in the
   released en→zh model's 1,306 dev translations, 2 in the 29,155 references, a typo and 怀基基), unless
-  it tags it as a person's name (婷婷). A run of two or more
+  it tags it as a person's name (婷婷); and a numeral from 二 to 十 said twice where no other numeral is
+  beside it and no longer word of rjieba holds both (七七月, 吃三三次, 我十十点: none of the 29,155 references
+  says one; 三三两两, 五五分, 九九乘法 and 一九九八 are words or numbers). A run of two or more
   characters said twice (工作工作, 二十二十) is one, although Chinese reduplicates a few verbs and
   measure phrases so (休息休息, 一天一天: 2 in about 3,300 reference sentences of the bundled sets).
 - English: any run said twice ("busy busy", "a teacher a teacher"); numbers alone are not words
@@ -37,6 +39,9 @@ HAN_TWICE = re.compile(rf"([{_HAN}])\1")
 # rjieba's tags of function words that Chinese does not double: prepositions (在), particles (的, 着),
 # conjunctions (和), adverbs (都, 也) and words of place (后); not pronouns (r), verbs, nouns, names
 FUNCTION_TAGS = ("p", "u", "c", "d", "f")
+_ANY_NUMERAL = "零〇一二两三四五六七八九十百千万亿0-9"
+# a numeral from 二 to 十 said twice, no numeral beside it (七七月; not 一九九八, 三三两两)
+_NUMERAL_TWICE = re.compile(rf"(?<![{_ANY_NUMERAL}])([二三四五六七八九十])\1(?![{_ANY_NUMERAL}])")
 
 
 def tokens(text: str, lang: str) -> list[str]:
@@ -61,7 +66,21 @@ def repeated_runs(text: str, lang: str) -> list[str]:
             found.append(glue.join(words[i:i + 2 * n]))
     if lang == "zh":
         found += [pair for pair in doubled_characters(text) if pair[0] * 3 not in found]
+        found += [text[i:i + 2] for i in _doubled_numerals(text) if text[i:i + 2] not in found]
     return found
+
+
+def _doubled_numerals(text: str) -> list[int]:
+    """Where `text` says a numeral twice by mistake (七七月, 吃三三次): the index of the first of each pair,
+    unless a word of rjieba's of three characters or more holds both (三三两两, 五五分, 九九乘法)."""
+    if not _NUMERAL_TWICE.search(text):
+        return []
+    spans, at = [], 0
+    for word, _ in tagged_words(text):
+        spans.append((at, at + len(word)))
+        at += len(word)
+    return [m.start() for m in _NUMERAL_TWICE.finditer(text)
+            if not any(begin <= m.start() and m.end() <= end and end - begin >= 3 for begin, end in spans)]
 
 
 def _doubled_at(text: str) -> tuple[set[int], set[int]]:
@@ -103,7 +122,10 @@ def doubled_characters(text: str) -> list[str]:
 def said_once(text: str) -> str:
     """`text` (Chinese) with each character said twice in a row by mistake (`doubled_characters`) said
     once: 王晓明在在深圳的银行工作。 -> 王晓明在深圳的银行工作。, 春天的湖湖很美丽。 -> 春天的湖很美丽。 (the
-    meaning the doubled word had, which a search for another hypothesis can lose)."""
+    meaning the doubled word had, which a search for another hypothesis can lose); a numeral said twice,
+    once (我父母七七月飞去伦敦。 -> 我父母七月飞去伦敦。)."""
+    for i in reversed(_doubled_numerals(text)):
+        text = text[:i] + text[i + 1:]
     pairs, inside = _doubled_at(text)
     if not pairs and not inside:
         return text
