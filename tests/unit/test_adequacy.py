@@ -47,6 +47,11 @@ def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> No
     ("他们三三两两地走了。", "zh", []),  # a word of four
     ("我生于一九九八年。", "zh", []),  # a year said digit by digit
     ("我们五五分吧。", "zh", []),
+    ("饭饭后吃三次。", "zh", ["饭饭"]),  # 饭 | 饭后: a character alone, then the next word's first
+    ("我需要给电电车。", "zh", ["电电"]),
+    ("不要犹豫去问问题。", "zh", []),  # a verb, then its object: "ask questions"
+    ("没有什么和和平一样重要。", "zh", []),  # a conjunction: "and peace"
+    ("人人生来平等。", "zh", []),  # 人人 is a word: "everyone"
     ("Please speak Chinese Chinese.", "en", ["chinese chinese"]),
     ("My mother is a teacher a teacher.", "en", ["a teacher a teacher"]),
     ("It costs 1,000,000 dollars, 20 20 of them.", "en", []),  # numbers alone are not words
@@ -64,8 +69,9 @@ def test_a_function_word_said_twice_is_said_once_and_nothing_else_changes() -> N
     assert said_once("我父母七七月飞去伦敦。") == "我父母七月飞去伦敦。"
     assert said_once("饭后吃三三次。") == "饭后吃三次。"
     assert said_once("我十十点回来。") == "我十点回来。"
+    assert said_once("北北边下雪。") == "北边下雪。"
     for text in ["汤姆问我我是不是累了。", "你只是说说而已。", "对对，我知道。", "我们现在在做饭。", "谢谢你。", "李婷婷来了。",
-                 "他们三三两两地走了。", "我生于一九九八年。", "九九乘法表"]:
+                 "他们三三两两地走了。", "我生于一九九八年。", "九九乘法表", "不要犹豫去问问题。", "人人生来平等。"]:
         assert said_once(text) == text
 
 

@@ -12,7 +12,10 @@ repeats on purpose:
   an object and then as a subject (none of the bundled sets' 29,155 references says one at a start);
   and so is a character said twice inside a word that rjieba's HMM makes up (湖湖, 票票, 首首: 17 in the
   released en→zh model's 1,306 dev translations, 2 in the 29,155 references, a typo and 怀基基), unless
-  it tags it as a person's name (婷婷); and a numeral from 二 to 十 said twice where no other numeral is
+  it tags it as a person's name (婷婷); and a character said as a word of its own and again as the first of the
+  next word (北 | 北京, 饭 | 饭后, 电 | 电车: 6 in the released en→zh model's 1,306 dev translations, 1 in the
+  26,206 references of Tatoeba train, 卡梅尔市 | 市长) unless the pair is a word of the dictionary (人人, 好好)
+  or the first is a verb or a conjunction (问 | 问题, 和 | 和平: "ask questions", "and peace"); and a numeral from 二 to 十 said twice where no other numeral is
   beside it and no longer word of rjieba holds both (七七月, 吃三三次, 我十十点: none of the 29,155 references
   says one; 三三两两, 五五分, 九九乘法 and 一九九八 are words or numbers). A run of two or more
   characters said twice (工作工作, 二十二十) is one, although Chinese reduplicates a few verbs and
@@ -85,7 +88,8 @@ def _doubled_numerals(text: str) -> list[int]:
 
 def _doubled_at(text: str) -> tuple[set[int], set[int]]:
     """Where rjieba's segmentation of `text` says a character twice in a row by mistake: (the indices of
-    one-character words said right after themselves, the second of each: a function word tagged
+    one-character words said again as the next word or its first character, 北 | 北京, the first of those, and
+    of one-character words said right after themselves, the second of each: a function word tagged
     `FUNCTION_TAGS`, or a pronoun that starts a sentence or clause, 她她儿子, not 问我我是不是, an object and
     then a subject; the indices of words that say a character twice inside, 湖湖, 票票: words its HMM
     made up, not a word of its dictionary nor a person's name, 婷婷). Pairs its dictionary holds as a
@@ -101,6 +105,10 @@ def _doubled_at(text: str) -> tuple[set[int], set[int]]:
              if first == second and len(first) == 1 and HAN_TWICE.fullmatch(first * 2)
              and (tag.startswith(FUNCTION_TAGS) or (tag.startswith("r") and starts_clause(i)))
              and not a_dictionary_word(first * 2)}
+    # a character said alone and again as the next word's first (北 | 北京): the first is the one said by mistake
+    pairs |= {i for i, ((first, tag), (second, _)) in enumerate(itertools.pairwise(words))
+              if len(first) == 1 and len(second) >= 2 and second.startswith(first) and HAN_TWICE.fullmatch(first * 2)
+              and not tag.startswith(("v", "c", NAME_TAG)) and not a_dictionary_word(first * 2)}
     inside = {i for i, (word, tag) in enumerate(words)
               if len(word) >= 2 and HAN_TWICE.search(word) and not tag.startswith(NAME_TAG)
               and not a_dictionary_word(word)}
