@@ -84,6 +84,11 @@ def test_chinese_numerals(numeral: str, value: int) -> None:
     ("他二十岁。", "It is his twenty-first year.", "en", ["21"]),
     ("他先走了。", "He left first.", "en", []),  # an ordinal alone is not read in a translation ("first", "second")
     ("See you on Sept. 3.", "9月3日见。", "zh", []),  # a month's abbreviation before its day says its number
+    ("Wait a second.", "等2秒。", "zh", ["2"]),  # "second" as a unit of time says no 2
+    ("I'll be back in a second.", "我2秒后回来。", "zh", ["2"]),
+    ("Just a second or two.", "2秒。", "zh", []),  # "two" says it
+    ("Give me a second chance.", "给我第2次机会。", "zh", []),  # ... as an ordinal it does
+    ("It is on the second floor.", "在2楼。", "zh", []),
     ("Due Jan 15.", "1月15日到期。", "zh", []),
 ])
 def test_numbers_a_translation_adds(source: str, translation: str, tgt: str, added: list[str]) -> None:

@@ -47,6 +47,10 @@ _EN_ORDINAL = re.compile(rf"\b(?:(?:{'|'.join(_EN_TENS)})[\s-])?(?:{'|'.join(w f
                          re.IGNORECASE)
 _EN_WORD_ALTERNATIVES = "|".join([*_EN_WORDS, *_EN_TENS, *_EN_SCALES])
 _EN_NUMBER_WORD = re.compile(rf"\b(?:(?:{_EN_WORD_ALTERNATIVES})\b(?:[\s-]+(?:and[\s-]+)?)?)+", re.IGNORECASE)
+# "second" as a unit of time, not an ordinal: after "a", "one", "per"… and before the end of a clause ("Wait a
+# second.", "in a second or two", "one second later"); "a second chance", "the second floor" stay ordinals
+_EN_SECOND_OF_TIME = re.compile(r"\b(?:a|one|per|each|every|split)\s+second\b(?=\s*(?:[.,!?;:)]|$|ago\b|later\b|or\b|and\b|"
+                                r"too\b|before\b|after\b|now\b|please\b))", re.IGNORECASE)
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                 "november", "december")
 _EN_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
@@ -270,7 +274,8 @@ def _clock(hour: int, minute: int) -> list[str]:
 def said(text: str, lang: str) -> Counter[str]:
     """The values a text says (as plain digit strings, times as H:MM with their 12-hour twins), in
     digits and, for Chinese, numerals and clock times; for English, number words, ordinals ("the tenth" 10,
-    "twenty-first" 21), months (May 5; Sept. 3) and am/pm times."""
+    "twenty-first" 21; not "second" as a unit of time, "Wait a second."), months (May 5; Sept. 3) and am/pm
+    times."""
     found: Counter[str] = Counter()
     for value in _number_values(text, lang):
         time = _TIME.match(value)
@@ -295,7 +300,9 @@ def said(text: str, lang: str) -> Counter[str]:
         for match in _EN_NUMBER_WORD.finditer(text):
             if not _after_digit(text, match.start()) and _ordinal_at(text, match) is None:  # 8 million: read above
                 found.update(_worded(match.group(0)))
-        found.update(str(ordinal_value(m.group(0))) for m in _EN_ORDINAL.finditer(text))  # 5月10日 is "the tenth of May"
+        seconds = {m.end() for m in _EN_SECOND_OF_TIME.finditer(text)}  # "Wait a second." says no 2
+        found.update(str(ordinal_value(m.group(0))) for m in _EN_ORDINAL.finditer(text)
+                     if m.end() not in seconds)  # 5月10日 is "the tenth of May"
         found.update(str(_EN_MONTHS[m.lower()]) for m in _EN_MONTH.findall(text))  # 5月 is May
         found.update(str(_EN_MONTH_OF_SHORT[m]) for m in _EN_MONTH_SHORT.findall(text))  # 9月3日 is Sept. 3
     return found
