@@ -46,6 +46,7 @@ def test_a_repeated_phrase_counts_and_a_repeat_the_source_holds_does_not() -> No
     ("我十十钟回来。", "zh", ["十十"]),
     ("他们三三两两地走了。", "zh", []),  # a word of four
     ("我生于一九九八年。", "zh", []),  # a year said digit by digit
+    ("会议在二〇二二年举行。", "zh", []),  # 〇 is a numeral: 二 | 〇 | 二二 is no 二 said three times
     ("我们五五分吧。", "zh", []),
     ("饭饭后吃三次。", "zh", ["饭饭"]),  # 饭 | 饭后: a character alone, then the next word's first
     ("我需要给电电车。", "zh", ["电电"]),

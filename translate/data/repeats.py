@@ -34,7 +34,7 @@ import re
 from translate.data.segment import NAME_TAG, a_dictionary_word, tagged_words
 
 LONGEST = 4  # tokens in the longest run checked
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN = "\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # 〇 (a numeral) too
 ZH_TOKEN = re.compile(rf"[{_HAN}]|[A-Za-z0-9]+(?:['’.][A-Za-z0-9]+)*")
 EN_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 LETTER = re.compile(rf"[A-Za-z{_HAN}]")  # a letter: Latin or Han
