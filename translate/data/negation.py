@@ -74,9 +74,9 @@ def negates(text: str, lang: str) -> bool:
     word of rjieba's segmentation that says "not" but the tag 不是吗？ (see the module)."""
     if lang == "en":
         return says_no(_EN_NOT_DENYING.sub(" ", text), "en")
-    text = _ZH_TAG.sub("？", text) if lang == "zh" else text
-    if lang != "zh" or not says_no(text, "zh"):
-        return says_no(text, lang)
+    text = _ZH_TAG.sub("？", text)
+    if not says_no(text, "zh"):
+        return False
     words = [word for word, _ in tagged_words(text)]
     for i, word in enumerate(words):
         if not _SAYS_NO["zh"].search(word) or not _SAYS_NO["zh"].search(_without_leading_words(word)):

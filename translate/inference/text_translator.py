@@ -14,7 +14,7 @@ from translate.config.schema import DecodeConfig
 from translate.data.cleaning import normalize_whitespace
 from translate.data.copying import copied_text
 from translate.data.made_up import made_up_words
-from translate.data.negation import adds_negation, negates
+from translate.data.negation import affirms, negates
 from translate.data.normalize import (
     chinese_punctuation,
     copy_digits,
@@ -211,8 +211,8 @@ class TextTranslator:
             found = sorted(found, key=lambda t: stutters(t.text, text, tgt, src))  # stable: the search's order
         if decode.keep_negation and len(found) > 1 and negates(text, src):
             found = sorted(found, key=lambda t: not negates(t.text, tgt))  # then those that keep the negation
-        elif decode.no_added_negation and len(found) > 1:
-            found = sorted(found, key=lambda t: adds_negation(text, t.text, src, tgt))  # then those that add none
+        elif decode.no_added_negation and len(found) > 1 and affirms(text, src):
+            found = sorted(found, key=lambda t: negates(t.text, tgt))  # then those that add none (`adds_negation`)
         if decode.no_added_numbers and len(found) > 1:
             found = sorted(found, key=lambda t: bool(numbers_added(text, t.text, tgt)))  # then those that add none
         return found[:decode.n_best]
